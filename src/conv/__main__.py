@@ -1,0 +1,38 @@
+"""Entry point. Turns conv's errors into one line and an exit code (see
+``errors``), and Ctrl-C anywhere into a quiet exit 130."""
+
+import signal
+import sys
+
+
+def _interrupt(signum, frame):
+    from .errors import Interrupted
+
+    raise Interrupted(signum)
+
+
+def main() -> None:
+    # Raised instead of KeyboardInterrupt so click does not print "Aborted!" and exit 1.
+    signal.signal(signal.SIGINT, _interrupt)
+    from .errors import ConvError, Interrupted
+
+    try:
+        from .cli import app
+
+        app(prog_name="conv")
+    except ConvError as exc:
+        from .render import error
+
+        error(str(exc))
+        sys.exit(exc.exit_code)
+    except Interrupted as exc:
+        sys.exit(exc.exit_code)
+    except BrokenPipeError:
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(141)
+
+
+if __name__ == "__main__":
+    main()

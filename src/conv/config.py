@@ -1,0 +1,148 @@
+"""User configuration: a YAML file in the config dir, round-tripped with
+ruamel.yaml so the comments and order a person wrote survive ``conv config set``.
+
+Every key conv reads is declared in ``KEYS`` with its type, default and help;
+``conv config set`` refuses anything else, so a typo can't pass silently.
+"""
+
+import re
+from io import StringIO
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from . import paths
+from .atomic import write_atomic
+from .errors import UsageError
+
+
+def duration(text: Any) -> float:
+    """Seconds from ``90s``, ``30m``, ``24h``, ``7d`` or a bare number of seconds."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*", str(text))
+    if not match:
+        raise ValueError("use a number with s, m, h, d or w, e.g. 24h")
+    scale = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[match[2]]
+    return float(match[1]) * scale
+
+
+def positive_int(text: Any) -> int:
+    value = int(text)
+    if value <= 0:
+        raise ValueError("use a whole number above 0")
+    return value
+
+
+def positive_float(text: Any) -> float:
+    value = float(text)
+    if value <= 0:
+        raise ValueError("use a number above 0")
+    return value
+
+
+@dataclass(frozen=True)
+class Key:
+    parse: Callable[[Any], Any]
+    default: Any
+    help: str
+
+
+KEYS: dict[str, Key] = {
+    "model": Key(str, None, "default model, e.g. gpt-4o-mini (CONV_MODEL and -m win)"),
+    "base_url": Key(str, None, "OpenAI-compatible server URL (OPENAI_BASE_URL wins)"),
+    "session.expiry": Key(duration, "24h", "idle time after which a terminal's follow-up starts a new conversation"),
+    "context.max_messages": Key(positive_int, None, "send at most this many earlier messages"),
+    "context.max_tokens": Key(positive_int, None, "send at most about this many tokens of earlier messages"),
+    "timeout.connect": Key(positive_float, 10.0, "seconds to wait for the model server to accept"),
+    "timeout.read": Key(positive_float, 120.0, "seconds to wait for the next bytes of an answer"),
+}
+
+
+class Config:
+    def __init__(self, path: Path | None = None):
+        self.path = path or paths.config_file()
+        self._doc = None
+
+    @property
+    def doc(self):
+        if self._doc is None:
+            self._doc = self._load()
+        return self._doc
+
+    def _load(self):
+        from ruamel.yaml.comments import CommentedMap
+
+        try:
+            text = self.path.read_text()
+        except FileNotFoundError:
+            return CommentedMap()
+        try:
+            doc = _yaml().load(text)
+        except Exception:
+            raise UsageError(f"{self.path} is not valid YAML", "Fix it or move it away") from None
+        if doc is None:
+            return CommentedMap()
+        if not isinstance(doc, dict):
+            raise UsageError(f"{self.path} must hold a YAML mapping", "Fix it or move it away")
+        return doc
+
+    def raw(self, key: str) -> Any:
+        node = self.doc
+        for part in key.split("."):
+            if not isinstance(node, dict) or part not in node:
+                return None
+            node = node[part]
+        return node
+
+    def get(self, key: str) -> Any:
+        """The value of a declared key, parsed, or its default."""
+        spec = _spec(key)
+        value = self.raw(key)
+        if value is None:
+            return spec.parse(spec.default) if spec.default is not None else None
+        try:
+            return spec.parse(value)
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"config {key}: {value!r} is not valid ({exc})", f"Fix it: conv config set {key} VALUE") from None
+
+    def set(self, key: str, text: str) -> None:
+        from ruamel.yaml.comments import CommentedMap
+
+        spec = _spec(key)
+        try:
+            spec.parse(text)
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"{text!r} is not a valid {key}: {exc}") from None
+        node = self.doc
+        *parents, last = key.split(".")
+        for part in parents:
+            if not isinstance(node.get(part), dict):
+                node[part] = CommentedMap()
+            node = node[part]
+        node[last] = _scalar(text)
+        out = StringIO()
+        _yaml().dump(self.doc, out)
+        write_atomic(self.path, out.getvalue())
+
+
+def _spec(key: str) -> Key:
+    if key not in KEYS:
+        raise UsageError(f"unknown config key {key!r}", "Known keys: " + ", ".join(KEYS))
+    return KEYS[key]
+
+
+def _scalar(text: str) -> Any:
+    """Numbers as numbers, everything else as the string typed."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _yaml():
+    from ruamel.yaml import YAML
+
+    yaml = YAML()
+    yaml.preserve_quotes = True
+    return yaml

@@ -1,0 +1,266 @@
+"""The on-disk format: Markdown files with YAML frontmatter (docs/format.md).
+
+A file is ``---\\n`` + YAML mapping + ``---\\n`` + body. The body is kept byte
+for byte (lines of ``---``, text that looks like frontmatter, no trailing
+newline); the mapping is round-tripped with ruamel.yaml so comments and keys
+a person added by hand survive conv's own rewrites.
+
+FORMAT_VERSION history:
+  1 — conversation.md + one file per turn, sharded by id (2026-11).
+"""
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from io import StringIO
+from typing import Any
+
+from .errors import StoreError
+
+FORMAT_VERSION = 1
+FENCE = "---\n"
+
+ROLES = ("user", "assistant", "system")
+STATUSES = ("active", "paused", "done")
+
+
+def _yaml():
+    from ruamel.yaml import YAML
+
+    yaml = YAML()  # round-trip: keeps comments, key order and quoting
+    yaml.width = 1 << 16  # never fold long values onto new lines
+    yaml.allow_unicode = True
+    yaml.preserve_quotes = True
+    return yaml
+
+
+@dataclass
+class Document:
+    """One file: its frontmatter mapping and its body, exactly as written."""
+
+    meta: Any
+    body: str
+
+
+def parse_document(text: str, where: str = "file") -> Document:
+    if not text.startswith(FENCE):
+        raise StoreError(f"{where}: no frontmatter (the file must start with a '---' line)")
+    end = text.find("\n---\n", len(FENCE) - 1)
+    if end < 0 and text.endswith("\n---"):
+        text += "\n"  # closing fence at the very end, its newline trimmed by an editor
+        end = len(text) - len("\n---\n")
+    if end < 0:
+        raise StoreError(f"{where}: frontmatter is not closed by a '---' line")
+    head = text[len(FENCE) : end + 1]
+    try:
+        meta = _yaml().load(head) if head.strip() else None
+    except Exception as exc:  # ruamel raises many types; all mean "not YAML"
+        line = getattr(getattr(exc, "problem_mark", None), "line", None)
+        at = f" (line {line + 2})" if line is not None else ""
+        raise StoreError(f"{where}: frontmatter is not valid YAML{at}") from None
+    if meta is None:
+        from ruamel.yaml.comments import CommentedMap
+
+        meta = CommentedMap()
+    if not isinstance(meta, dict):
+        raise StoreError(f"{where}: frontmatter must be a YAML mapping")
+    body = text[end + len("\n---\n") :]
+    return Document(meta, body[:-1] if body.endswith("\n") else body)
+
+
+def dump_document(doc: Document) -> str:
+    out = StringIO()
+    if doc.meta:
+        _yaml().dump(doc.meta, out)
+    return FENCE + out.getvalue() + FENCE + doc.body + "\n"
+
+
+def now_iso() -> str:
+    return iso(datetime.now(timezone.utc))
+
+
+def iso(moment: datetime) -> str:
+    moment = moment.astimezone(timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def as_time(value: Any) -> str:
+    """A time read from YAML as the canonical string (hand edits may unquote it)."""
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=timezone.utc)
+        return iso(value)
+    return "" if value is None else str(value)
+
+
+def _plain(value: Any) -> Any:
+    """ruamel's round-trip types as plain Python (for JSON and comparisons)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, datetime):
+        return as_time(value)
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    return str(value)
+
+
+def _update(meta: Any, values: dict) -> None:
+    """Set keys in place (keeping the others, their order and comments); drop Nones."""
+    for key, value in values.items():
+        if value is None or value == [] or value == {}:
+            if key in meta:
+                del meta[key]
+        elif meta.get(key) != value:
+            meta[key] = value
+
+
+@dataclass
+class Turn:
+    """One message of a conversation, stored as ``<name>.md``."""
+
+    name: str
+    role: str
+    content: str
+    created: str = ""
+    parent: str | None = None
+    model: str | None = None
+    provider: str | None = None
+    usage: dict | None = None
+    finish: str | None = None  # stop, length, interrupted, error; None while pending
+    error: str | None = None
+    meta: Any = None  # the parsed mapping, so a rewrite keeps hand-added keys
+
+    FIELDS = ("role", "created", "parent", "model", "provider", "usage", "finish", "error")
+
+    @classmethod
+    def from_text(cls, name: str, text: str) -> "Turn":
+        doc = parse_document(text, f"turn {name}")
+        m = doc.meta
+        role = str(m.get("role", ""))
+        if role not in ROLES:
+            raise StoreError(f"turn {name}: role must be one of {', '.join(ROLES)}")
+        usage = m.get("usage")
+        return cls(
+            name=name,
+            role=role,
+            content=doc.body,
+            created=as_time(m.get("created")),
+            parent=_str_or_none(m.get("parent")),
+            model=_str_or_none(m.get("model")),
+            provider=_str_or_none(m.get("provider")),
+            usage=_plain(usage) if isinstance(usage, dict) else None,
+            finish=_str_or_none(m.get("finish")),
+            error=_str_or_none(m.get("error")),
+            meta=m,
+        )
+
+    def to_text(self) -> str:
+        from ruamel.yaml.comments import CommentedMap
+
+        meta = self.meta if self.meta is not None else CommentedMap()
+        _update(meta, {f: getattr(self, f) for f in self.FIELDS})
+        return dump_document(Document(meta, self.content))
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "content": self.content} | {
+            f: getattr(self, f) for f in self.FIELDS if getattr(self, f) is not None
+        }
+
+
+@dataclass
+class Conversation:
+    """A conversation's metadata (``conversation.md``) and its turns in order."""
+
+    id: str
+    created: str
+    title: str = ""
+    model: str | None = None
+    provider: str | None = None
+    agent: str | None = None
+    tags: list[str] = field(default_factory=list)
+    status: str = "active"
+    forked_from: dict | None = None
+    summary: str | None = None
+    notes: str = ""  # the body of conversation.md: free text for people
+    turns: list[Turn] = field(default_factory=list)
+    meta: Any = None
+
+    FIELDS = ("id", "title", "created", "model", "provider", "agent", "tags", "status", "forked_from", "summary")
+
+    @classmethod
+    def from_text(cls, text: str, where: str = "conversation.md") -> "Conversation":
+        doc = parse_document(text, where)
+        m = doc.meta
+        conv_id = _str_or_none(m.get("id"))
+        if not conv_id:
+            raise StoreError(f"{where}: frontmatter has no id")
+        tags = m.get("tags") or []
+        return cls(
+            id=conv_id,
+            created=as_time(m.get("created")),
+            title=str(m.get("title") or ""),
+            model=_str_or_none(m.get("model")),
+            provider=_str_or_none(m.get("provider")),
+            agent=_str_or_none(m.get("agent")),
+            tags=[str(t) for t in tags] if isinstance(tags, list) else [str(tags)],
+            status=str(m.get("status") or "active"),
+            forked_from=_plain(m.get("forked_from")) if isinstance(m.get("forked_from"), dict) else None,
+            summary=_str_or_none(m.get("summary")),
+            notes=doc.body,
+            meta=m,
+        )
+
+    def to_text(self) -> str:
+        from ruamel.yaml.comments import CommentedMap
+
+        meta = self.meta
+        if meta is None:
+            meta = CommentedMap()
+            meta["format"] = FORMAT_VERSION
+        values = {f: getattr(self, f) for f in self.FIELDS}
+        values["status"] = None if self.status == "active" and "status" not in meta else self.status
+        _update(meta, values)
+        return dump_document(Document(meta, self.notes))
+
+    @property
+    def updated(self) -> str:
+        """Derived, never stored: the newest turn's time (or creation)."""
+        return max([self.created] + [t.created for t in self.turns])
+
+    def to_dict(self, with_turns: bool = True) -> dict:
+        out = {f: getattr(self, f) for f in self.FIELDS if getattr(self, f) not in (None, "", [])}
+        out["updated"] = self.updated
+        out["turn_count"] = len(self.turns)
+        if with_turns:
+            out["turns"] = [t.to_dict() for t in self.turns]
+        return out
+
+
+def _str_or_none(value: Any) -> str | None:
+    return None if value is None or value == "" else str(value)
+
+
+def order_turns(turns: list[Turn]) -> list[Turn]:
+    """Transcript order: by time, each answer placed right after its question.
+
+    Names sort by time. When several askers interleave (Q1, Q2, A1, A2), each
+    answer's ``parent`` pulls it back beside the question it answers.
+    """
+    by_time = sorted(turns, key=lambda t: t.name)
+    questions = {t.name for t in by_time if t.role == "user"}
+    replies: dict[str, list[Turn]] = {}
+    for turn in by_time:
+        if turn.role == "assistant" and turn.parent in questions:
+            replies.setdefault(turn.parent, []).append(turn)
+    out = []
+    for turn in by_time:
+        if turn.role == "assistant" and turn.parent in questions:
+            continue
+        out.append(turn)
+        out.extend(replies.get(turn.name, ()))
+    return out

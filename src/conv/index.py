@@ -1,0 +1,205 @@
+"""A disposable SQLite cache of what is in the store, so ``conv list`` and ref
+lookups need no walk over 10,000 git trees.
+
+git is the only source of truth. The cache records the commit it reflects;
+when the store has moved on it catches up from the tree diff (only the changed
+conversations are read), and when it is missing, of another schema, corrupt
+or points at a commit that no longer exists, it is rebuilt from scratch.
+"""
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import ids, paths
+from .errors import RefError, StoreError
+from .format import Conversation
+from .store import Store
+
+SCHEMA = 1  # bump when the tables change: an old cache is rebuilt, never migrated
+
+_TABLES = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE conversations (
+    id TEXT PRIMARY KEY, title TEXT, created TEXT, updated TEXT,
+    model TEXT, provider TEXT, agent TEXT, tags TEXT, status TEXT,
+    turns INTEGER, broken TEXT
+);
+CREATE INDEX conversations_updated ON conversations (updated);
+"""
+
+
+@dataclass
+class Row:
+    id: str
+    title: str
+    created: str
+    updated: str
+    model: str | None
+    provider: str | None
+    agent: str | None
+    tags: list[str]
+    status: str
+    turns: int
+    broken: str | None  # why the conversation could not be read, if it could not
+
+
+class Index:
+    def __init__(self, store: Store, path: Path | None = None):
+        self.store = store
+        self.path = path or paths.cache_dir() / "index.sqlite"
+        self._db: sqlite3.Connection | None = None
+
+    # -- connection ------------------------------------------------------
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = self._open()
+        return self._db
+
+    def _open(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            db = self._connect()
+            if self._meta(db, "schema") != str(SCHEMA):
+                db.close()
+                raise sqlite3.DatabaseError("old schema")
+            return db
+        except sqlite3.DatabaseError:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+            db = self._connect()
+            with db:
+                db.executescript(_TABLES)
+                db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA),))
+            return db
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        return db
+
+    @staticmethod
+    def _meta(db: sqlite3.Connection, key: str) -> str | None:
+        row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    # -- keeping up with git ---------------------------------------------
+    def refresh(self) -> "Index":
+        """Bring the cache to the store's current commit (cheap when it is there)."""
+        head = self.store.head()
+        db = self.db
+        if self._meta(db, "commit") == (head or ""):
+            return self
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            indexed = self._meta(db, "commit")
+            if indexed != (head or ""):
+                self._catch_up(db, indexed, head)
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('commit', ?)", (head or "",))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return self
+
+    def _catch_up(self, db: sqlite3.Connection, indexed: str | None, head: str | None) -> None:
+        if head is None:
+            db.execute("DELETE FROM conversations")
+            return
+        try:
+            changed = self.store.changed_conversations(indexed, head) if indexed else None
+        except KeyError:  # the indexed commit is gone (history rewritten, gc'd)
+            changed = None
+        if changed is None:
+            db.execute("DELETE FROM conversations")
+            changed = set(self.store.conversation_ids(head))
+        for conv_id in changed:
+            self._reindex(db, conv_id, head)
+
+    def _reindex(self, db: sqlite3.Connection, conv_id: str, commit: str) -> None:
+        try:
+            conv, names = self.store.read_header(conv_id, commit)
+        except RefError:  # gone: deleted, or its conversation.md removed by hand
+            db.execute("DELETE FROM conversations WHERE id = ?", (conv_id,))
+            return
+        except StoreError as exc:  # there but unreadable: listed as broken, never hidden
+            db.execute(
+                "INSERT OR REPLACE INTO conversations (id, title, created, updated, tags, status, turns, broken)"
+                " VALUES (?, '', '', '', '[]', 'active', 0, ?)",
+                (conv_id, exc.message),
+            )
+            return
+        self._upsert(db, conv, names)
+
+    @staticmethod
+    def _upsert(db: sqlite3.Connection, conv: Conversation, names: list[str]) -> None:
+        updated = max([conv.created] + [ids.turn_time(n) for n in names[-1:]])
+        db.execute(
+            "INSERT OR REPLACE INTO conversations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+            (conv.id, conv.title, conv.created, updated, conv.model, conv.provider, conv.agent,
+             json.dumps(conv.tags), conv.status, len(names)),
+        )
+
+    def record(self, conv: Conversation, names: list[str], old: str | None, new: str) -> None:
+        """After conv's own commit: if the cache was current, move it along
+        without reading git again; otherwise the next ``refresh`` catches up."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if self._meta(db, "commit") == (old or ""):
+                self._upsert(db, conv, names)
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('commit', ?)", (new,))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    # -- queries -----------------------------------------------------------
+    def recent(self, limit: int | None = None, since: str | None = None) -> list[Row]:
+        sql = "SELECT * FROM conversations"
+        args: list = []
+        if since:
+            sql += " WHERE updated >= ?"
+            args.append(since)
+        sql += " ORDER BY updated DESC, id"
+        if limit:
+            sql += " LIMIT ?"
+            args.append(limit)
+        return [_row(r) for r in self.db.execute(sql, args)]
+
+    def all_ids(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT id FROM conversations")]
+
+    def get(self, conv_id: str) -> Row | None:
+        r = self.db.execute("SELECT * FROM conversations WHERE id = ?", (conv_id,)).fetchone()
+        return _row(r) if r else None
+
+    def short_id(self, conv_id: str) -> str:
+        """The shortest prefix that names only this conversation (at least six
+        characters after any agent prefix), from its neighbours in id order."""
+        before = self.db.execute("SELECT max(id) FROM conversations WHERE id < ?", (conv_id,)).fetchone()[0]
+        after = self.db.execute("SELECT min(id) FROM conversations WHERE id > ?", (conv_id,)).fetchone()[0]
+        length = len(conv_id) - len(ids.token_of(conv_id)) + ids.SHORT_LENGTH
+        for other in (before, after):
+            if other:
+                common = next((i for i, (a, b) in enumerate(zip(conv_id, other)) if a != b), len(other))
+                length = max(length, common + 1)
+        return conv_id[:length]
+
+    def matching(self, ref: str) -> list[str]:
+        """Ids equal to, starting with or ending with ``ref`` (also after an agent prefix)."""
+        like = ref.replace("_", r"\_")
+        rows = self.db.execute(
+            "SELECT id FROM conversations WHERE id = ?1 OR id LIKE ?2 || '%' ESCAPE '\\'"
+            " OR id LIKE '%-' || ?2 || '%' ESCAPE '\\' OR id LIKE '%' || ?2 ESCAPE '\\'",
+            (ref, like),
+        )
+        return sorted(r[0] for r in rows)
+
+
+def _row(r: tuple) -> Row:
+    return Row(r[0], r[1] or "", r[2] or "", r[3] or "", r[4], r[5], r[6], json.loads(r[7] or "[]"),
+               r[8] or "active", r[9] or 0, r[10])

@@ -1,0 +1,229 @@
+"""Asking: pick the conversation, store the question, call the model, store
+the answer.
+
+The question is committed before the model is called, so an error, Ctrl-C or
+a crash never loses it; the answer is committed after, whole, or as far as it
+came with ``finish: interrupted`` or ``finish: error``.
+"""
+
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .. import ids, refs, session
+from ..context import build_messages
+from ..errors import Interrupted, ProviderError, UsageError
+from ..format import Conversation, Turn, now_iso
+from ..providers import get_provider, resolve_model
+from .current import current
+from .workspace import Workspace
+
+TITLE_LENGTH = 60
+
+
+@dataclass
+class AskOptions:
+    words: list[str]
+    stdin_text: str | None = None
+    follow: bool = False  # -c: continue; the first word may name the conversation
+    cid: str | None = None  # --cid: continue exactly this one
+    new: bool = False
+    model: str | None = None
+    system: str | None = None
+    stream: bool = True
+    save: bool = True
+
+
+@dataclass
+class AskResult:
+    conversation: str
+    short: str
+    question: str | None
+    answer: str | None
+    text: str
+    model: str
+    provider: str
+    usage: dict = field(default_factory=dict)
+    finish: str = "stop"
+
+    def to_dict(self) -> dict:
+        return {
+            "conversation": self.conversation, "question_turn": self.question, "answer_turn": self.answer,
+            "answer": self.text, "model": self.model, "provider": self.provider, "usage": self.usage,
+            "finish": self.finish,
+        }
+
+
+@dataclass
+class Asker:
+    ws: Workspace
+    notice: Callable[[str], None]
+    on_text: Callable[[str], None]
+
+    def ask(self, opts: AskOptions) -> AskResult:
+        conv_id, words = self._target(opts)
+        prompt = _prompt(words, opts.stdin_text)
+        provider_name, model = resolve_model(opts.model, self.ws.config)
+        provider = get_provider(provider_name, self.ws.config)
+        conv, question = self._store_question(conv_id, prompt, opts, provider_name, model)
+        messages = build_messages(
+            conv.turns, question, self.ws.config.get("context.max_messages"), self.ws.config.get("context.max_tokens")
+        )
+        pieces: list[str] = []
+
+        def receive(text: str) -> None:
+            pieces.append(text)
+            self.on_text(text)
+
+        result = AskResult(conv.id, self._short(conv.id, opts), question.name if opts.save else None,
+                           None, "", model, provider_name)
+        try:
+            with _terminal_loss_interrupts():
+                reply = provider.complete(messages, model, receive, stream=opts.stream)
+        except (KeyboardInterrupt, Interrupted) as exc:
+            with _ignoring_interrupts():
+                self._store_answer(conv, question, result, pieces, "interrupted", opts)
+            raise exc if isinstance(exc, Interrupted) else Interrupted(signal.SIGINT) from None
+        except ProviderError as exc:
+            with _ignoring_interrupts():
+                self._store_answer(conv, question, result, pieces, "error", opts, error=exc.message)
+            raise
+        result.model, result.usage = reply.model or model, reply.usage
+        self._store_answer(conv, question, result, pieces, reply.finish, opts)
+        return result
+
+    # -- which conversation ------------------------------------------------
+    def _target(self, opts: AskOptions) -> tuple[str | None, list[str]]:
+        words = list(opts.words)
+        if opts.cid:
+            return refs.resolve(self.ws.index, opts.cid), words
+        if opts.new or not opts.follow:
+            return None, words
+        if words and ids.looks_like_ref(words[0]):
+            found = refs.candidates(self.ws.index, words[0])
+            if len(found) == 1:
+                return found[0], words[1:]
+        return self._current(), words
+
+    def _current(self) -> str | None:
+        now = current(self.ws)
+        if now.why == "session-expired":
+            self.notice(
+                f"{now.short} has been idle for {_span(now.idle)}; starting a new conversation "
+                f"(continue the old one with: conv ask --cid {now.short} …)"
+            )
+            return None
+        if now.conv_id is None:
+            self.notice("no conversation to continue; starting a new one")
+        return now.conv_id
+
+    # -- storing -------------------------------------------------------------
+    def _store_question(self, conv_id, prompt, opts, provider_name, model) -> tuple[Conversation, Turn]:
+        new_conv = None
+        if conv_id is None:
+            new_conv = Conversation(
+                id=ids.new_conversation_id(), created=now_iso(), title=_title(opts.words, prompt),
+                model=model, provider=provider_name,
+            )
+            conv_id = new_conv.id
+        made: list[Turn] = []
+
+        def make_turns(parent: str | None) -> list[Turn]:
+            made.clear()
+            if opts.system is not None:
+                system = Turn(ids.new_turn_name("system"), "system", opts.system, now_iso(), parent)
+                made.append(system)
+                parent = system.name
+            made.append(Turn(ids.new_turn_name("user"), "user", prompt, now_iso(), parent))
+            return made
+
+        if not opts.save:
+            conv = new_conv or self.ws.store.read(conv_id)
+            conv.turns += make_turns(conv.turns[-1].name if conv.turns else None)
+            return conv, made[-1]
+        # a changed system prompt is stored as its own turn, before the question
+        if opts.system is not None and new_conv is None:
+            current = self.ws.store.read(conv_id)
+            last_system = next((t.content for t in reversed(current.turns) if t.role == "system"), None)
+            if last_system == opts.system:
+                opts.system = None
+        old, new = self.ws.store.add_turns(conv_id, make_turns, f"{conv_id}: ask", new_conv)
+        conv = self.ws.store.read(conv_id, new)
+        self._after_commit(conv, old, new)
+        return conv, made[-1]
+
+    def _store_answer(self, conv, question, result, pieces, finish, opts, error=None) -> None:
+        text = "".join(pieces)
+        result.text, result.finish = text, finish
+        if not opts.save:
+            return
+        answer = Turn(
+            ids.new_turn_name("assistant"), "assistant", text, now_iso(), question.name,
+            model=result.model, provider=result.provider, usage=result.usage or None, finish=finish, error=error,
+        )
+        tokens = result.usage.get("completion_tokens")
+        detail = f"{result.model}, {tokens} token{'s' * (tokens != 1)}" if tokens is not None else result.model
+        verb = {"interrupted": "answer interrupted", "error": "answer failed"}.get(finish, "answer")
+        old, new = self.ws.store.add_turns(conv.id, lambda parent: [answer], f"{conv.id}: {verb} ({detail})")
+        result.answer = answer.name
+        conv.turns.append(answer)
+        self._after_commit(conv, old, new)
+
+    def _after_commit(self, conv: Conversation, old: str | None, new: str) -> None:
+        names = sorted(t.name for t in conv.turns)
+        self.ws.index.record(conv, names, old, new)
+        name = session.session_name()
+        if name:
+            session.save(name, conv.id, self.ws.index.short_id(conv.id), len(names))
+
+    def _short(self, conv_id: str, opts: AskOptions) -> str:
+        return self.ws.index.short_id(conv_id) if opts.save else conv_id
+
+
+def _prompt(words: list[str], stdin_text: str | None) -> str:
+    text = " ".join(words)
+    if stdin_text:
+        text = f"{text}\n\n{stdin_text}" if text.strip() else stdin_text
+    if not text.strip():
+        raise UsageError("nothing to ask", 'Give a question, e.g. conv ask "explain git rebase", or pipe text in')
+    return text
+
+
+def _title(words: list[str], prompt: str) -> str:
+    """The first line of what was typed (or piped), cut at a word near 60 characters."""
+    line = next((l.strip() for l in (" ".join(words) or prompt).splitlines() if l.strip()), "")
+    if len(line) <= TITLE_LENGTH:
+        return line
+    cut = line[:TITLE_LENGTH].rsplit(" ", 1)[0]
+    return (cut if len(cut) > TITLE_LENGTH // 2 else line[:TITLE_LENGTH]) + "…"
+
+
+def _span(seconds: float) -> str:
+    hours = int(seconds // 3600)
+    return f"{hours // 24}d {hours % 24}h" if hours >= 24 else f"{hours}h {int(seconds % 3600 // 60)}m"
+
+
+class _terminal_loss_interrupts:
+    """While the answer streams, SIGTERM and SIGHUP end it like Ctrl-C does:
+    the part received is stored before conv exits."""
+
+    def _raise(self, signum, frame):
+        raise Interrupted(signum)
+
+    def __enter__(self):
+        self._old = {s: signal.signal(s, self._raise) for s in (signal.SIGTERM, signal.SIGHUP)}
+
+    def __exit__(self, *exc):
+        for s, handler in self._old.items():
+            signal.signal(s, handler)
+
+
+class _ignoring_interrupts:
+    """A second Ctrl-C while the partial answer is being saved must not lose it."""
+
+    def __enter__(self):
+        self._old = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+
+    def __exit__(self, *exc):
+        for s, handler in self._old.items():
+            signal.signal(s, handler)

@@ -1,0 +1,41 @@
+"""Which conversation "the current one" is, for ``-c``, ``show`` and ``clear``."""
+
+import time
+from dataclasses import dataclass
+
+from .. import session
+from .workspace import Workspace
+
+
+@dataclass
+class Current:
+    conv_id: str | None
+    why: str  # "session", "session-expired", "latest", or "none"
+    idle: float = 0.0  # seconds since the terminal's session last used it
+    short: str = ""
+
+
+def current(ws: Workspace) -> Current:
+    """In a conv shell: this terminal's conversation (flagged when idle past
+    ``session.expiry``). Elsewhere: the latest conversation since ``conv clear``."""
+    name = session.session_name()
+    index = ws.index.refresh()
+    if name:
+        state = session.load(name)
+        if state is None or index.get(state.conv_id) is None:
+            return Current(None, "none")
+        expired = state.idle() > ws.config.get("session.expiry")
+        return Current(state.conv_id, "session-expired" if expired else "session", state.idle(), state.short)
+    cleared = session.cleared_at()
+    since = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(cleared)) if cleared else None
+    latest = index.recent(limit=1, since=since)
+    if not latest:
+        return Current(None, "none")
+    return Current(latest[0].id, "latest", short=index.short_id(latest[0].id))
+
+
+def forget(ws: Workspace) -> str | None:
+    """``conv clear``: the id forgotten, if any."""
+    was = current(ws)
+    session.clear(session.session_name() or session.DEFAULT)
+    return was.conv_id

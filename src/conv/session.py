@@ -1,0 +1,83 @@
+"""Which conversation a terminal is in.
+
+A shell plugin sets ``CONV_SESSION`` once per terminal; conv keeps that
+terminal's current conversation in ``<state>/sessions/<session>``, a single
+line ``<id> <short id> <turns> <last used, epoch seconds>`` written
+atomically, so the prompt segment can read it with shell builtins alone.
+Without ``CONV_SESSION``, ``-c`` means the most recently updated conversation
+(``conv clear`` then hides the ones older than the clear).
+"""
+
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import paths
+from .atomic import write_atomic
+from .errors import UsageError
+
+_SESSION_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+DEFAULT = "_default"  # the file used when CONV_SESSION is unset
+
+
+@dataclass
+class SessionState:
+    conv_id: str
+    short: str
+    turns: int
+    last_used: float
+
+    def idle(self, now: float | None = None) -> float:
+        return (now or time.time()) - self.last_used
+
+
+def session_name() -> str | None:
+    """This terminal's session name, or None outside a conv-enabled shell."""
+    name = os.environ.get("CONV_SESSION", "")
+    if not name:
+        return None
+    if not _SESSION_RE.match(name):
+        raise UsageError(
+            "CONV_SESSION holds characters conv does not accept",
+            "Use letters, digits, '.', '_' or '-' (the shell plugin sets it for you)",
+        )
+    return name
+
+
+def _file(name: str) -> Path:
+    return paths.state_dir() / "sessions" / name
+
+
+def load(name: str) -> SessionState | None:
+    try:
+        fields = _file(name).read_text().split()
+        conv_id, short, turns, last_used = fields
+        return SessionState(conv_id, short, int(turns), float(last_used))
+    except (OSError, ValueError):
+        return None  # missing or not ours: treat as no current conversation
+
+
+def save(name: str, conv_id: str, short: str, turns: int) -> None:
+    write_atomic(_file(name), f"{conv_id} {short} {turns} {int(time.time())}\n")
+
+
+def clear(name: str) -> bool:
+    """Forget the current conversation; True when there was one."""
+    if name == DEFAULT:
+        write_atomic(_file(DEFAULT + ".cleared"), f"{time.time()}\n")
+        return True
+    path = _file(name)
+    existed = path.exists()
+    path.unlink(missing_ok=True)
+    return existed
+
+
+def cleared_at() -> float:
+    """When ``conv clear`` last ran outside a session (0 if never)."""
+    try:
+        return float(_file(DEFAULT + ".cleared").read_text())
+    except (OSError, ValueError):
+        return 0.0
+

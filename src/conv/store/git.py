@@ -1,0 +1,192 @@
+"""Git plumbing for the store: blobs, trees and commits written straight into a
+bare repository's object store with dulwich (no work tree, no index), and the
+branch moved by compare-and-swap under conv's writer lock.
+
+dulwich is imported only when an object is read or written; ``head()`` reads
+the ref file itself so cheap commands (the index check behind ``conv list``)
+never pay for it.
+"""
+
+import os
+import shutil
+import stat
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from ..errors import StoreError
+from .lock import clear_stale_ref_locks, signals_held, writer_lock
+
+BRANCH = "refs/heads/main"
+FILE_MODE = stat.S_IFREG | 0o644
+AUTHOR = b"conv <conv@localhost>"
+
+# changes: path -> new content, or None to delete the path
+Changes = dict[str, bytes | None]
+
+
+class Snapshot:
+    """Read access to the tree of one commit."""
+
+    def __init__(self, repo, commit: str | None):
+        self._repo = repo
+        self.commit = commit
+        self.tree = repo[commit.encode()].tree if commit else None
+
+    def _lookup(self, path: str):
+        from dulwich.object_store import tree_lookup_path
+
+        if self.tree is None:
+            return None
+        try:
+            mode, sha = tree_lookup_path(self._repo.object_store.__getitem__, self.tree, path.encode())
+        except KeyError:
+            return None
+        return self._repo.object_store[sha]
+
+    def read(self, path: str) -> bytes | None:
+        obj = self._lookup(path)
+        return obj.data if obj is not None and obj.type_name == b"blob" else None
+
+    def listdir(self, path: str) -> list[str]:
+        """Names in a directory of the tree ([] when it does not exist)."""
+        obj = self._lookup(path) if path else (self._repo.object_store[self.tree] if self.tree else None)
+        if obj is None or obj.type_name != b"tree":
+            return []
+        return [entry.path.decode("utf-8", "surrogateescape") for entry in obj.iteritems()]
+
+    def read_dir(self, path: str) -> dict[str, bytes]:
+        """Every file directly in a directory, name -> content."""
+        obj = self._lookup(path)
+        if obj is None or obj.type_name != b"tree":
+            return {}
+        store = self._repo.object_store
+        return {
+            e.path.decode("utf-8", "surrogateescape"): store[e.sha].data
+            for e in obj.iteritems()
+            if stat.S_ISREG(e.mode)
+        }
+
+
+class GitStore:
+    """A bare repository with one branch, written only through ``update``."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._repo = None
+
+    # -- creation --------------------------------------------------------
+    @classmethod
+    def open(cls, path: Path, create: bool = True, readme: bytes = b"") -> "GitStore":
+        if not (path / "HEAD").exists():
+            if not create:
+                raise StoreError(f"no conversation store at {path}", "Ask something first: conv ask 'hello'")
+            cls._create(path, readme)
+        return cls(path)
+
+    @staticmethod
+    def _create(path: Path, readme: bytes) -> None:
+        """Build the repository beside its final place, then rename it there:
+        two processes starting at once on a fresh machine cannot half-create it."""
+        from dulwich.repo import Repo
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".new-store-", dir=path.parent))
+        try:
+            repo = Repo.init_bare(tmp, default_branch=b"main")
+            config = repo.get_config()
+            config.set(b"gc", b"auto", b"0")  # gc on conv's terms (conv gc), never mid-push
+            config.set(b"core", b"logAllRefUpdates", b"false")
+            config.write_to_path()
+            (tmp / "description").write_text("conv: LLM conversations\n")
+            store = GitStore(tmp)
+            store.update(lambda snap: ({"README.md": readme}, "conv: create store"))
+            os.rename(tmp, path)
+        except OSError:
+            if not (path / "HEAD").exists():
+                raise
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    # -- reading ---------------------------------------------------------
+    @property
+    def repo(self):
+        if self._repo is None:
+            from dulwich.repo import Repo
+
+            self._repo = Repo(str(self.path))
+        return self._repo
+
+    def head(self) -> str | None:
+        """The branch's commit, read from the ref files without dulwich."""
+        try:
+            return (self.path / BRANCH).read_text().strip() or None
+        except FileNotFoundError:
+            pass
+        try:
+            for line in (self.path / "packed-refs").read_text().splitlines():
+                sha, _, name = line.partition(" ")
+                if name == BRANCH:
+                    return sha
+        except FileNotFoundError:
+            pass
+        return None
+
+    def snapshot(self, commit: str | None = None) -> Snapshot:
+        return Snapshot(self.repo, commit if commit is not None else self.head())
+
+    def changed_paths(self, old: str, new: str) -> Iterator[str]:
+        """Paths that differ between two commits (descends only into changed trees)."""
+        from dulwich.diff_tree import tree_changes
+
+        repo = self.repo
+        for change in tree_changes(repo.object_store, repo[old.encode()].tree, repo[new.encode()].tree):
+            for entry in (change.old, change.new):
+                if entry is not None and entry.path is not None:
+                    yield entry.path.decode("utf-8", "surrogateescape")
+
+    def is_ancestor(self, old: str, new: str) -> bool:
+        from dulwich.graph import can_fast_forward
+
+        return can_fast_forward(self.repo, old.encode(), new.encode())
+
+    # -- writing ---------------------------------------------------------
+    def update(self, build: Callable[[Snapshot], tuple[Changes, str]]) -> tuple[str | None, str]:
+        """One read-modify-write: ``build`` sees the current tree and returns the
+        changes and the commit message. Returns (old commit, new commit)."""
+        from dulwich.objects import Blob, Commit, Tree
+        from dulwich.object_store import commit_tree_changes
+
+        repo = self.repo
+        with writer_lock(self.path):
+            clear_stale_ref_locks(self.path, BRANCH)
+            old = self.head()
+            snap = Snapshot(repo, old)
+            changes, message = build(snap)
+            store = repo.object_store
+            entries = []
+            for path, content in changes.items():
+                if content is None:
+                    entries.append((path.encode(), None, None))
+                else:
+                    blob = Blob.from_string(content)
+                    store.add_object(blob)
+                    entries.append((path.encode(), FILE_MODE, blob.id))
+            base = snap.tree if snap.tree is not None else Tree()
+            commit = Commit()
+            commit.tree = commit_tree_changes(store, base, entries)
+            commit.parents = [old.encode()] if old else []
+            commit.author = commit.committer = AUTHOR
+            commit.author_time = commit.commit_time = int(time.time())
+            commit.author_timezone = commit.commit_timezone = 0
+            commit.message = message.encode() + (b"" if message.endswith("\n") else b"\n")
+            store.add_object(commit)
+            with signals_held():
+                ok = repo.refs.set_if_equals(
+                    BRANCH.encode(), old.encode() if old else None, commit.id
+                )
+            if not ok:  # impossible while every writer takes the flock; say so if it happens
+                raise StoreError("the store changed during a write", "Run the command again")
+            return old, commit.id.decode()
+

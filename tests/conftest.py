@@ -1,0 +1,63 @@
+"""Shared fixtures: every test gets its own CONV_HOME and a clean environment;
+conv runs as a real process, git checks are the real git CLI."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # tests/ helpers: fakeserver, …
+
+from fakeserver import FakeServer  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def conv_home(tmp_path, monkeypatch):
+    """An empty CONV_HOME and no OPENAI_* / CONV_* from the developer's shell."""
+    for name in list(os.environ):
+        if name.startswith(("OPENAI_", "CONV_")) or name == "NO_COLOR":
+            monkeypatch.delenv(name)
+    home = tmp_path / "home"
+    monkeypatch.setenv("CONV_HOME", str(home))
+    from conv import paths
+
+    paths._dirs.cache_clear()
+    yield home
+    paths._dirs.cache_clear()
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """A loopback OpenAI-compatible server that conv is pointed at."""
+    with FakeServer() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        yield server
+
+
+def run_conv(*args, input: bytes | str | None = None, env: dict | None = None, timeout: float = 60):
+    """``conv ARGS`` as a real process (stdin empty unless given)."""
+    if isinstance(input, str):
+        input = input.encode()
+    return subprocess.run(
+        [sys.executable, "-m", "conv", *args],
+        input=input,
+        stdin=None if input is not None else subprocess.DEVNULL,
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+        timeout=timeout,
+    )
+
+
+def git(store: Path, *args, check: bool = True) -> str:
+    """The real git CLI on the store."""
+    done = subprocess.run(["git", "-C", str(store), *args], capture_output=True, text=True)
+    if check and done.returncode:
+        raise AssertionError(f"git {' '.join(args)} failed: {done.stderr}")
+    return done.stdout
+
+
+@pytest.fixture
+def store_path(conv_home) -> Path:
+    return conv_home / "store.git"
