@@ -36,6 +36,15 @@ def fake(monkeypatch):
         yield server
 
 
+def conv_env(extra: dict | None = None) -> dict:
+    """The environment for a conv process. Bytecode caching stays on (this
+    machine exports PYTHONDONTWRITEBYTECODE=1, which would recompile conv at
+    every start of an editable install)."""
+    env = {**os.environ, **(extra or {})}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def run_conv(*args, input: bytes | str | None = None, env: dict | None = None, timeout: float = 60):
     """``conv ARGS`` as a real process (stdin empty unless given)."""
     if isinstance(input, str):
@@ -45,7 +54,7 @@ def run_conv(*args, input: bytes | str | None = None, env: dict | None = None, t
         input=input,
         stdin=None if input is not None else subprocess.DEVNULL,
         capture_output=True,
-        env={**os.environ, **(env or {})},
+        env=conv_env(env),
         timeout=timeout,
     )
 

@@ -83,18 +83,24 @@ def table(headers: list[str], rows: list[list[str]]) -> None:
         sys.stdout.write("  ".join(cells).rstrip() + "\n")
 
 
-def markdown_sections(sections: list[tuple[str, str]]) -> None:
-    """(heading, Markdown body) pairs: rendered on a terminal, plain when piped."""
+def transcript(title: str, info: str, sections: list[tuple[str, str]]) -> None:
+    """A title, a line of facts, then (heading, Markdown body) sections:
+    rendered on a terminal, plain Markdown when piped."""
+    title, info = clean(title), clean(info)
     if not is_terminal():
-        sys.stdout.write("\n".join(f"## {clean(h)}\n\n{clean(b).rstrip()}\n" for h, b in sections))
+        out = [f"# {title}\n\n{info}\n"] + [f"## {clean(h)}\n\n{clean(b).rstrip()}\n" for h, b in sections]
+        sys.stdout.write("\n".join(out))
         return
     from rich.console import Console
     from rich.markdown import Markdown
     from rich.rule import Rule
+    from rich.text import Text
 
     console = Console(markup=False, emoji=False, highlight=False)
+    console.print(Text(title, style="bold"))
+    console.print(Text(info, style="dim"))
+    console.print()
     for heading, body in sections:
         console.print(Rule(clean(heading), align="left", style="dim"))
         console.print(Markdown(clean(body), hyperlinks=False))
         console.print()
-

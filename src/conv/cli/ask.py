@@ -35,7 +35,7 @@ def ask(
     streaming = not (json_out or no_stream)
     asker = Asker(
         Workspace(),
-        notice=(lambda m: None) if quiet or json_out else render.notice,
+        notice=(lambda m: None) if quiet else render.notice,
         on_text=printer if streaming else (lambda text: None),
     )
     options = AskOptions(

@@ -49,16 +49,12 @@ def show(
     if json_out:
         render.emit_json(conv.to_dict())
         return
-    head = f"{conv.id} · {conv.title or '(untitled)'} · {len(conv.turns)} turns"
-    sections = [(head, conv.summary or "")] if conv.summary else []
+    info = f"{conv.id} · {len(conv.turns)} turns · {conv.model or '-'} · updated {render.ago(conv.updated)}"
+    sections = [("summary", conv.summary)] if conv.summary else []
     for n, turn in enumerate(conv.turns, 1):
-        meta = " · ".join(x for x in (turn.created[:16].replace("T", " "), turn.model, _finish(turn)) if x)
-        sections.append((f"{n}. {turn.role} · {meta}", turn.content))
-    if not sections:
-        sections = [(head, "")]
-    elif not conv.summary:
-        render.notice(head) if render.is_terminal() else None
-    render.markdown_sections(sections)
+        meta = [turn.role, turn.created[:16].replace("T", " "), turn.model, _finish(turn)]
+        sections.append((f"{n}. " + " · ".join(x for x in meta if x), turn.content))
+    render.transcript(conv.title or "(untitled)", info, sections)
 
 
 def _finish(turn) -> str:

@@ -61,6 +61,7 @@ class Asker:
     on_text: Callable[[str], None]
 
     def ask(self, opts: AskOptions) -> AskResult:
+        _prompt(opts.words, opts.stdin_text)  # refuse an empty question before anything else
         conv_id, words = self._target(opts)
         prompt = _prompt(words, opts.stdin_text)
         provider_name, model = resolve_model(opts.model, self.ws.config)

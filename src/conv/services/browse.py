@@ -34,7 +34,7 @@ def listing(limit: int, ws: Workspace | None = None) -> list[Listed]:
 
 
 def resolve_or_current(ref: str | None, ws: Workspace) -> str:
-    if ref:
+    if ref is not None:
         return refs.resolve(ws.index, ref)
     conv_id = current(ws).conv_id
     if conv_id is None:
