@@ -9,6 +9,7 @@ or points at a commit that no longer exists, it is rebuilt from scratch.
 
 import json
 import sqlite3
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,18 +63,36 @@ class Index:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             db = self._connect()
-            if self._meta(db, "schema") != str(SCHEMA):
-                db.close()
-                raise sqlite3.DatabaseError("old schema")
+            self._ensure_schema(db)
             return db
-        except sqlite3.DatabaseError:
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+        except sqlite3.DatabaseError as exc:
+            if _busy(exc):
+                raise
+            self._discard()  # not a database at all: start a new file
             db = self._connect()
-            with db:
-                db.executescript(_TABLES)
-                db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA),))
+            self._ensure_schema(db)
             return db
+
+    def _ensure_schema(self, db: sqlite3.Connection) -> None:
+        """Create the tables, or replace tables of another schema version, in one
+        transaction, so processes opening a new cache at once never clash."""
+        if self._meta(db, "schema") == str(SCHEMA):
+            return
+        with _transaction(db):
+            if self._meta(db, "schema") != str(SCHEMA):
+                for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
+                    db.execute(f'DROP TABLE IF EXISTS "{table}"')
+                for statement in _TABLES.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA),))
+
+    def _discard(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
@@ -83,26 +102,36 @@ class Index:
 
     @staticmethod
     def _meta(db: sqlite3.Connection, key: str) -> str | None:
-        row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        except sqlite3.OperationalError as exc:
+            if _busy(exc):
+                raise
+            return None  # no meta table yet
         return row[0] if row else None
 
     # -- keeping up with git ---------------------------------------------
     def refresh(self) -> "Index":
-        """Bring the cache to the store's current commit (cheap when it is there)."""
+        """Bring the cache to the store's current commit (cheap when it is there).
+        A cache found corrupt on the way is thrown away and rebuilt."""
+        try:
+            return self._refresh()
+        except sqlite3.DatabaseError as exc:
+            if _busy(exc):
+                raise
+            self._discard()
+            return self._refresh()
+
+    def _refresh(self) -> "Index":
         head = self.store.head()
         db = self.db
         if self._meta(db, "commit") == (head or ""):
             return self
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with _transaction(db):
             indexed = self._meta(db, "commit")
             if indexed != (head or ""):
                 self._catch_up(db, indexed, head)
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('commit', ?)", (head or "",))
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
         return self
 
     def _catch_up(self, db: sqlite3.Connection, indexed: str | None, head: str | None) -> None:
@@ -147,17 +176,23 @@ class Index:
         """After conv's own commit: if the cache was current, move it along
         without reading git again; otherwise the next ``refresh`` catches up."""
         db = self.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with _transaction(db):
             if self._meta(db, "commit") == (old or ""):
                 self._upsert(db, conv, names)
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('commit', ?)", (new,))
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
 
     # -- queries -----------------------------------------------------------
+    def _rows(self, sql: str, args=()) -> list[tuple]:
+        """Run a query; a cache that turns out corrupt is rebuilt and asked again."""
+        try:
+            return self.db.execute(sql, args).fetchall()
+        except sqlite3.DatabaseError as exc:
+            if _busy(exc):
+                raise
+            self._discard()
+            self.refresh()
+            return self.db.execute(sql, args).fetchall()
+
     def recent(self, limit: int | None = None, since: str | None = None) -> list[Row]:
         sql = "SELECT * FROM conversations"
         args: list = []
@@ -168,20 +203,22 @@ class Index:
         if limit:
             sql += " LIMIT ?"
             args.append(limit)
-        return [_row(r) for r in self.db.execute(sql, args)]
+        return [_row(r) for r in self._rows(sql, args)]
 
     def all_ids(self) -> list[str]:
-        return [r[0] for r in self.db.execute("SELECT id FROM conversations")]
+        return [r[0] for r in self._rows("SELECT id FROM conversations")]
 
     def get(self, conv_id: str) -> Row | None:
-        r = self.db.execute("SELECT * FROM conversations WHERE id = ?", (conv_id,)).fetchone()
-        return _row(r) if r else None
+        rows = self._rows("SELECT * FROM conversations WHERE id = ?", (conv_id,))
+        return _row(rows[0]) if rows else None
 
     def short_id(self, conv_id: str) -> str:
         """The shortest prefix that names only this conversation (at least six
         characters after any agent prefix), from its neighbours in id order."""
-        before = self.db.execute("SELECT max(id) FROM conversations WHERE id < ?", (conv_id,)).fetchone()[0]
-        after = self.db.execute("SELECT min(id) FROM conversations WHERE id > ?", (conv_id,)).fetchone()[0]
+        (before, after), = self._rows(
+            "SELECT (SELECT max(id) FROM conversations WHERE id < ?1), (SELECT min(id) FROM conversations WHERE id > ?1)",
+            (conv_id,),
+        )
         length = len(conv_id) - len(ids.token_of(conv_id)) + ids.SHORT_LENGTH
         for other in (before, after):
             if other:
@@ -192,12 +229,28 @@ class Index:
     def matching(self, ref: str) -> list[str]:
         """Ids equal to, starting with or ending with ``ref`` (also after an agent prefix)."""
         like = ref.replace("_", r"\_")
-        rows = self.db.execute(
+        rows = self._rows(
             "SELECT id FROM conversations WHERE id = ?1 OR id LIKE ?2 || '%' ESCAPE '\\'"
             " OR id LIKE '%-' || ?2 || '%' ESCAPE '\\' OR id LIKE '%' || ?2 ESCAPE '\\'",
             (ref, like),
         )
         return sorted(r[0] for r in rows)
+
+
+@contextmanager
+def _transaction(db: sqlite3.Connection):
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def _busy(exc: sqlite3.DatabaseError) -> bool:
+    """Locked or busy is contention, not corruption: never a reason to rebuild."""
+    return "locked" in str(exc) or "busy" in str(exc)
 
 
 def _row(r: tuple) -> Row:

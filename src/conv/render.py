@@ -40,9 +40,9 @@ class AnswerPrinter:
 
     def _write(self, text: str) -> None:
         if text:
+            self._last = text[-1]  # first: a signal during the write still gets its newline
             sys.stdout.write(text)
             sys.stdout.flush()
-            self._last = text[-1]
 
     def finish(self) -> None:
         self._write(self._cleaner.flush())

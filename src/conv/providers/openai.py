@@ -42,6 +42,8 @@ class OpenAIProvider:
         body = {"model": model, "messages": [{"role": m.role, "content": m.content} for m in messages]}
         if stream:
             body |= {"stream": True, "stream_options": {"include_usage": True}}
+        import http.client
+
         for attempt in (1, 2):
             conn, response = self._post("/chat/completions", body)
             try:
@@ -55,6 +57,11 @@ class OpenAIProvider:
                 raise ProviderError(
                     f"no answer from {self.base_url} within {self.read_timeout:g} s (read timeout)",
                     "The server may be overloaded; raise it with conv config set timeout.read SECONDS",
+                ) from None
+            except (OSError, http.client.HTTPException) as exc:  # cut, reset, garbled framing
+                raise ProviderError(
+                    f"the connection failed while the answer was arriving ({exc.__class__.__name__})",
+                    "Anything received is kept; try again",
                 ) from None
             finally:
                 conn.close()
