@@ -7,6 +7,7 @@ came with ``finish: interrupted`` or ``finish: error``.
 """
 
 import signal
+from contextlib import contextmanager
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -127,14 +128,17 @@ class Asker:
                 model=model, provider=provider_name,
             )
             conv_id = new_conv.id
+        system = opts.system
+        if system is not None and new_conv is None and self._last_system(conv_id) == system:
+            system = None  # unchanged: only a new system prompt becomes a turn
         made: list[Turn] = []
 
         def make_turns(parent: str | None) -> list[Turn]:
             made.clear()
-            if opts.system is not None:
-                system = Turn(ids.new_turn_name("system"), "system", opts.system, now_iso(), parent)
-                made.append(system)
-                parent = system.name
+            if system is not None:
+                turn = Turn(ids.new_turn_name("system"), "system", system, now_iso(), parent)
+                made.append(turn)
+                parent = turn.name
             made.append(Turn(ids.new_turn_name("user"), "user", prompt, now_iso(), parent))
             return made
 
@@ -142,16 +146,14 @@ class Asker:
             conv = new_conv or self.ws.store.read(conv_id)
             conv.turns += make_turns(conv.turns[-1].name if conv.turns else None)
             return conv, made[-1]
-        # a changed system prompt is stored as its own turn, before the question
-        if opts.system is not None and new_conv is None:
-            current = self.ws.store.read(conv_id)
-            last_system = next((t.content for t in reversed(current.turns) if t.role == "system"), None)
-            if last_system == opts.system:
-                opts.system = None
         old, new = self.ws.store.add_turns(conv_id, make_turns, f"{conv_id}: ask", new_conv)
         conv = self.ws.store.read(conv_id, new)
         self._after_commit(conv, old, new)
         return conv, made[-1]
+
+    def _last_system(self, conv_id: str) -> str | None:
+        turns = self.ws.store.read(conv_id).turns
+        return next((t.content for t in reversed(turns) if t.role == "system"), None)
 
     def _store_answer(self, conv, question, result, pieces, finish, opts, error=None) -> None:
         text = "".join(pieces)
@@ -204,27 +206,28 @@ def _span(seconds: float) -> str:
     return f"{hours // 24}d {hours % 24}h" if hours >= 24 else f"{hours}h {int(seconds % 3600 // 60)}m"
 
 
-class _terminal_loss_interrupts:
-    """While the answer streams, SIGTERM and SIGHUP end it like Ctrl-C does:
+@contextmanager
+def _terminal_loss_interrupts():
+    """While the answer streams, SIGTERM and SIGHUP end it as Ctrl-C does:
     the part received is stored before conv exits."""
 
-    def _raise(self, signum, frame):
+    def interrupt(signum, frame):
         raise Interrupted(signum)
 
-    def __enter__(self):
-        self._old = {s: signal.signal(s, self._raise) for s in (signal.SIGTERM, signal.SIGHUP)}
-
-    def __exit__(self, *exc):
-        for s, handler in self._old.items():
+    old = {s: signal.signal(s, interrupt) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for s, handler in old.items():
             signal.signal(s, handler)
 
 
-class _ignoring_interrupts:
+@contextmanager
+def _ignoring_interrupts():
     """A second Ctrl-C while the partial answer is being saved must not lose it."""
-
-    def __enter__(self):
-        self._old = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
-
-    def __exit__(self, *exc):
-        for s, handler in self._old.items():
+    old = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for s, handler in old.items():
             signal.signal(s, handler)
