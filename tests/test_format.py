@@ -27,6 +27,13 @@ def test_conversation_metadata_round_trips(title, notes, tags):
     assert (back.id, back.title, back.tags, back.notes) == (conv.id, title, tags, notes)
 
 
+@pytest.mark.parametrize("odd", ["\x85", "a\x85b", "\u2028", "tab\there", "\x1b[31m", "\ufeffbom", "x\r"])
+def test_metadata_with_line_breaks_and_controls_round_trips(odd):
+    conv = Conversation(id="k3f9x2ab7q4m", created="2026-11-21T17:55:20.123Z", title=odd, tags=[odd])
+    back = Conversation.from_text(conv.to_text())
+    assert (back.title, back.tags) == (odd, [odd])
+
+
 def test_frontmatter_that_looks_like_a_body_and_a_body_that_looks_like_frontmatter():
     body = "---\nrole: system\n---\nnot metadata\n---\n"
     turn = Turn("20261121-175520.123-a7k2-assistant", "assistant", body, "2026-11-21T17:55:20.123Z", parent="p")

@@ -9,7 +9,9 @@ FORMAT_VERSION history:
   1 — conversation.md + one file per turn, sharded by id (2026-11).
 """
 
+import re
 from dataclasses import dataclass, field
+from functools import cache
 from datetime import datetime, timezone
 from io import StringIO
 from typing import Any
@@ -23,6 +25,7 @@ ROLES = ("user", "assistant", "system")
 STATUSES = ("active", "paused", "done")
 
 
+@cache
 def _yaml():
     from ruamel.yaml import YAML
 
@@ -31,6 +34,11 @@ def _yaml():
     yaml.allow_unicode = True
     yaml.preserve_quotes = True
     return yaml
+
+
+def warm_up() -> None:
+    """Import and build the YAML machinery now (it costs tens of ms once)."""
+    _yaml()
 
 
 @dataclass
@@ -116,7 +124,25 @@ def _update(meta: Any, values: dict) -> None:
             if key in meta:
                 del meta[key]
         elif meta.get(key) != value:
-            meta[key] = value
+            meta[key] = _emittable(value)
+
+
+_LINE_BREAKS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
+
+
+def _emittable(value: Any) -> Any:
+    """Strings holding control characters or Unicode line breaks go out
+    double-quoted with escapes: ruamel writes U+0085 raw in single quotes,
+    where reading it back folds it into a space."""
+    if isinstance(value, str) and _LINE_BREAKS.search(value):
+        from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+        return DoubleQuotedScalarString(value)
+    if isinstance(value, list):
+        return [_emittable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _emittable(v) for k, v in value.items()}
+    return value
 
 
 @dataclass
@@ -138,12 +164,13 @@ class Turn:
     FIELDS = ("role", "created", "parent", "model", "provider", "usage", "finish", "error")
 
     @classmethod
-    def from_text(cls, name: str, text: str) -> "Turn":
-        doc = parse_document(text, f"turn {name}")
+    def from_text(cls, name: str, text: str, where: str = "") -> "Turn":
+        where = where or f"turn {name}"
+        doc = parse_document(text, where)
         m = doc.meta
         role = str(m.get("role", ""))
         if role not in ROLES:
-            raise StoreError(f"turn {name}: role must be one of {', '.join(ROLES)}")
+            raise StoreError(f"{where}: role must be one of {', '.join(ROLES)}")
         usage = m.get("usage")
         return cls(
             name=name,
@@ -170,6 +197,11 @@ class Turn:
         return {"name": self.name, "content": self.content} | {
             f: getattr(self, f) for f in self.FIELDS if getattr(self, f) is not None
         }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Turn":
+        """From ``to_dict`` (the parsed-file cache); ``meta`` stays None."""
+        return cls(**{k: data[k] for k in ("name", "content") + cls.FIELDS if k in data})
 
 
 @dataclass
@@ -232,8 +264,15 @@ class Conversation:
         """Derived, never stored: the newest turn's time (or creation)."""
         return max([self.created] + [t.created for t in self.turns])
 
+    @classmethod
+    def from_dict(cls, data: dict) -> "Conversation":
+        """From ``to_dict`` (the parsed-file cache); ``meta`` stays None."""
+        known = {k: data[k] for k in cls.FIELDS + ("notes",) if k in data}
+        return cls(**known)
+
     def to_dict(self, with_turns: bool = True) -> dict:
         out = {f: getattr(self, f) for f in self.FIELDS if getattr(self, f) not in (None, "", [])}
+        out["notes"] = self.notes
         out["updated"] = self.updated
         out["turn_count"] = len(self.turns)
         if with_turns:

@@ -18,7 +18,7 @@ from .errors import RefError, StoreError
 from .format import Conversation
 from .store import Store
 
-SCHEMA = 1  # bump when the tables change: an old cache is rebuilt, never migrated
+SCHEMA = 2  # bump when the tables change: an old cache is rebuilt, never migrated
 
 _TABLES = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -28,6 +28,7 @@ CREATE TABLE conversations (
     turns INTEGER, broken TEXT
 );
 CREATE INDEX conversations_updated ON conversations (updated);
+CREATE TABLE parsed (sha TEXT PRIMARY KEY, data TEXT NOT NULL);
 """
 
 
@@ -150,7 +151,7 @@ class Index:
 
     def _reindex(self, db: sqlite3.Connection, conv_id: str, commit: str) -> None:
         try:
-            conv, names = self.store.read_header(conv_id, commit)
+            conv, names = self.store.read_header(conv_id, commit, cache=self)
         except RefError:  # gone: deleted, or its conversation.md removed by hand
             db.execute("DELETE FROM conversations WHERE id = ?", (conv_id,))
             return
@@ -180,6 +181,22 @@ class Index:
             if self._meta(db, "commit") == (old or ""):
                 self._upsert(db, conv, names)
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('commit', ?)", (new,))
+
+    # -- parsed files, by blob id (see store.ParsedCache) ------------------
+    def get_parsed(self, shas: list[str]) -> dict[str, dict]:
+        out = {}
+        for start in range(0, len(shas), 500):  # SQLite caps the number of parameters
+            chunk = shas[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            out.update((sha, json.loads(data)) for sha, data in self._rows(f"SELECT sha, data FROM parsed WHERE sha IN ({marks})", chunk))
+        return out
+
+    def put_parsed(self, parsed: dict[str, dict]) -> None:
+        with _transaction(self.db):
+            self.db.executemany(
+                "INSERT OR REPLACE INTO parsed VALUES (?, ?)",
+                [(sha, json.dumps(data, ensure_ascii=False)) for sha, data in parsed.items()],
+            )
 
     # -- queries -----------------------------------------------------------
     def _rows(self, sql: str, args=()) -> list[tuple]:
@@ -239,6 +256,10 @@ class Index:
 
 @contextmanager
 def _transaction(db: sqlite3.Connection):
+    """One write transaction; inside another one, just part of it."""
+    if db.in_transaction:
+        yield
+        return
     db.execute("BEGIN IMMEDIATE")
     try:
         yield

@@ -15,6 +15,7 @@ from .. import ids, refs, session
 from ..context import build_messages
 from ..errors import Interrupted, ProviderError, UsageError
 from ..format import Conversation, Turn, now_iso
+from ..store import Written
 from ..providers import get_provider, resolve_model
 from .current import current
 from .workspace import Workspace
@@ -143,16 +144,16 @@ class Asker:
             return made
 
         if not opts.save:
-            conv = new_conv or self.ws.store.read(conv_id)
+            conv = new_conv or self.ws.conversation(conv_id)
             conv.turns += make_turns(conv.turns[-1].name if conv.turns else None)
             return conv, made[-1]
-        old, new = self.ws.store.add_turns(conv_id, make_turns, f"{conv_id}: ask", new_conv)
-        conv = self.ws.store.read(conv_id, new)
-        self._after_commit(conv, old, new)
+        written = self.ws.store.add_turns(conv_id, make_turns, f"{conv_id}: ask", new_conv)
+        conv = self.ws.conversation(conv_id, written.new)
+        self._after_commit(conv, written)
         return conv, made[-1]
 
     def _last_system(self, conv_id: str) -> str | None:
-        turns = self.ws.store.read(conv_id).turns
+        turns = self.ws.conversation(conv_id).turns
         return next((t.content for t in reversed(turns) if t.role == "system"), None)
 
     def _store_answer(self, conv, question, result, pieces, finish, opts, error=None) -> None:
@@ -167,17 +168,16 @@ class Asker:
         tokens = result.usage.get("completion_tokens")
         detail = f"{result.model}, {tokens} token{'s' * (tokens != 1)}" if tokens is not None else result.model
         verb = {"interrupted": "answer interrupted", "error": "answer failed"}.get(finish, "answer")
-        old, new = self.ws.store.add_turns(conv.id, lambda parent: [answer], f"{conv.id}: {verb} ({detail})")
+        written = self.ws.store.add_turns(conv.id, lambda parent: [answer], f"{conv.id}: {verb} ({detail})")
         result.answer = answer.name
-        conv.turns.append(answer)
-        self._after_commit(conv, old, new)
+        self._after_commit(conv, written)
 
-    def _after_commit(self, conv: Conversation, old: str | None, new: str) -> None:
-        names = sorted(t.name for t in conv.turns)
-        self.ws.index.record(conv, names, old, new)
+    def _after_commit(self, conv: Conversation, written: Written) -> None:
+        """Keep the index and this terminal's session file in step with the commit."""
+        self.ws.index.record(conv, written.names, written.old, written.new)
         name = session.session_name()
         if name:
-            session.save(name, conv.id, self.ws.index.short_id(conv.id), len(names))
+            session.save(name, conv.id, self.ws.index.short_id(conv.id), len(written.names))
 
     def _short(self, conv_id: str, opts: AskOptions) -> str:
         return self.ws.index.short_id(conv_id) if opts.save else conv_id

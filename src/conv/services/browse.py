@@ -44,7 +44,7 @@ def resolve_or_current(ref: str | None, ws: Workspace) -> str:
 
 def conversation(ref: str | None, ws: Workspace | None = None) -> Conversation:
     ws = ws or Workspace()
-    return ws.store.read(resolve_or_current(ref, ws))
+    return ws.conversation(resolve_or_current(ref, ws))
 
 
 def raw_files(ref: str | None, ws: Workspace | None = None) -> list[tuple[str, str]]:

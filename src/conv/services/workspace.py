@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field
 
 from ..config import Config
+from ..format import Conversation
 from ..index import Index
 from ..store import Store
 
@@ -15,3 +16,7 @@ class Workspace:
 
     def __post_init__(self):
         self.index = Index(self.store)
+
+    def conversation(self, conv_id: str, commit: str | None = None) -> Conversation:
+        """A conversation to read (files parsed once, then cached by blob id)."""
+        return self.store.read(conv_id, commit, cache=self.index)

@@ -7,11 +7,13 @@ characters keeps each commit's rewritten trees small at 10,000 conversations.
 """
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Protocol
 from pathlib import Path
 
 from .. import ids, paths
 from ..errors import RefError, StoreError
-from ..format import FORMAT_VERSION, Conversation, Turn, order_turns
+from ..format import FORMAT_VERSION, Conversation, Turn, order_turns, warm_up
 from .git import GitStore, Snapshot
 
 META_FILE = "conversation.md"
@@ -23,6 +25,16 @@ LLM conversations kept by [conv](https://pypi.org/project/conv-git/), format ver
 Each conversation is a folder `conversations/<shard>/<id>/` holding `conversation.md`
 (its metadata as YAML frontmatter) and one Markdown file per turn, named by time.
 """.encode()
+
+
+@dataclass
+class Written:
+    """What one commit did: the commits before and after, and the turn names
+    the conversation has after it."""
+
+    old: str | None
+    new: str
+    names: list[str]
 
 
 class Store:
@@ -45,25 +57,27 @@ class Store:
         return self.git.head() if self.exists() else None
 
     # -- reading ---------------------------------------------------------
-    def read(self, conv_id: str, commit: str | None = None) -> Conversation:
-        return read_conversation(self.git.snapshot(commit), conv_id)
+    def read(self, conv_id: str, commit: str | None = None, cache: "ParsedCache | None" = None) -> Conversation:
+        """A conversation with its turns in transcript order. With a ``cache``,
+        files parsed before (same blob) are not parsed again; without one, every
+        object keeps its YAML mapping, so a rewrite preserves hand edits."""
+        snap = self.git.snapshot(commit)
+        files = _files(snap, conv_id)
+        parsed = _parse(snap, ids.conversation_path(conv_id), files, cache)
+        conv = parsed.pop(META_FILE)
+        conv.turns = order_turns(list(parsed.values()))
+        return conv
 
-    def read_header(self, conv_id: str, commit: str | None = None) -> tuple[Conversation, list[str]]:
+    def read_header(self, conv_id: str, commit: str | None = None, cache: "ParsedCache | None" = None) -> tuple[Conversation, list[str]]:
         """A conversation's metadata and its turn names, without reading the turns."""
         snap = self.git.snapshot(commit)
-        where = ids.conversation_path(conv_id)
-        data = snap.read(f"{where}/{META_FILE}")
-        if data is None:
-            raise RefError(f"conversation {conv_id} is not in the store", "See conv list")
-        conv = Conversation.from_text(_decode(data, where), f"{where}/{META_FILE}")
-        names = sorted(n[:-3] for n in snap.listdir(where) if n != META_FILE and n.endswith(".md"))
-        return conv, names
+        files = _files(snap, conv_id)
+        conv = _parse(snap, ids.conversation_path(conv_id), {META_FILE: files.pop(META_FILE)}, cache)[META_FILE]
+        return conv, sorted(name[:-3] for name in files)
 
     def raw_files(self, conv_id: str, commit: str | None = None) -> dict[str, bytes]:
-        files = self.git.snapshot(commit).read_dir(ids.conversation_path(conv_id))
-        if META_FILE not in files:
-            raise RefError(f"conversation {conv_id} is not in the store", "See conv list")
-        return files
+        snap = self.git.snapshot(commit)
+        return {name: snap.blob(sha) for name, sha in _files(snap, conv_id).items()}
 
     def conversation_ids(self, commit: str | None = None) -> Iterator[str]:
         snap = self.git.snapshot(commit)
@@ -87,47 +101,72 @@ class Store:
         make_turns: Callable[[str | None], list[Turn]],
         message: str,
         new_conversation: Conversation | None = None,
-    ) -> tuple[str | None, str]:
+    ) -> "Written":
         """Append turns in one commit. ``make_turns`` runs under the writer lock
-        and gets the newest existing turn's name, the new turns' parent.
-        Returns (old commit, new commit)."""
+        and gets the newest existing turn's name, the new turns' parent."""
         where = ids.conversation_path(conv_id)
+        names: list[str] = []
 
         def build(snap: Snapshot):
-            names = sorted(n for n in snap.listdir(where) if n != META_FILE and n.endswith(".md"))
+            files = sorted(n for n in snap.listdir(where) if n != META_FILE and n.endswith(".md"))
             exists = snap.read(f"{where}/{META_FILE}") is not None
             changes: dict[str, bytes | None] = {}
             if new_conversation is not None:
-                if exists or names:
+                if exists or files:
                     raise StoreError(f"conversation {conv_id} already exists")
                 changes[f"{where}/{META_FILE}"] = new_conversation.to_text().encode()
             elif not exists:
                 raise RefError(f"conversation {conv_id} is not in the store", "See conv list")
-            for turn in make_turns(names[-1][:-3] if names else None):
+            existing = [n[:-3] for n in files]
+            for turn in make_turns(existing[-1] if existing else None):
                 changes[f"{where}/{turn.name}.md"] = turn.to_text().encode()
+                existing.append(turn.name)
+            names[:] = sorted(existing)
             return changes, message
 
-        return self.git.update(build)
+        warm_up()  # build the YAML emitter before the lock, not while holding it
+        old, new = self.git.update(build)
+        return Written(old, new, names)
 
     def write(self, changes: dict[str, bytes | None], message: str) -> str:
         """A raw change of paths (for services that rewrite metadata)."""
         return self.git.update(lambda snap: (changes, message))[1]
 
 
-def read_conversation(snap: Snapshot, conv_id: str) -> Conversation:
-    where = ids.conversation_path(conv_id)
-    files = snap.read_dir(where)
+
+class ParsedCache(Protocol):
+    """Somewhere to keep parsed files by blob id (the index): a blob never
+    changes, so neither does what it parses to."""
+
+    def get_parsed(self, shas: list[str]) -> dict[str, dict]: ...
+
+    def put_parsed(self, parsed: dict[str, dict]) -> None: ...
+
+
+def _files(snap: Snapshot, conv_id: str) -> dict[str, str]:
+    """conversation.md and the turn files of a conversation: name -> blob id."""
+    files = {n: sha for n, sha in snap.files(ids.conversation_path(conv_id)).items() if n.endswith(".md")}
     if META_FILE not in files:
         raise RefError(f"conversation {conv_id} is not in the store", "See conv list")
-    conv = Conversation.from_text(_decode(files.pop(META_FILE), where), f"{where}/{META_FILE}")
-    turns = [
-        Turn.from_text(name[:-3], _decode(data, f"{where}/{name}"))
-        for name, data in files.items()
-        if name.endswith(".md")
-    ]
-    conv.turns = order_turns(turns)
-    return conv
+    return files
 
+
+def _parse(snap: Snapshot, where: str, files: dict[str, str], cache: ParsedCache | None) -> dict:
+    """name -> Conversation (for conversation.md) or Turn, via the cache when given."""
+    known = cache.get_parsed(list(files.values())) if cache else {}
+    out, fresh = {}, {}
+    for name, sha in files.items():
+        if sha in known:
+            data = known[sha]
+            out[name] = Conversation.from_dict(data) if name == META_FILE else Turn.from_dict({**data, "name": name[:-3]})
+            continue
+        text = _decode(snap.blob(sha), f"{where}/{name}")
+        obj = Conversation.from_text(text, f"{where}/{name}") if name == META_FILE else Turn.from_text(name[:-3], text, f"{where}/{name}")
+        out[name] = obj
+        fresh[sha] = obj.to_dict(with_turns=False) if name == META_FILE else obj.to_dict()
+    if cache and fresh:
+        cache.put_parsed(fresh)
+    return out
 
 def _decode(data: bytes, where: str) -> str:
     try:

@@ -56,17 +56,19 @@ class Snapshot:
             return []
         return [entry.path.decode("utf-8", "surrogateescape") for entry in obj.iteritems()]
 
-    def read_dir(self, path: str) -> dict[str, bytes]:
-        """Every file directly in a directory, name -> content."""
+    def files(self, path: str) -> dict[str, str]:
+        """The regular files directly in a directory: name -> blob id."""
         obj = self._lookup(path)
         if obj is None or obj.type_name != b"tree":
             return {}
-        store = self._repo.object_store
         return {
-            e.path.decode("utf-8", "surrogateescape"): store[e.sha].data
+            e.path.decode("utf-8", "surrogateescape"): e.sha.decode()
             for e in obj.iteritems()
             if stat.S_ISREG(e.mode)
         }
+
+    def blob(self, sha: str) -> bytes:
+        return self._repo.object_store[sha.encode()].data
 
 
 class GitStore:
@@ -92,6 +94,9 @@ class GitStore:
         from dulwich.repo import Repo
 
         path.parent.mkdir(parents=True, exist_ok=True)
+        for leftover in path.parent.glob(".new-store-*"):  # from a creator killed mid-way
+            if time.time() - leftover.stat().st_mtime > 60:
+                shutil.rmtree(leftover, ignore_errors=True)
         tmp = Path(tempfile.mkdtemp(prefix=".new-store-", dir=path.parent))
         try:
             repo = Repo.init_bare(tmp, default_branch=b"main")
@@ -164,7 +169,7 @@ class GitStore:
             old = self.head()
             snap = Snapshot(repo, old)
             changes, message = build(snap)
-            store = repo.object_store
+            store = _HealingObjects(repo.object_store)
             entries = []
             for path, content in changes.items():
                 if content is None:
@@ -190,3 +195,25 @@ class GitStore:
                 raise StoreError("the store changed during a write", "Run the command again")
             return old, commit.id.decode()
 
+
+
+
+class _HealingObjects:
+    """The object store as commit_tree_changes uses it (read, add), except that
+    adding removes the ``.lock`` a writer killed while writing that very object
+    left behind (only called with the writer lock held: nobody else writes)."""
+
+    def __init__(self, store):
+        self._store = store
+
+    def __getitem__(self, sha):
+        return self._store[sha]
+
+    def add_object(self, obj) -> None:
+        from dulwich.file import FileLocked
+
+        try:
+            self._store.add_object(obj)
+        except FileLocked as exc:
+            Path(os.fsdecode(exc.lockfilename)).unlink(missing_ok=True)
+            self._store.add_object(obj)

@@ -1,0 +1,153 @@
+"""Helpers shared by the benchmarks: statistics, the child environment, conv
+as a cold process, the fake model server as a separate process.
+
+Every conv process gets a clean environment: its own CONV_HOME, no OPENAI_* /
+CONV_* from the developer's shell, and no PYTHONDONTWRITEBYTECODE (with it set,
+an editable install recompiles its own modules at every start).
+"""
+
+import math
+import os
+import pty
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent.parent
+OUT = BENCH / "out"
+FAKESERVER = ROOT / "tests" / "fakeserver.py"
+PYTHON = sys.executable
+CONV = Path(PYTHON).parent / "conv"  # the console script a user runs
+
+
+def stats(samples: list[float]) -> dict:
+    """median, p90 (nearest rank) and n, in milliseconds (samples in seconds)."""
+    s = sorted(samples)
+    p90 = s[max(0, math.ceil(0.9 * len(s)) - 1)]
+    return {"median": statistics.median(s) * 1000, "p90": p90 * 1000, "n": len(s)}
+
+
+def fmt(st: dict) -> str:
+    return f"median {st['median']:8.1f} ms   p90 {st['p90']:8.1f} ms   n {st['n']}"
+
+
+def row(name: str, st: dict, budget: float | None = None) -> dict:
+    """One line of a bench's results (run_all.py collects them into a table)."""
+    verdict = "" if budget is None else ("ok" if st["median"] <= budget else "OVER")
+    line = f"  {name:<56} {fmt(st)}"
+    if budget is not None:
+        line += f"   budget <= {budget:g} ms: {verdict}"
+    print(line, flush=True)
+    return {"name": name, **st, "budget": budget, "verdict": verdict}
+
+
+def child_env(home: Path, base_url: str | None = None) -> dict:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("OPENAI_", "CONV_")) and k not in ("PYTHONDONTWRITEBYTECODE", "NO_COLOR")}
+    env["CONV_HOME"] = str(home)
+    if base_url:
+        env["OPENAI_BASE_URL"] = base_url
+    return env
+
+
+def run(cmd: list[str], env: dict, tty: bool = False) -> float:
+    """Wall time of one process, stdin empty, stdout a pipe (or a pseudo-terminal)."""
+    if tty:
+        return _run_tty(cmd, env)
+    t = time.perf_counter()
+    done = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True)
+    elapsed = time.perf_counter() - t
+    if done.returncode:
+        sys.exit(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.decode()[-2000:]}")
+    return elapsed
+
+
+def _run_tty(cmd: list[str], env: dict) -> float:
+    master, slave = pty.openpty()
+    out = bytearray()
+
+    def drain():  # a pty's buffer is small: read it while the child writes
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO once the child has gone
+                return
+            if not data:
+                return
+            out.extend(data)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave)
+    os.close(slave)
+    code = proc.wait()
+    elapsed = time.perf_counter() - t
+    reader.join(5)
+    os.close(master)
+    if code:
+        sys.exit(f"{' '.join(cmd)} failed ({code}): {out.decode(errors='replace')[-2000:]}")
+    return elapsed
+
+
+def conv(*args: str) -> list[str]:
+    return [str(CONV), *args]
+
+
+@contextmanager
+def fake_server(mode: str = "ok"):
+    """tests/fakeserver.py as its own process; yields its base URL."""
+    proc = subprocess.Popen([PYTHON, str(FAKESERVER), "--port", "0", "--mode", mode],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        if not line.startswith("PORT "):
+            sys.exit(f"fake server did not start: {line!r}")
+        yield f"http://127.0.0.1:{int(line.split()[1])}/v1"
+    finally:
+        proc.terminate()
+        proc.wait(5)
+
+
+def server_round_trip(base_url: str, n: int = 20) -> dict:
+    """The fake's own time for one streamed answer, seen by a warm client:
+    what a conv ask spends waiting on the server (subtract it from wall time)."""
+    import http.client
+    import json
+    from urllib.parse import urlsplit
+
+    url = urlsplit(base_url)
+    body = json.dumps({"model": "gpt-4o-mini", "stream": True, "stream_options": {"include_usage": True},
+                       "messages": [{"role": "user", "content": "q"}]}).encode()
+    samples = []
+    for _ in range(n + 1):
+        t = time.perf_counter()
+        c = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
+        c.request("POST", url.path + "/chat/completions", body, {"Content-Type": "application/json"})
+        c.getresponse().read()
+        c.close()
+        samples.append(time.perf_counter() - t)
+    return stats(samples[1:])
+
+
+def python_startup(n: int = 20) -> dict:
+    """A bare interpreter start (same venv, same environment), for reference."""
+    env = child_env(OUT / "unused")
+    run([PYTHON, "-c", "pass"], env)
+    return stats([run([PYTHON, "-c", "pass"], env) for _ in range(n)])
+
+
+def store_home(conversations: int, turns: int = 5) -> Path:
+    """A generated store of that size (made once, then reused; see genstore.py)."""
+    import genstore
+
+    return genstore.ensure(OUT / f"store-{conversations}x{turns}", conversations, turns)
+
+
+def conversation_ids(home: Path) -> list[str]:
+    return (home / "ids.txt").read_text().split()
