@@ -76,7 +76,7 @@ def test_a_hand_corrupted_conversation_breaks_nothing_else(fake, store_path, tmp
     bad = ask("bad one")
     work = tmp_path / "work"
     git(tmp_path, "clone", "-q", str(store_path), str(work))
-    meta = next(work.glob(f"conversations/*/{bad}/conversation.md"))
+    meta = next(work.glob(f"conversations/*/*/{bad}/conversation.md"))
     meta.write_text("---\ntitle: [oops\n---\n")
     git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "hand edit")
     git(work, "push", "-q", "origin", "HEAD:main")

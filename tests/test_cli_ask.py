@@ -4,6 +4,8 @@ import json
 
 from conftest import git, run_conv
 
+from conv.ids import conversation_path
+
 
 def ok(*args, **kw):
     done = run_conv(*args, **kw)
@@ -23,7 +25,7 @@ def test_ask_then_follow_up_sends_the_whole_conversation(fake, store_path):
         ("user", "what about interactive mode?"),
     ]
     files = git(store_path, "ls-tree", "-r", "--name-only", "HEAD").split()
-    conv_dir = f"conversations/{first['conversation'][:2]}/{first['conversation']}"
+    conv_dir = conversation_path(first['conversation'])
     assert f"{conv_dir}/conversation.md" in files
     assert sum(f.startswith(conv_dir) for f in files) == 5  # conversation.md + 4 turns
 
@@ -36,7 +38,7 @@ def test_the_real_git_cli_accepts_the_store(fake, store_path, tmp_path):
     assert "error" not in fsck and "missing" not in fsck
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(store_path), str(clone))
-    turns = sorted(clone.glob("conversations/*/*/*-user.md"), key=lambda p: p.name)
+    turns = sorted(clone.glob("conversations/*/*/*/*-user.md"), key=lambda p: p.name)
     assert len(turns) == 6
     assert (clone / "README.md").read_text().startswith("# conv store")
     text = turns[0].read_text()
@@ -59,7 +61,7 @@ def test_list_show_and_clear(fake):
     shown = ok("show", conv_id[:6]).stdout.decode()
     assert "1. user" in shown and "first topic" in shown and "Answer with **bold**." in shown
     raw = ok("show", conv_id, "--raw").stdout.decode()
-    assert f"==> conversations/{conv_id[:2]}/{conv_id}/conversation.md <==" in raw
+    assert f"==> {conversation_path(conv_id)}/conversation.md <==" in raw
     ok("clear")
     ok("ask", "-c", "after clear")
     assert len(json.loads(ok("list", "--json").stdout)) == 3  # -c after clear started a new one

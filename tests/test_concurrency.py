@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from conftest import git
+from conv.ids import conversation_path
 from fakeserver import FakeServer
 
 WORKERS = 8
@@ -61,7 +62,7 @@ class Swarm:
 
     @property
     def conv_dir(self) -> str:
-        return f"conversations/{self.cid[:2]}/{self.cid}"
+        return conversation_path(self.cid)
 
 
 @pytest.fixture(scope="module")

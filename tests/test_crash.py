@@ -19,6 +19,7 @@ import time
 import pytest
 
 from conftest import git, run_conv
+from conv.ids import conversation_path
 from fakeserver import FakeServer
 
 ROUNDS = 20
@@ -47,7 +48,7 @@ def fsck_clean(store) -> None:
 
 def turns_in_git(store, cid) -> dict[str, tuple[dict, str]]:
     """name -> (frontmatter, body) of every turn file at HEAD, via the git CLI."""
-    where = f"conversations/{cid[:2]}/{cid}/"
+    where = conversation_path(cid) + "/"
     out = {}
     for path in git(store, "ls-tree", "-r", "--name-only", "HEAD").splitlines():
         if path.startswith(where) and not path.endswith("/conversation.md"):

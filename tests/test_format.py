@@ -75,3 +75,36 @@ def test_interleaved_askers_get_answers_beside_their_questions():
     a2 = t("20261121-000003.000-cccc-assistant", "assistant", q2.name)
     a1 = t("20261121-000004.000-dddd-assistant", "assistant", q1.name)
     assert [x.name for x in order_turns([a1, a2, q2, q1])] == [q1.name, a1.name, q2.name, a2.name]
+
+
+# -- the canonical writer/reader agrees with ruamel --------------------------------
+from conv.format import _plain  # noqa: E402
+from conv.frontmatter import _yaml, emit_canonical, parse_canonical  # noqa: E402
+
+keys = st.from_regex(r"[a-z_][a-z0-9_]{0,12}", fullmatch=True)
+scalars = st.one_of(st.text(), st.integers(), st.booleans(), st.sampled_from(["true", "No", "null", "~", "1e3", "0x1f", "2026-11-21", "a: b", "- x", "#c", "x ", " x", "[a]", "k3f9x2"]))
+mappings = st.dictionaries(
+    keys,
+    st.one_of(scalars, st.lists(st.text(min_size=0), max_size=4), st.dictionaries(keys, scalars, min_size=1, max_size=3)),
+    max_size=8,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(meta=mappings)
+def test_canonical_frontmatter_reads_the_same_with_ruamel(meta):
+    head = emit_canonical(meta)
+    assert head is not None
+    assert parse_canonical(head) == meta
+    assert _plain(_yaml().load(head) or {}) == meta
+
+
+@settings(max_examples=300, deadline=None)
+@given(meta=mappings)
+def test_the_canonical_reader_never_misreads_other_yaml(meta):
+    from io import StringIO
+
+    out = StringIO()
+    _yaml().dump(meta, out)  # ruamel's own style: quoting, block lists …
+    parsed = parse_canonical(out.getvalue())
+    assert parsed is None or parsed == _plain(_yaml().load(out.getvalue()) or {})

@@ -32,7 +32,7 @@ def test_changes_made_with_git_show_up(fake, store_path, tmp_path):
     conv_id = json.loads(run_conv("ask", "--json", "original title").stdout)["conversation"]
     work = tmp_path / "work"
     git(tmp_path, "clone", "-q", str(store_path), str(work))
-    meta = next(work.glob(f"conversations/*/{conv_id}/conversation.md"))
+    meta = next(work.glob(f"conversations/*/*/{conv_id}/conversation.md"))
     meta.write_text(meta.read_text().replace("title: original title", "title: edited with git"))
     git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "retitle")
     git(work, "push", "-q", "origin", "HEAD:main")

@@ -19,6 +19,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from conftest import git, run_conv
+from conv.ids import conversation_path
 from fakeserver import DEFAULT_REPLY, SLOW_REPLY
 
 QUESTION = "why is the sky blue?"
@@ -342,7 +343,7 @@ def test_json_output(fake, store_path, extra):
     assert data["model"] == "gpt-4o-mini"
     assert ("stream" in fake.requests[-1]) is (not extra)
     files = git(store_path, "ls-tree", "-r", "--name-only", "HEAD").split()
-    where = f"conversations/{data['conversation'][:2]}/{data['conversation']}"
+    where = conversation_path(data['conversation'])
     assert f"{where}/{data['question_turn']}.md" in files
     assert f"{where}/{data['answer_turn']}.md" in files
     meta, body = parse_turn(git(store_path, "show", f"HEAD:{where}/{data['answer_turn']}.md"))

@@ -1,85 +1,21 @@
-"""The on-disk format: Markdown files with YAML frontmatter (docs/format.md).
-
-A file is ``---\\n`` + YAML mapping + ``---\\n`` + body. The body is kept byte
-for byte (lines of ``---``, text that looks like frontmatter, no trailing
-newline); the mapping is round-tripped with ruamel.yaml so comments and keys
-a person added by hand survive conv's own rewrites.
+"""Conversations and turns as files (docs/format.md): which keys they hold and
+how they map to frontmatter documents (frontmatter.py).
 
 FORMAT_VERSION history:
   1 — conversation.md + one file per turn, sharded by id (2026-11).
 """
 
-import re
 from dataclasses import dataclass, field
-from functools import cache
 from datetime import datetime, timezone
-from io import StringIO
 from typing import Any
 
 from .errors import StoreError
+from .frontmatter import Document, dump_document, emittable, new_mapping, parse_document
 
 FORMAT_VERSION = 1
-FENCE = "---\n"
 
 ROLES = ("user", "assistant", "system")
 STATUSES = ("active", "paused", "done")
-
-
-@cache
-def _yaml():
-    from ruamel.yaml import YAML
-
-    yaml = YAML()  # round-trip: keeps comments, key order and quoting
-    yaml.width = 1 << 16  # never fold long values onto new lines
-    yaml.allow_unicode = True
-    yaml.preserve_quotes = True
-    return yaml
-
-
-def warm_up() -> None:
-    """Import and build the YAML machinery now (it costs tens of ms once)."""
-    _yaml()
-
-
-@dataclass
-class Document:
-    """One file: its frontmatter mapping and its body, exactly as written."""
-
-    meta: Any
-    body: str
-
-
-def parse_document(text: str, where: str = "file") -> Document:
-    if not text.startswith(FENCE):
-        raise StoreError(f"{where}: no frontmatter (the file must start with a '---' line)")
-    end = text.find("\n---\n", len(FENCE) - 1)
-    if end < 0 and text.endswith("\n---"):
-        text += "\n"  # closing fence at the very end, its newline trimmed by an editor
-        end = len(text) - len("\n---\n")
-    if end < 0:
-        raise StoreError(f"{where}: frontmatter is not closed by a '---' line")
-    head = text[len(FENCE) : end + 1]
-    try:
-        meta = _yaml().load(head) if head.strip() else None
-    except Exception as exc:  # ruamel raises many types; all mean "not YAML"
-        line = getattr(getattr(exc, "problem_mark", None), "line", None)
-        at = f" (line {line + 2})" if line is not None else ""
-        raise StoreError(f"{where}: frontmatter is not valid YAML{at}") from None
-    if meta is None:
-        from ruamel.yaml.comments import CommentedMap
-
-        meta = CommentedMap()
-    if not isinstance(meta, dict):
-        raise StoreError(f"{where}: frontmatter must be a YAML mapping")
-    body = text[end + len("\n---\n") :]
-    return Document(meta, body[:-1] if body.endswith("\n") else body)
-
-
-def dump_document(doc: Document) -> str:
-    out = StringIO()
-    if doc.meta:
-        _yaml().dump(doc.meta, out)
-    return FENCE + out.getvalue() + FENCE + doc.body + "\n"
 
 
 def now_iso() -> str:
@@ -124,25 +60,7 @@ def _update(meta: Any, values: dict) -> None:
             if key in meta:
                 del meta[key]
         elif meta.get(key) != value:
-            meta[key] = _emittable(value)
-
-
-_LINE_BREAKS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
-
-
-def _emittable(value: Any) -> Any:
-    """Strings holding control characters or Unicode line breaks go out
-    double-quoted with escapes: ruamel writes U+0085 raw in single quotes,
-    where reading it back folds it into a space."""
-    if isinstance(value, str) and _LINE_BREAKS.search(value):
-        from ruamel.yaml.scalarstring import DoubleQuotedScalarString
-
-        return DoubleQuotedScalarString(value)
-    if isinstance(value, list):
-        return [_emittable(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _emittable(v) for k, v in value.items()}
-    return value
+            meta[key] = emittable(value) if type(meta) is not dict else value
 
 
 @dataclass
@@ -187,9 +105,7 @@ class Turn:
         )
 
     def to_text(self) -> str:
-        from ruamel.yaml.comments import CommentedMap
-
-        meta = self.meta if self.meta is not None else CommentedMap()
+        meta = self.meta if self.meta is not None else new_mapping()
         _update(meta, {f: getattr(self, f) for f in self.FIELDS})
         return dump_document(Document(meta, self.content))
 
@@ -248,11 +164,9 @@ class Conversation:
         )
 
     def to_text(self) -> str:
-        from ruamel.yaml.comments import CommentedMap
-
         meta = self.meta
         if meta is None:
-            meta = CommentedMap()
+            meta = new_mapping()
             meta["format"] = FORMAT_VERSION
         values = {f: getattr(self, f) for f in self.FIELDS}
         values["status"] = None if self.status == "active" and "status" not in meta else self.status

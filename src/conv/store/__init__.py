@@ -1,9 +1,10 @@
 """The store: conversations and turns kept as Markdown files in a bare git
 repository. This package is the only code in conv that touches git.
 
-Layout (docs/format.md): ``conversations/<shard>/<id>/conversation.md`` plus
-one ``<turn name>.md`` per turn. Sharding by the id's first two random
-characters keeps each commit's rewritten trees small at 10,000 conversations.
+Layout (docs/format.md): ``conversations/<c1>/<c2>/<id>/conversation.md``
+plus one ``<turn name>.md`` per turn, where c1 c2 are the first two random
+characters of the id: each commit rewrites only small trees, even at 10,000
+conversations.
 """
 
 from collections.abc import Callable, Iterator
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from .. import ids, paths
 from ..errors import RefError, StoreError
-from ..format import FORMAT_VERSION, Conversation, Turn, order_turns, warm_up
+from ..format import FORMAT_VERSION, Conversation, Turn, order_turns
 from .git import GitStore, Snapshot
 
 META_FILE = "conversation.md"
@@ -81,17 +82,17 @@ class Store:
 
     def conversation_ids(self, commit: str | None = None) -> Iterator[str]:
         snap = self.git.snapshot(commit)
-        for shard in snap.listdir(ROOT):
-            for conv_id in snap.listdir(f"{ROOT}/{shard}"):
-                yield conv_id
+        for first in snap.listdir(ROOT):
+            for second in snap.listdir(f"{ROOT}/{first}"):
+                yield from snap.listdir(f"{ROOT}/{first}/{second}")
 
     def changed_conversations(self, old: str, new: str) -> set[str]:
         """Ids of the conversations that differ between two commits."""
         out = set()
         for path in self.git.changed_paths(old, new):
             parts = path.split("/")
-            if len(parts) >= 3 and parts[0] == ROOT:
-                out.add(parts[2])
+            if len(parts) >= 4 and parts[0] == ROOT:
+                out.add(parts[3])
         return out
 
     # -- writing ---------------------------------------------------------
@@ -124,7 +125,6 @@ class Store:
             names[:] = sorted(existing)
             return changes, message
 
-        warm_up()  # build the YAML emitter before the lock, not while holding it
         old, new = self.git.update(build)
         return Written(old, new, names)
 

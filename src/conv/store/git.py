@@ -27,23 +27,30 @@ Changes = dict[str, bytes | None]
 
 
 class Snapshot:
-    """Read access to the tree of one commit."""
+    """Read access to the tree of one commit (each directory read once)."""
 
-    def __init__(self, repo, commit: str | None):
-        self._repo = repo
+    def __init__(self, objects, commit: str | None):
+        self._objects = objects
         self.commit = commit
-        self.tree = repo[commit.encode()].tree if commit else None
+        self.tree = objects[commit.encode()].tree if commit else None
+        self._dirs: dict[str, object] = {}
 
     def _lookup(self, path: str):
-        from dulwich.object_store import tree_lookup_path
-
-        if self.tree is None:
-            return None
-        try:
-            mode, sha = tree_lookup_path(self._repo.object_store.__getitem__, self.tree, path.encode())
-        except KeyError:
-            return None
-        return self._repo.object_store[sha]
+        """The object at ``path`` ("" is the root), or None."""
+        if path in self._dirs:
+            return self._dirs[path]
+        if not path:
+            obj = self._objects[self.tree] if self.tree is not None else None
+        else:
+            parent_path, _, name = path.rpartition("/")
+            parent = self._lookup(parent_path)
+            try:
+                obj = self._objects[parent[name.encode()][1]] if parent is not None and parent.type_name == b"tree" else None
+            except KeyError:
+                obj = None
+        if obj is not None and obj.type_name == b"tree":
+            self._dirs[path] = obj
+        return obj
 
     def read(self, path: str) -> bytes | None:
         obj = self._lookup(path)
@@ -51,7 +58,7 @@ class Snapshot:
 
     def listdir(self, path: str) -> list[str]:
         """Names in a directory of the tree ([] when it does not exist)."""
-        obj = self._lookup(path) if path else (self._repo.object_store[self.tree] if self.tree else None)
+        obj = self._lookup(path)
         if obj is None or obj.type_name != b"tree":
             return []
         return [entry.path.decode("utf-8", "surrogateescape") for entry in obj.iteritems()]
@@ -68,7 +75,7 @@ class Snapshot:
         }
 
     def blob(self, sha: str) -> bytes:
-        return self._repo.object_store[sha.encode()].data
+        return self._objects[sha.encode()].data
 
 
 class GitStore:
@@ -76,7 +83,8 @@ class GitStore:
 
     def __init__(self, path: Path):
         self.path = path
-        self._repo = None
+        self._objects = None
+        self._refs = None
 
     # -- creation --------------------------------------------------------
     @classmethod
@@ -116,12 +124,22 @@ class GitStore:
 
     # -- reading ---------------------------------------------------------
     @property
-    def repo(self):
-        if self._repo is None:
-            from dulwich.repo import Repo
+    def objects(self):
+        """The object store alone: opening it costs less than a dulwich Repo
+        (no config, hooks or work-tree machinery is imported)."""
+        if self._objects is None:
+            from dulwich.object_store import DiskObjectStore
 
-            self._repo = Repo(str(self.path))
-        return self._repo
+            self._objects = DiskObjectStore(str(self.path / "objects"))
+        return self._objects
+
+    @property
+    def refs(self):
+        if self._refs is None:
+            from dulwich.refs import DiskRefsContainer
+
+            self._refs = DiskRefsContainer(str(self.path))
+        return self._refs
 
     def head(self) -> str | None:
         """The branch's commit, read from the ref files without dulwich."""
@@ -139,22 +157,17 @@ class GitStore:
         return None
 
     def snapshot(self, commit: str | None = None) -> Snapshot:
-        return Snapshot(self.repo, commit if commit is not None else self.head())
+        return Snapshot(self.objects, commit if commit is not None else self.head())
 
     def changed_paths(self, old: str, new: str) -> Iterator[str]:
         """Paths that differ between two commits (descends only into changed trees)."""
         from dulwich.diff_tree import tree_changes
 
-        repo = self.repo
-        for change in tree_changes(repo.object_store, repo[old.encode()].tree, repo[new.encode()].tree):
+        objects = self.objects
+        for change in tree_changes(objects, objects[old.encode()].tree, objects[new.encode()].tree):
             for entry in (change.old, change.new):
                 if entry is not None and entry.path is not None:
                     yield entry.path.decode("utf-8", "surrogateescape")
-
-    def is_ancestor(self, old: str, new: str) -> bool:
-        from dulwich.graph import can_fast_forward
-
-        return can_fast_forward(self.repo, old.encode(), new.encode())
 
     # -- writing ---------------------------------------------------------
     def update(self, build: Callable[[Snapshot], tuple[Changes, str]]) -> tuple[str | None, str]:
@@ -163,13 +176,12 @@ class GitStore:
         from dulwich.objects import Blob, Commit, Tree
         from dulwich.object_store import commit_tree_changes
 
-        repo = self.repo
         with writer_lock(self.path):
             clear_stale_ref_locks(self.path, BRANCH)
             old = self.head()
-            snap = Snapshot(repo, old)
+            snap = Snapshot(self.objects, old)
             changes, message = build(snap)
-            store = _HealingObjects(repo.object_store)
+            store = _HealingObjects(self.objects)
             entries = []
             for path, content in changes.items():
                 if content is None:
@@ -188,7 +200,7 @@ class GitStore:
             commit.message = message.encode() + (b"" if message.endswith("\n") else b"\n")
             store.add_object(commit)
             with signals_held():
-                ok = repo.refs.set_if_equals(
+                ok = self.refs.set_if_equals(
                     BRANCH.encode(), old.encode() if old else None, commit.id
                 )
             if not ok:  # impossible while every writer takes the flock; say so if it happens
