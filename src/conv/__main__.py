@@ -17,9 +17,10 @@ def main() -> None:
     from .errors import ConvError, Interrupted
 
     try:
-        from .cli import app
+        if not _fast_path(sys.argv[1:]):
+            from .cli import app
 
-        app(prog_name="conv")
+            app(prog_name="conv")
     except ConvError as exc:
         from .render import error
 
@@ -32,6 +33,20 @@ def main() -> None:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(141)
+
+
+def _fast_path(args: list[str]) -> bool:
+    """Run the commands that must start fast without Typer; False if not one."""
+    if args[:1] == ["ask"]:
+        from .cli.fastpath import parse_ask
+
+        command = parse_ask(args[1:])
+        if command is not None:
+            from .cli.asking import run
+
+            run(command)
+            return True
+    return False
 
 
 if __name__ == "__main__":

@@ -1,13 +1,10 @@
 """``conv ask``: a question to a new conversation, or a follow-up."""
 
-import sys
 from typing import Annotated, Optional
 
 import typer
 
 from .app import app
-
-MAX_STDIN = 4 * 1024 * 1024  # more than any model takes in one message
 
 
 @app.command(
@@ -27,51 +24,11 @@ def ask(
     no_save: Annotated[bool, typer.Option("--no-save", help="Do not store this exchange.")] = False,
 ) -> None:
     """Ask a question; text piped on stdin is added to it."""
-    from .. import render
-    from ..services.ask import Asker, AskOptions
-    from ..services.workspace import Workspace
+    from ..services.ask import AskOptions
+    from .asking import AskCommand, run
 
-    printer = render.AnswerPrinter()
-    streaming = not (json_out or no_stream)
-    asker = Asker(
-        Workspace(),
-        notice=(lambda m: None) if quiet else render.notice,
-        on_text=printer if streaming else (lambda text: None),
-    )
     options = AskOptions(
-        words=words or [], stdin_text=read_stdin(), follow=follow, cid=cid, new=new, model=model,
+        words=words or [], follow=follow, cid=cid, new=new, model=model,
         system=system, stream=not no_stream, save=not no_save,
     )
-    try:
-        result = asker.ask(options)
-    finally:
-        if streaming:
-            printer.finish()
-    if json_out:
-        render.emit_json(result.to_dict())
-    elif not streaming:
-        printer(result.text)
-        printer.finish()
-
-
-def read_stdin() -> str | None:
-    """Piped text, checked: it must be UTF-8 text of a sane size."""
-    from ..errors import UsageError
-
-    if sys.stdin is None or sys.stdin.isatty():
-        return None
-    data = sys.stdin.buffer.read(MAX_STDIN + 1)
-    if len(data) > MAX_STDIN:
-        raise UsageError(
-            f"stdin holds more than {MAX_STDIN // 1048576} MB",
-            "Send a part of it, e.g. | tail -c 1000000",
-        )
-    if b"\0" in data:
-        raise UsageError("stdin holds NUL bytes (binary data?)", "Pipe text only")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UsageError(
-            f"stdin is not UTF-8 text (bad byte at offset {exc.start})", "Convert it first, e.g. | iconv -f latin1 -t utf-8"
-        ) from None
-    return text or None
+    run(AskCommand(options, json_out=json_out, quiet=quiet))

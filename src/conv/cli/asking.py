@@ -1,0 +1,67 @@
+"""Running an ask once its arguments are parsed, by Typer (cli/ask.py) or by
+the fast path (cli/fastpath.py). Imports nothing heavy: no Typer here."""
+
+import sys
+from dataclasses import dataclass
+
+from ..services.ask import AskOptions
+
+MAX_STDIN = 4 * 1024 * 1024  # more than any model takes in one message
+
+
+@dataclass
+class AskCommand:
+    """Everything ``conv ask`` was told: what to ask, and how to print it."""
+
+    options: AskOptions
+    json_out: bool = False
+    quiet: bool = False
+
+
+def run(command: AskCommand) -> None:
+    from .. import render
+    from ..services.ask import Asker
+    from ..services.workspace import Workspace
+
+    opts = command.options
+    opts.stdin_text = read_stdin()
+    printer = render.AnswerPrinter()
+    streaming = not (command.json_out or not opts.stream)
+    asker = Asker(
+        Workspace(),
+        notice=(lambda m: None) if command.quiet else render.notice,
+        on_text=printer if streaming else (lambda text: None),
+    )
+    try:
+        result = asker.ask(opts)
+    finally:
+        if streaming:
+            printer.finish()
+    if command.json_out:
+        render.emit_json(result.to_dict())
+    elif not streaming:
+        printer(result.text)
+        printer.finish()
+
+
+def read_stdin() -> str | None:
+    """Piped text, checked: it must be UTF-8 text of a sane size."""
+    from ..errors import UsageError
+
+    if sys.stdin is None or sys.stdin.isatty():
+        return None
+    data = sys.stdin.buffer.read(MAX_STDIN + 1)
+    if len(data) > MAX_STDIN:
+        raise UsageError(
+            f"stdin holds more than {MAX_STDIN // 1048576} MB",
+            "Send a part of it, e.g. | tail -c 1000000",
+        )
+    if b"\0" in data:
+        raise UsageError("stdin holds NUL bytes (binary data?)", "Pipe text only")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(
+            f"stdin is not UTF-8 text (bad byte at offset {exc.start})", "Convert it first, e.g. | iconv -f latin1 -t utf-8"
+        ) from None
+    return text or None

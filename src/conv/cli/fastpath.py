@@ -1,0 +1,58 @@
+"""The hot path, parsed without Typer.
+
+``conv ask`` runs from a key binding, and importing Typer alone costs about
+40 ms of the 120 ms a follow-up may take. For the plain forms of ``conv ask``
+(the flags below, in any order, each spelled out on its own) this module
+builds the same ``AskCommand`` Typer would; anything else (help, bundled or
+unknown flags, a missing value) returns None and Typer handles it, errors
+and all. tests/test_fastpath.py holds this parser to Typer's results.
+"""
+
+from ..services.ask import AskOptions
+from .asking import AskCommand
+
+_FLAGS = {  # spelling -> (field, takes a value)
+    "-c": ("follow", False), "--continue": ("follow", False),
+    "--cid": ("cid", True),
+    "--new": ("new", False),
+    "-m": ("model", True), "--model": ("model", True),
+    "-s": ("system", True), "--system": ("system", True),
+    "--no-stream": ("no_stream", False),
+    "--json": ("json_out", False),
+    "-q": ("quiet", False), "--quiet": ("quiet", False),
+    "--no-save": ("no_save", False),
+}
+
+
+def parse_ask(args: list[str]) -> AskCommand | None:
+    """``args`` after ``ask`` as an AskCommand, or None to let Typer parse them."""
+    seen: dict = {}
+    words: list[str] = []
+    rest = iter(args)
+    for arg in rest:
+        if arg == "--":
+            words.extend(rest)
+            break
+        if arg.startswith("-") and arg != "-":
+            name, eq, inline = arg.partition("=")
+            spec = _FLAGS.get(name)
+            if spec is None or (eq and not name.startswith("--")):
+                return None
+            field, takes_value = spec
+            if not takes_value:
+                if eq:
+                    return None
+                seen[field] = True
+                continue
+            value = inline if eq else next(rest, None)
+            if value is None:
+                return None  # let Typer say a value is missing
+            seen[field] = value
+            continue
+        words.append(arg)
+    options = AskOptions(
+        words=words, follow=seen.get("follow", False), cid=seen.get("cid"), new=seen.get("new", False),
+        model=seen.get("model"), system=seen.get("system"), stream=not seen.get("no_stream", False),
+        save=not seen.get("no_save", False),
+    )
+    return AskCommand(options, json_out=seen.get("json_out", False), quiet=seen.get("quiet", False))

@@ -1,0 +1,52 @@
+"""The fast path parses ``conv ask`` exactly as Typer does, or leaves it to Typer."""
+
+import pytest
+from hypothesis import given, settings, strategies as st
+from typer.testing import CliRunner
+
+from conv.cli import app, asking
+from conv.cli.fastpath import _FLAGS, parse_ask
+
+tokens = st.one_of(
+    st.sampled_from(sorted(_FLAGS) + ["--", "-", "-x", "--bogus", "-cq", "--model=gpt-4o", "--json=1", "-h", "--cid="]),
+    st.text(alphabet="abc -=k3f9", min_size=0, max_size=8),
+)
+
+
+def typer_parse(args, monkeypatch):
+    seen = []
+    monkeypatch.setattr(asking, "run", seen.append)
+    result = CliRunner().invoke(app, ["ask", *args])
+    return result, (seen[0] if seen else None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(args=st.lists(tokens, max_size=7))
+def test_whatever_the_fast_path_accepts_typer_reads_the_same(args):
+    fast = parse_ask(args)
+    if fast is None:
+        return
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        result, slow = typer_parse(args, monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert slow == fast
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-c", "what about interactive mode?"],
+        ["--cid", "k3f9x2", "-m", "gpt-4o", "--no-stream", "and", "in", "Python?"],
+        ["-q", "--json", "--no-save", "-s", "be brief", "--", "-x", "is", "a", "flag?"],
+        ["--model=gpt-4o", "--new", "hi"],
+    ],
+)
+def test_the_common_forms_take_the_fast_path(args, monkeypatch):
+    fast = parse_ask(args)
+    assert fast is not None
+    assert typer_parse(args, monkeypatch)[1] == fast
+
+
+@pytest.mark.parametrize("args", [["-h"], ["-cq", "x"], ["-m"], ["--json=yes"], ["--frobnicate"]])
+def test_everything_else_is_left_to_typer(args):
+    assert parse_ask(args) is None
