@@ -7,7 +7,9 @@ conversations are read), and when it is missing, of another schema, corrupt
 or points at a commit that no longer exists, it is rebuilt from scratch.
 """
 
+import fcntl
 import json
+import os
 import sqlite3
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,6 +21,7 @@ from .format import Conversation
 from .store import Store
 
 SCHEMA = 2  # bump when the tables change: an old cache is rebuilt, never migrated
+BUSY_SECONDS = 30
 
 _TABLES = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -63,16 +66,23 @@ class Index:
     def _open(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            db = self._connect()
+            db = self._connect(self.path)
             self._ensure_schema(db)
             return db
         except sqlite3.DatabaseError as exc:
-            if _busy(exc):
-                raise
+            _raise_if_busy(exc)
             self._discard()  # not a database at all: start a new file
-            db = self._connect()
+            db = self._connect(self.path)
             self._ensure_schema(db)
             return db
+
+    @staticmethod
+    def _connect(path: Path) -> sqlite3.Connection:
+        # Rollback journal, not WAL: a rebuilt file is renamed over the old one,
+        # which a WAL file beside it would not survive.
+        db = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None)
+        db.execute("PRAGMA synchronous=OFF")  # a cache: a crash costs a rebuild, never data
+        return db
 
     def _ensure_schema(self, db: sqlite3.Connection) -> None:
         """Create the tables, or replace tables of another schema version, in one
@@ -88,26 +98,22 @@ class Index:
                         db.execute(statement)
                 db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA),))
 
-    def _discard(self) -> None:
+    def _close(self) -> None:
         if self._db is not None:
             self._db.close()
             self._db = None
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
 
-    def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        return db
+    def _discard(self) -> None:
+        self._close()
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
 
     @staticmethod
     def _meta(db: sqlite3.Connection, key: str) -> str | None:
         try:
             row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         except sqlite3.OperationalError as exc:
-            if _busy(exc):
-                raise
+            _raise_if_busy(exc)
             return None  # no meta table yet
         return row[0] if row else None
 
@@ -118,36 +124,63 @@ class Index:
         try:
             return self._refresh()
         except sqlite3.DatabaseError as exc:
-            if _busy(exc):
-                raise
+            _raise_if_busy(exc)
             self._discard()
             return self._refresh()
 
     def _refresh(self) -> "Index":
-        head = self.store.head()
-        db = self.db
-        if self._meta(db, "commit") == (head or ""):
-            return self
-        with _transaction(db):
-            indexed = self._meta(db, "commit")
-            if indexed != (head or ""):
-                self._catch_up(db, indexed, head)
-                db.execute("INSERT OR REPLACE INTO meta VALUES ('commit', ?)", (head or "",))
+        for _ in range(3):  # another process may move the cache while we look
+            head = self.store.head() or ""
+            indexed = self._meta(self.db, "commit")
+            if indexed == head:
+                return self
+            changed = self._changed_since(indexed, head)
+            if changed is None:
+                self._rebuild(head)
+                continue
+            with _transaction(self.db):
+                if self._meta(self.db, "commit") == indexed:
+                    for conv_id in changed:
+                        self._reindex(self.db, conv_id, head)
+                    self.db.execute("INSERT OR REPLACE INTO meta VALUES ('commit', ?)", (head,))
         return self
 
-    def _catch_up(self, db: sqlite3.Connection, indexed: str | None, head: str | None) -> None:
-        if head is None:
-            db.execute("DELETE FROM conversations")
-            return
+    def _changed_since(self, indexed: str | None, head: str) -> set[str] | None:
+        """Conversations changed between the two commits, or None: rebuild."""
+        if not indexed or not head:
+            return None
         try:
-            changed = self.store.changed_conversations(indexed, head) if indexed else None
+            return self.store.changed_conversations(indexed, head)
         except KeyError:  # the indexed commit is gone (history rewritten, gc'd)
-            changed = None
-        if changed is None:
-            db.execute("DELETE FROM conversations")
-            changed = set(self.store.conversation_ids(head))
-        for conv_id in changed:
-            self._reindex(db, conv_id, head)
+            return None
+
+    def _rebuild(self, head: str) -> None:
+        """Index every conversation into a new file, then rename it into place:
+        readers and writers of the old file are never blocked for the duration,
+        and processes that find the cache missing at once rebuild it once."""
+        with _flock(self.path.with_name(self.path.name + ".rebuild")):
+            self._close()
+            indexed = self._meta(self.db, "commit")
+            if indexed == head or self._changed_since(indexed, head) is not None:
+                return  # rebuilt by another process while we waited: catch up from there
+            self._close()
+            tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+            tmp.unlink(missing_ok=True)
+            self._db = self._connect(tmp)  # get_parsed/put_parsed now fill the new file
+            try:
+                self._ensure_schema(self._db)
+                with _transaction(self._db):
+                    for conv_id in self.store.conversation_ids(head) if head else ():
+                        self._reindex(self._db, conv_id, head)
+                    self._db.execute("INSERT OR REPLACE INTO meta VALUES ('commit', ?)", (head,))
+            except BaseException:
+                self._close()
+                tmp.unlink(missing_ok=True)
+                raise
+            self._close()
+            with _transaction(self.db):  # the old file's write lock: nobody has a journal open on it
+                os.replace(tmp, self.path)
+            self._close()
 
     def _reindex(self, db: sqlite3.Connection, conv_id: str, commit: str) -> None:
         try:
@@ -176,11 +209,13 @@ class Index:
     def record(self, conv: Conversation, names: list[str], old: str | None, new: str) -> None:
         """After conv's own commit: if the cache was current, move it along
         without reading git again; otherwise the next ``refresh`` catches up."""
-        db = self.db
-        with _transaction(db):
-            if self._meta(db, "commit") == (old or ""):
-                self._upsert(db, conv, names)
-                db.execute("INSERT OR REPLACE INTO meta VALUES ('commit', ?)", (new,))
+        try:
+            with _transaction(self.db):
+                if self._meta(self.db, "commit") == (old or ""):
+                    self._upsert(self.db, conv, names)
+                    self.db.execute("INSERT OR REPLACE INTO meta VALUES ('commit', ?)", (new,))
+        except (sqlite3.DatabaseError, StoreError):
+            pass  # busy or broken: the cache just stays behind, and the next refresh catches up
 
     # -- parsed files, by blob id (see store.ParsedCache) ------------------
     def get_parsed(self, shas: list[str]) -> dict[str, dict]:
@@ -192,11 +227,14 @@ class Index:
         return out
 
     def put_parsed(self, parsed: dict[str, dict]) -> None:
-        with _transaction(self.db):
-            self.db.executemany(
-                "INSERT OR REPLACE INTO parsed VALUES (?, ?)",
-                [(sha, json.dumps(data, ensure_ascii=False)) for sha, data in parsed.items()],
-            )
+        rows = [(sha, json.dumps(data, ensure_ascii=False)) for sha, data in parsed.items()]
+        try:
+            with _transaction(self.db):
+                self.db.executemany("INSERT OR REPLACE INTO parsed VALUES (?, ?)", rows)
+        except sqlite3.OperationalError:
+            if not self.db.in_transaction:
+                return  # busy: parsing again next time costs less than waiting
+            raise
 
     # -- queries -----------------------------------------------------------
     def _rows(self, sql: str, args=()) -> list[tuple]:
@@ -204,8 +242,7 @@ class Index:
         try:
             return self.db.execute(sql, args).fetchall()
         except sqlite3.DatabaseError as exc:
-            if _busy(exc):
-                raise
+            _raise_if_busy(exc)
             self._discard()
             self.refresh()
             return self.db.execute(sql, args).fetchall()
@@ -255,6 +292,16 @@ class Index:
 
 
 @contextmanager
+def _flock(path: Path):
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextmanager
 def _transaction(db: sqlite3.Connection):
     """One write transaction; inside another one, just part of it."""
     if db.in_transaction:
@@ -269,9 +316,13 @@ def _transaction(db: sqlite3.Connection):
     db.execute("COMMIT")
 
 
-def _busy(exc: sqlite3.DatabaseError) -> bool:
-    """Locked or busy is contention, not corruption: never a reason to rebuild."""
-    return "locked" in str(exc) or "busy" in str(exc)
+def _raise_if_busy(exc: sqlite3.DatabaseError) -> None:
+    """Locked or busy is contention, not corruption: never a reason to rebuild,
+    and after BUSY_SECONDS of waiting, a message rather than a traceback."""
+    if "locked" in str(exc) or "busy" in str(exc):
+        raise StoreError(
+            f"the index stayed busy for {BUSY_SECONDS} s (another conv is rebuilding it?)", "Try again in a moment"
+        ) from None
 
 
 def _row(r: tuple) -> Row:

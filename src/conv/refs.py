@@ -18,6 +18,8 @@ def check(ref: str) -> str:
 
 def candidates(index: Index, ref: str) -> list[str]:
     ref = check(ref)
+    if ids.ID_RE.match(ref) and index.store.has(ref):
+        return [ref]  # a whole id needs no index (which may be rebuilding)
     found = index.refresh().matching(ref)
     return [ref] if ref in found else found
 

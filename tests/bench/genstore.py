@@ -102,11 +102,11 @@ def generate(home: Path, conversations: int, turns: int, jobs: int, seed: int = 
 
     t0 = time.perf_counter()
     store = Store(home / "store.git")
-    repo = store.git.repo  # creates the repository the way conv does (README, config)
+    git_store = store.git  # creates the repository the way conv does (README, config)
     old = store.head()
-    base = repo[repo[old.encode()].tree]
+    base = git_store.objects[git_store.objects[old.encode()].tree]
     objects: dict[bytes, object] = {}
-    shards: dict[str, Tree] = {}
+    shards: dict = {}  # nested: shard directory -> ... -> conversation id -> tree id
     conv_ids = []
     now = time.time()
     with Pool(jobs) as pool:
@@ -117,14 +117,21 @@ def generate(home: Path, conversations: int, turns: int, jobs: int, seed: int = 
                 objects[blob.id] = blob
                 tree.add(name.encode(), FILE_MODE, blob.id)
             objects[tree.id] = tree
-            shards.setdefault(ids.shard_of(conv_id), Tree()).add(conv_id.encode(), DIR_MODE, tree.id)
+            node = shards
+            for part in ids.shard_of(conv_id).split("/"):
+                node = node.setdefault(part, {})
+            node[conv_id] = tree.id
             conv_ids.append(conv_id)
     t_render = time.perf_counter()
-    top = Tree()
-    for shard, tree in shards.items():
+
+    def build(node: dict) -> bytes:
+        tree = Tree()
+        for name, child in node.items():
+            tree.add(name.encode(), DIR_MODE, child if isinstance(child, bytes) else build(child))
         objects[tree.id] = tree
-        top.add(shard.encode(), DIR_MODE, tree.id)
-    objects[top.id] = top
+        return tree.id
+
+    top = objects[build(shards)]
     root = Tree()
     for entry in base.iteritems():
         if entry.path == ROOT.encode():
@@ -139,8 +146,8 @@ def generate(home: Path, conversations: int, turns: int, jobs: int, seed: int = 
     commit.author_timezone = commit.commit_timezone = 0
     commit.message = f"genstore: {conversations} conversations x {turns} turns\n".encode()
     objects[commit.id] = commit
-    repo.object_store.add_objects([(obj, None) for obj in objects.values()])
-    if not repo.refs.set_if_equals(BRANCH, old.encode(), commit.id):
+    git_store.objects.add_objects([(obj, None) for obj in objects.values()])
+    if not git_store.refs.set_if_equals(BRANCH, old.encode(), commit.id):
         sys.exit("the store moved during generation")
     t_pack = time.perf_counter()
     git(home, "gc", "--quiet")

@@ -1,9 +1,10 @@
 """Which conversation "the current one" is, for ``-c``, ``show`` and ``clear``."""
 
-import time
 from dataclasses import dataclass
+from datetime import datetime, timezone
 
 from .. import session
+from ..format import iso
 from .workspace import Workspace
 
 
@@ -27,7 +28,7 @@ def current(ws: Workspace) -> Current:
         expired = state.idle() > ws.config.get("session.expiry")
         return Current(state.conv_id, "session-expired" if expired else "session", state.idle(), state.short)
     cleared = session.cleared_at()
-    since = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(cleared)) if cleared else None
+    since = iso(datetime.fromtimestamp(cleared, timezone.utc)) if cleared else None
     latest = index.recent(limit=1, since=since)
     if not latest:
         return Current(None, "none")

@@ -58,6 +58,10 @@ class Store:
         return self.git.head() if self.exists() else None
 
     # -- reading ---------------------------------------------------------
+    def has(self, conv_id: str, commit: str | None = None) -> bool:
+        where = ids.conversation_path(conv_id)
+        return self.exists() and self.git.snapshot(commit).read(f"{where}/{META_FILE}") is not None
+
     def read(self, conv_id: str, commit: str | None = None, cache: "ParsedCache | None" = None) -> Conversation:
         """A conversation with its turns in transcript order. With a ``cache``,
         files parsed before (same blob) are not parsed again; without one, every
