@@ -106,3 +106,12 @@ def test_no_save_leaves_the_store_alone(fake, store_path):
     ok("ask", "-c", "--no-save", "not kept")
     assert git(store_path, "rev-parse", "HEAD") == before
     assert fake.requests[-1]["messages"][0]["content"] == "kept"
+
+
+def test_without_any_model_set_up_conv_says_how_and_stores_nothing(conv_home):
+    done = run_conv("ask", "hello")
+    assert done.returncode == 3
+    assert "OPENAI_API_KEY" in done.stderr.decode() and "OPENAI_BASE_URL" in done.stderr.decode()
+    assert not (conv_home / "store.git").exists()
+    listed = run_conv("list")
+    assert listed.returncode == 0 and listed.stdout == b"" and b"conv ask" in listed.stderr

@@ -20,6 +20,9 @@ def list_(
     if json_out:
         render.emit_json([item.to_dict() for item in listing])
         return
+    if not listing:
+        render.notice('no conversations yet; start one with: conv ask "…"')
+        return
     render.table(
         ["ID", "TURNS", "UPDATED", "MODEL", "TITLE"],
         [

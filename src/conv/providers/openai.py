@@ -31,12 +31,14 @@ class OpenAIProvider:
 
     @classmethod
     def from_config(cls, config: Config) -> "OpenAIProvider":
-        return cls(
-            base_url=os.environ.get("OPENAI_BASE_URL") or config.get("base_url") or DEFAULT_BASE_URL,
-            api_key=os.environ.get("OPENAI_API_KEY") or None,
-            connect_timeout=config.get("timeout.connect"),
-            read_timeout=config.get("timeout.read"),
-        )
+        base_url = os.environ.get("OPENAI_BASE_URL") or config.get("base_url") or DEFAULT_BASE_URL
+        api_key = os.environ.get("OPENAI_API_KEY") or None
+        if base_url == DEFAULT_BASE_URL and not api_key:
+            raise ProviderError(
+                "no model is set up: OpenAI needs OPENAI_API_KEY",
+                "Export it, or point conv at another server with OPENAI_BASE_URL (e.g. Ollama: http://127.0.0.1:11434/v1)",
+            )
+        return cls(base_url, api_key, config.get("timeout.connect"), config.get("timeout.read"))
 
     def complete(self, messages: list[Message], model: str, on_text: OnText, stream: bool = True) -> Reply:
         body = {"model": model, "messages": [{"role": m.role, "content": m.content} for m in messages]}
