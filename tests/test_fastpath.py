@@ -4,7 +4,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from typer.testing import CliRunner
 
-from conv.cli import app, asking
+from conv.cli import asking
+from conv.cli.commands import app
 from conv.cli.fastpath import _FLAGS, parse_ask
 
 tokens = st.one_of(

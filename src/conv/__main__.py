@@ -18,7 +18,7 @@ def main() -> None:
 
     try:
         if not _fast_path(sys.argv[1:]):
-            from .cli import app
+            from .cli.commands import app
 
             app(prog_name="conv")
     except ConvError as exc:

@@ -14,6 +14,7 @@ from typing import Any, Callable
 from . import paths
 from .atomic import write_atomic
 from .errors import UsageError
+from .frontmatter import parse_canonical
 
 
 def duration(text: Any) -> float:
@@ -64,16 +65,26 @@ class Config:
 
     @property
     def doc(self):
+        """The settings, read cheaply: plain files without ruamel (see
+        frontmatter.parse_canonical), anything with comments or styles with it."""
         if self._doc is None:
-            self._doc = self._load()
+            text = self._text()
+            self._doc = {} if text is None else parse_canonical(text)
+            if self._doc is None:
+                self._doc = self._load_commented(text)
         return self._doc
 
-    def _load(self):
+    def _text(self) -> str | None:
+        try:
+            return self.path.read_text()
+        except FileNotFoundError:
+            return None
+
+    def _load_commented(self, text: str | None):
+        """The file as ruamel's round-trip mapping, for rewriting it."""
         from ruamel.yaml.comments import CommentedMap
 
-        try:
-            text = self.path.read_text()
-        except FileNotFoundError:
+        if text is None:
             return CommentedMap()
         try:
             doc = _yaml().load(text)
@@ -112,7 +123,7 @@ class Config:
             spec.parse(text)
         except (TypeError, ValueError) as exc:
             raise UsageError(f"{text!r} is not a valid {key}: {exc}") from None
-        node = self.doc
+        self._doc = node = self._load_commented(self._text())
         *parents, last = key.split(".")
         for part in parents:
             if not isinstance(node.get(part), dict):
