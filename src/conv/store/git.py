@@ -8,9 +8,7 @@ never pay for it.
 """
 
 import os
-import shutil
 import stat
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -99,6 +97,9 @@ class GitStore:
     def _create(path: Path, readme: bytes) -> None:
         """Build the repository beside its final place, then rename it there:
         two processes starting at once on a fresh machine cannot half-create it."""
+        import shutil
+        import tempfile
+
         from dulwich.repo import Repo
 
         path.parent.mkdir(parents=True, exist_ok=True)
