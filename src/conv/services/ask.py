@@ -174,7 +174,7 @@ class Asker:
 
     def _after_commit(self, conv: Conversation, written: Written) -> None:
         """Keep the index and this terminal's session file in step with the commit."""
-        self.ws.index.record(conv, written.names, written.old, written.new)
+        self.ws.index.record(conv, written.old, written.new)
         name = session.session_name()
         if name:
             session.save(name, conv.id, self.ws.index.short_id(conv.id), len(written.names))

@@ -5,6 +5,7 @@ from datetime import datetime, timezone
 
 from .. import session
 from ..format import iso
+from ..index import Filters
 from .workspace import Workspace
 
 
@@ -29,7 +30,7 @@ def current(ws: Workspace) -> Current:
         return Current(state.conv_id, "session-expired" if expired else "session", state.idle(), state.short)
     cleared = session.cleared_at()
     since = iso(datetime.fromtimestamp(cleared, timezone.utc)) if cleared else None
-    latest = index.recent(limit=1, since=since)
+    latest = index.recent(limit=1, filters=Filters(since=since))
     if not latest:
         return Current(None, "none")
     return Current(latest[0].id, "latest", short=index.short_id(latest[0].id))

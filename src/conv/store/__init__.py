@@ -15,10 +15,11 @@ from pathlib import Path
 from .. import ids, paths
 from ..errors import RefError, StoreError
 from ..format import FORMAT_VERSION, Conversation, Turn, order_turns
-from .git import GitStore, Snapshot
+from .git import CommitInfo, Existing, GitStore, Snapshot
 
 META_FILE = "conversation.md"
 ROOT = "conversations"
+TRASH = "trash"  # deleted conversations wait here, whole, until restored or purged
 
 STORE_README = f"""# conv store
 
@@ -62,40 +63,59 @@ class Store:
         where = ids.conversation_path(conv_id)
         return self.exists() and self.git.snapshot(commit).read(f"{where}/{META_FILE}") is not None
 
-    def read(self, conv_id: str, commit: str | None = None, cache: "ParsedCache | None" = None) -> Conversation:
+    def read(
+        self, conv_id: str, commit: str | None = None, cache: "ParsedCache | None" = None, root: str = ROOT
+    ) -> Conversation:
         """A conversation with its turns in transcript order. With a ``cache``,
         files parsed before (same blob) are not parsed again; without one, every
         object keeps its YAML mapping, so a rewrite preserves hand edits."""
         snap = self.git.snapshot(commit)
-        files = _files(snap, conv_id)
-        parsed = _parse(snap, ids.conversation_path(conv_id), files, cache)
+        files = _files(snap, conv_id, root)
+        parsed = _parse(snap, _where(conv_id, root), files, cache)
         conv = parsed.pop(META_FILE)
         conv.turns = order_turns(list(parsed.values()))
         return conv
 
-    def read_header(self, conv_id: str, commit: str | None = None, cache: "ParsedCache | None" = None) -> tuple[Conversation, list[str]]:
-        """A conversation's metadata and its turn names, without reading the turns."""
-        snap = self.git.snapshot(commit)
-        files = _files(snap, conv_id)
-        conv = _parse(snap, ids.conversation_path(conv_id), {META_FILE: files.pop(META_FILE)}, cache)[META_FILE]
-        return conv, sorted(name[:-3] for name in files)
+    def files(self, conv_id: str, commit: str | None = None, root: str = ROOT) -> dict[str, str]:
+        """A conversation's files, name -> blob id (conversation.md included)."""
+        return _files(self.git.snapshot(commit), conv_id, root)
+
+    def trashed(self, conv_id: str, commit: str | None = None) -> bool:
+        snap = self.git.snapshot(commit) if self.exists() else None
+        return snap is not None and snap.read(f"{TRASH}/{_shard_path(conv_id)}/{META_FILE}") is not None
 
     def raw_files(self, conv_id: str, commit: str | None = None) -> dict[str, bytes]:
         snap = self.git.snapshot(commit)
         return {name: snap.blob(sha) for name, sha in _files(snap, conv_id).items()}
 
-    def conversation_ids(self, commit: str | None = None) -> Iterator[str]:
+    def history(self, known: Callable[[str], bool]) -> Iterator[tuple[CommitInfo, set[str]]]:
+        """Commits not yet ``known``, newest first, each with the conversations it
+        touched: named by conv's own commit messages, else found by a tree diff."""
+        head = self.head()
+        if not head:
+            return
+        for info in self.git.walk(head, known):
+            prefix = info.message.split(":", 1)[0]
+            if len(info.parents) == 1 and ids.ID_RE.match(prefix):
+                yield info, {prefix}
+            elif info.parents:
+                yield info, self.changed_conversations(info.parents[0], info.sha)
+            else:
+                yield info, set()
+
+    def conversation_ids(self, commit: str | None = None, root: str = ROOT) -> Iterator[str]:
+        """Ids under ``root``: the live conversations, or (TRASH) the deleted ones."""
         snap = self.git.snapshot(commit)
-        for first in snap.listdir(ROOT):
-            for second in snap.listdir(f"{ROOT}/{first}"):
-                yield from snap.listdir(f"{ROOT}/{first}/{second}")
+        for first in snap.listdir(root):
+            for second in snap.listdir(f"{root}/{first}"):
+                yield from snap.listdir(f"{root}/{first}/{second}")
 
     def changed_conversations(self, old: str, new: str) -> set[str]:
         """Ids of the conversations that differ between two commits."""
         out = set()
         for path in self.git.changed_paths(old, new):
             parts = path.split("/")
-            if len(parts) >= 4 and parts[0] == ROOT:
+            if len(parts) >= 4 and parts[0] in (ROOT, TRASH):
                 out.add(parts[3])
         return out
 
@@ -132,9 +152,58 @@ class Store:
         old, new = self.git.update(build)
         return Written(old, new, names)
 
-    def write(self, changes: dict[str, bytes | None], message: str) -> str:
-        """A raw change of paths (for services that rewrite metadata)."""
-        return self.git.update(lambda snap: (changes, message))[1]
+    def change(self, conv_id: str, edit: Callable[["Draft"], str]) -> Written:
+        """One read-modify-write of a conversation under the writer lock: ``edit``
+        gets the conversation as stored (hand-edited YAML kept), changes it
+        through the Draft and returns the commit message."""
+        names: list[str] = []
+
+        def build(snap: Snapshot):
+            draft = Draft(snap, conv_id)
+            message = edit(draft)
+            names[:] = draft.names_after()
+            return draft.changes, message
+
+        old, new = self.git.update(build)
+        return Written(old, new, names)
+
+    def fork(self, source_id: str, fork: Conversation, names: list[str], message: str) -> Written:
+        """A new conversation holding ``names`` of ``source_id``'s turns, the very
+        same blobs (a fork copies no content), with ``fork`` as its metadata."""
+
+        def build(snap: Snapshot):
+            files = _files(snap, source_id)
+            missing = [n for n in names if f"{n}.md" not in files]
+            if missing:
+                raise StoreError(f"conversation {source_id} has no turn {missing[0]}")
+            where = ids.conversation_path(fork.id)
+            if snap.read(f"{where}/{META_FILE}") is not None:
+                raise StoreError(f"conversation {fork.id} already exists")
+            changes: dict = {f"{where}/{META_FILE}": fork.to_text().encode()}
+            for name in names:
+                changes[f"{where}/{name}.md"] = Existing(files[f"{name}.md"])
+            return changes, message
+
+        old, new = self.git.update(build)
+        return Written(old, new, sorted(names))
+
+    def move(self, conv_ids: list[str], to_trash: bool, message: str) -> Written:
+        """Move whole conversation folders into the trash or back (no copy)."""
+        src, dst = (ROOT, TRASH) if to_trash else (TRASH, ROOT)
+
+        def build(snap: Snapshot):
+            changes: dict = {}
+            for conv_id in conv_ids:
+                entry = snap.entry(f"{src}/{_shard_path(conv_id)}")
+                if entry is None:
+                    where = "the trash" if src == TRASH else "the store"
+                    raise RefError(f"conversation {conv_id} is not in {where}")
+                changes[f"{src}/{_shard_path(conv_id)}"] = None
+                changes[f"{dst}/{_shard_path(conv_id)}"] = entry
+            return changes, message
+
+        old, new = self.git.update(build)
+        return Written(old, new, [])
 
 
 
@@ -147,9 +216,63 @@ class ParsedCache(Protocol):
     def put_parsed(self, parsed: dict[str, dict]) -> None: ...
 
 
-def _files(snap: Snapshot, conv_id: str) -> dict[str, str]:
+def _shard_path(conv_id: str) -> str:
+    """``c1/c2/id``: where a conversation sits under ROOT or TRASH."""
+    return ids.conversation_path(conv_id).split("/", 1)[1]
+
+
+def _where(conv_id: str, root: str = ROOT) -> str:
+    return f"{root}/{_shard_path(conv_id)}"
+
+
+class Draft:
+    """A conversation being changed inside ``Store.change``."""
+
+    def __init__(self, snap: Snapshot, conv_id: str):
+        self._snap = snap
+        self.where = ids.conversation_path(conv_id)
+        self.files = _files(snap, conv_id)
+        text = _decode(snap.blob(self.files[META_FILE]), f"{self.where}/{META_FILE}")
+        self.conv = Conversation.from_text(text, f"{self.where}/{META_FILE}")
+        self.changes: dict = {}
+
+    @property
+    def turn_names(self) -> list[str]:
+        return sorted(n[:-3] for n in self.files if n != META_FILE)
+
+    def turns(self) -> list[Turn]:
+        """Every turn as stored (full fidelity), in transcript order."""
+        return order_turns([self.turn(name) for name in self.turn_names])
+
+    def turn(self, name: str) -> Turn:
+        sha = self.files.get(f"{name}.md")
+        if sha is None:
+            raise StoreError(f"conversation {self.conv.id} has no turn {name}")
+        path = f"{self.where}/{name}.md"
+        return Turn.from_text(name, _decode(self._snap.blob(sha), path), path)
+
+    def save_meta(self) -> None:
+        self.changes[f"{self.where}/{META_FILE}"] = self.conv.to_text().encode()
+
+    def put(self, turn: Turn) -> None:
+        self.changes[f"{self.where}/{turn.name}.md"] = turn.to_text().encode()
+
+    def remove(self, name: str) -> None:
+        self.turn(name)  # it must exist
+        self.changes[f"{self.where}/{name}.md"] = None
+
+    def names_after(self) -> list[str]:
+        names = set(self.turn_names)
+        for path, content in self.changes.items():
+            name = path.rsplit("/", 1)[1]
+            if name != META_FILE:
+                (names.discard if content is None else names.add)(name[:-3])
+        return sorted(names)
+
+
+def _files(snap: Snapshot, conv_id: str, root: str = ROOT) -> dict[str, str]:
     """conversation.md and the turn files of a conversation: name -> blob id."""
-    files = {n: sha for n, sha in snap.files(ids.conversation_path(conv_id)).items() if n.endswith(".md")}
+    files = {n: sha for n, sha in snap.files(_where(conv_id, root)).items() if n.endswith(".md")}
     if META_FILE not in files:
         raise RefError(f"conversation {conv_id} is not in the store", "See conv list")
     return files

@@ -11,6 +11,7 @@ import os
 import stat
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import StoreError
@@ -20,8 +21,27 @@ BRANCH = "refs/heads/main"
 FILE_MODE = stat.S_IFREG | 0o644
 AUTHOR = b"conv <conv@localhost>"
 
-# changes: path -> new content, or None to delete the path
-Changes = dict[str, bytes | None]
+
+
+@dataclass(frozen=True)
+class Existing:
+    """An object already in the store, placed at a path: a fork's turns, a
+    folder moved to the trash. Nothing is copied."""
+
+    sha: str
+    mode: int = FILE_MODE
+
+
+@dataclass
+class CommitInfo:
+    sha: str
+    parents: list[str]
+    time: int
+    message: str
+
+
+# changes: path -> new content, an existing object, or None to delete the path
+Changes = dict[str, "bytes | Existing | None"]
 
 
 class Snapshot:
@@ -74,6 +94,18 @@ class Snapshot:
 
     def blob(self, sha: str) -> bytes:
         return self._objects[sha.encode()].data
+
+    def entry(self, path: str) -> Existing | None:
+        """The object at ``path`` as something to place elsewhere (None if absent)."""
+        parent_path, _, name = path.rpartition("/")
+        parent = self._lookup(parent_path)
+        if parent is None or parent.type_name != b"tree":
+            return None
+        try:
+            mode, sha = parent[name.encode()]
+        except KeyError:
+            return None
+        return Existing(sha.decode(), mode)
 
 
 class GitStore:
@@ -170,6 +202,21 @@ class GitStore:
                 if entry is not None and entry.path is not None:
                     yield entry.path.decode("utf-8", "surrogateescape")
 
+    def walk(self, head: str, known: Callable[[str], bool] = lambda sha: False) -> Iterator[CommitInfo]:
+        """Every commit reachable from ``head`` (merges included), not going
+        past commits for which ``known`` says True."""
+        objects = self.objects
+        stack, seen = [head], set()
+        while stack:
+            sha = stack.pop()
+            if sha in seen or known(sha):
+                continue
+            seen.add(sha)
+            commit = objects[sha.encode()]
+            parents = [p.decode() for p in commit.parents]
+            yield CommitInfo(sha, parents, commit.commit_time, commit.message.decode("utf-8", "replace"))
+            stack.extend(parents)
+
     # -- writing ---------------------------------------------------------
     def update(self, build: Callable[[Snapshot], tuple[Changes, str]]) -> tuple[str | None, str]:
         """One read-modify-write: ``build`` sees the current tree and returns the
@@ -187,6 +234,8 @@ class GitStore:
             for path, content in changes.items():
                 if content is None:
                     entries.append((path.encode(), None, None))
+                elif isinstance(content, Existing):
+                    entries.append((path.encode(), content.mode, content.sha.encode()))
                 else:
                     blob = Blob.from_string(content)
                     store.add_object(blob)

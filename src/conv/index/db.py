@@ -1,0 +1,118 @@
+"""The cache's SQLite file: its tables, opening it, locking it."""
+
+import fcntl
+import os
+import sqlite3
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..errors import StoreError
+
+SCHEMA = 3  # bump when the tables change: an old cache is rebuilt, never migrated
+BUSY_SECONDS = 30
+
+TABLES = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE conversations (
+    id TEXT PRIMARY KEY, title TEXT, created TEXT, updated TEXT,
+    model TEXT, provider TEXT, agent TEXT, tags TEXT, status TEXT,
+    turns INTEGER, broken TEXT, forked_from TEXT, summary TEXT,
+    trashed INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX conversations_updated ON conversations (trashed, updated);
+CREATE TABLE parsed (sha TEXT PRIMARY KEY, data TEXT NOT NULL);
+CREATE TABLE turns (
+    rowid INTEGER PRIMARY KEY, conv_id TEXT NOT NULL, name TEXT NOT NULL,
+    role TEXT, sha TEXT NOT NULL, content TEXT
+);
+CREATE INDEX turns_conv ON turns (conv_id);
+CREATE VIRTUAL TABLE turn_fts USING fts5(
+    content, content='turns', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER turns_added AFTER INSERT ON turns BEGIN
+    INSERT INTO turn_fts (rowid, content) VALUES (new.rowid, new.content);
+END;
+CREATE TRIGGER turns_removed AFTER DELETE ON turns BEGIN
+    INSERT INTO turn_fts (turn_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+END;
+CREATE TABLE history (sha TEXT NOT NULL, conv_id TEXT, time INTEGER, message TEXT);
+CREATE INDEX history_sha ON history (sha);
+CREATE INDEX history_conv ON history (conv_id, time);
+"""
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    # Rollback journal, not WAL: a rebuilt file is renamed over the old one,
+    # which a WAL file beside it would not survive.
+    db = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None)
+    db.execute("PRAGMA synchronous=OFF")  # a cache: a crash costs a rebuild, never data
+    return db
+
+
+def meta(db: sqlite3.Connection, key: str) -> str | None:
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    except sqlite3.OperationalError as exc:
+        raise_if_busy(exc)
+        return None  # no meta table yet
+    return row[0] if row else None
+
+
+def ensure_schema(db: sqlite3.Connection) -> None:
+    """Create the tables, or replace tables of another schema version, in one
+    transaction, so processes opening a new cache at once never clash."""
+    if meta(db, "schema") == str(SCHEMA):
+        return
+    with transaction(db):
+        if meta(db, "schema") != str(SCHEMA):
+            for kind in ("trigger", "table"):
+                for (name,) in db.execute(f"SELECT name FROM sqlite_master WHERE type = '{kind}'").fetchall():
+                    if not name.startswith("turn_fts_"):  # shadow tables go with their FTS table
+                        db.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
+            for statement in _statements(TABLES):
+                db.execute(statement)
+            db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA),))
+
+
+def _statements(script: str):
+    """One statement at a time (executescript would commit the open transaction)."""
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            yield buffer.strip()
+            buffer = ""
+
+
+@contextmanager
+def flock(path: Path):
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def transaction(db: sqlite3.Connection):
+    """One write transaction; inside another one, just part of it."""
+    if db.in_transaction:
+        yield
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def raise_if_busy(exc: sqlite3.DatabaseError) -> None:
+    """Locked or busy is contention, not corruption: never a reason to rebuild,
+    and after BUSY_SECONDS of waiting, a message rather than a traceback."""
+    if "locked" in str(exc) or "busy" in str(exc):
+        raise StoreError(
+            f"the index stayed busy for {BUSY_SECONDS} s (another conv is rebuilding it?)", "Try again in a moment"
+        ) from None

@@ -1,0 +1,150 @@
+"""What the cache answers: listings with filters, full-text search, the
+history of a conversation, and reference lookups."""
+
+import json
+from dataclasses import dataclass
+
+from .. import ids
+
+HIT_START, HIT_END = "\ue000", "\ue001"  # around matches in snippets; render turns them into style
+
+
+@dataclass
+class Row:
+    id: str
+    title: str
+    created: str
+    updated: str
+    model: str | None
+    provider: str | None
+    agent: str | None
+    tags: list[str]
+    status: str
+    turns: int
+    broken: str | None  # why the conversation could not be read, if it could not
+    forked_from: str | None
+    summary: str | None
+    trashed: bool
+
+    COLUMNS = "id, title, created, updated, model, provider, agent, tags, status, turns, broken, forked_from, summary, trashed"
+
+    @classmethod
+    def from_sql(cls, r: tuple) -> "Row":
+        return cls(r[0], r[1] or "", r[2] or "", r[3] or "", r[4], r[5], r[6], json.loads(r[7] or "[]"),
+                   r[8] or "active", r[9] or 0, r[10], r[11], r[12], bool(r[13]))
+
+
+@dataclass
+class Filters:
+    """The filters ``conv list`` and ``conv search`` share."""
+
+    agent: str | None = None
+    tag: str | None = None
+    since: str | None = None  # ISO time: updated at or after
+    status: str | None = None
+    trashed: bool = False
+
+    def sql(self, alias: str = "c") -> tuple[str, list]:
+        where, args = [f"{alias}.trashed = ?"], [int(self.trashed)]
+        if self.agent:
+            where.append(f"{alias}.agent = ?")
+            args.append(self.agent)
+        if self.tag:
+            where.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = ?)")
+            args.append(self.tag)
+        if self.since:
+            where.append(f"{alias}.updated >= ?")
+            args.append(self.since)
+        if self.status:
+            where.append(f"{alias}.status = ?")
+            args.append(self.status)
+        return " AND ".join(where), args
+
+
+@dataclass
+class Hit:
+    row: Row
+    turn: str  # the best matching turn's name
+    role: str
+    snippet: str
+
+
+@dataclass
+class Event:
+    """One commit in a conversation's history."""
+
+    sha: str
+    time: int
+    message: str
+
+
+class Queries:
+    """Mixed into Index: ``_rows`` runs SQL against a current cache."""
+
+    def recent(self, limit: int | None = None, filters: Filters | None = None) -> list[Row]:
+        where, args = (filters or Filters()).sql()
+        sql = f"SELECT {Row.COLUMNS} FROM conversations c WHERE {where} ORDER BY c.updated DESC, c.id"
+        if limit:
+            sql += " LIMIT ?"
+            args.append(limit)
+        return [Row.from_sql(r) for r in self._rows(sql, args)]
+
+    def get(self, conv_id: str) -> Row | None:
+        rows = self._rows(f"SELECT {Row.COLUMNS} FROM conversations WHERE id = ?", (conv_id,))
+        return Row.from_sql(rows[0]) if rows else None
+
+    def search(self, text: str, limit: int = 20, filters: Filters | None = None) -> list[Hit]:
+        """Conversations whose turns hold every word of ``text``, best first,
+        each with its best matching turn and a snippet around the match."""
+        words = text.split()
+        if not words:
+            return []
+        query = " ".join('"' + w.replace('"', '""') + '"' for w in words)
+        where, args = (filters or Filters()).sql()
+        rows = self._rows(
+            f"""SELECT {', '.join('c.' + col.strip() for col in Row.COLUMNS.split(','))},
+                       t.name, t.role, snippet(turn_fts, 0, ?, ?, '…', 16), min(bm25(turn_fts)) AS score
+                FROM turn_fts JOIN turns t ON t.rowid = turn_fts.rowid JOIN conversations c ON c.id = t.conv_id
+                WHERE turn_fts MATCH ? AND {where}
+                GROUP BY t.conv_id ORDER BY score, c.updated DESC LIMIT ?""",
+            [HIT_START, HIT_END, query, *args, limit],
+        )
+        return [Hit(Row.from_sql(r[:14]), r[14], r[15], r[16]) for r in rows]
+
+    def history(self, conv_id: str) -> list[Event]:
+        rows = self._rows("SELECT sha, time, message FROM history WHERE conv_id = ? ORDER BY time, rowid", (conv_id,))
+        return [Event(*r) for r in rows]
+
+    def commits_matching(self, prefix: str) -> list[str]:
+        return [r[0] for r in self._rows("SELECT DISTINCT sha FROM history WHERE sha LIKE ? || '%'", (prefix.lower(),))]
+
+    def forks_of(self) -> dict[str, list[str]]:
+        """parent id -> ids of its forks (for ``conv list --tree``)."""
+        out: dict[str, list[str]] = {}
+        for child, parent in self._rows("SELECT id, forked_from FROM conversations WHERE forked_from IS NOT NULL"):
+            out.setdefault(parent, []).append(child)
+        return out
+
+    def short_id(self, conv_id: str) -> str:
+        """The shortest prefix that names only this conversation (at least six
+        characters after any agent prefix), from its neighbours in id order."""
+        ((before, after),) = self._rows(
+            "SELECT (SELECT max(id) FROM conversations WHERE id < ?1), (SELECT min(id) FROM conversations WHERE id > ?1)",
+            (conv_id,),
+        )
+        length = len(conv_id) - len(ids.token_of(conv_id)) + ids.SHORT_LENGTH
+        for other in (before, after):
+            if other:
+                common = next((i for i, (a, b) in enumerate(zip(conv_id, other)) if a != b), len(other))
+                length = max(length, common + 1)
+        return conv_id[:length]
+
+    def matching(self, ref: str, trashed: bool = False) -> list[str]:
+        """Ids equal to, starting with or ending with ``ref`` (also after an agent prefix)."""
+        like = ref.replace("_", r"\_")
+        rows = self._rows(
+            "SELECT id FROM conversations WHERE trashed = ?3 AND (id = ?1 OR id LIKE ?2 || '%' ESCAPE '\\'"
+            " OR id LIKE '%-' || ?2 || '%' ESCAPE '\\' OR id LIKE '%' || ?2 ESCAPE '\\')",
+            (ref, like, int(trashed)),
+        )
+        return sorted(r[0] for r in rows)
