@@ -77,9 +77,12 @@ class Turn:
     usage: dict | None = None
     finish: str | None = None  # stop, length, interrupted, error; None while pending
     error: str | None = None
+    replaces: str | None = None  # for a retried answer: the answer it superseded
+    hint: str | None = None  # for a retried answer: what the user said was wrong
+    edited: str | None = None  # when a person last changed the text (conv edit)
     meta: Any = None  # the parsed mapping, so a rewrite keeps hand-added keys
 
-    FIELDS = ("role", "created", "parent", "model", "provider", "usage", "finish", "error")
+    FIELDS = ("role", "created", "parent", "model", "provider", "usage", "finish", "error", "replaces", "hint", "edited")
 
     @classmethod
     def from_text(cls, name: str, text: str, where: str = "") -> "Turn":
@@ -101,6 +104,9 @@ class Turn:
             usage=_plain(usage) if isinstance(usage, dict) else None,
             finish=_str_or_none(m.get("finish")),
             error=_str_or_none(m.get("error")),
+            replaces=_str_or_none(m.get("replaces")),
+            hint=_str_or_none(m.get("hint")),
+            edited=_str_or_none(as_time(m.get("edited"))),
             meta=m,
         )
 

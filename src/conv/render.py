@@ -105,3 +105,35 @@ def transcript(title: str, info: str, sections: list[tuple[str, str]]) -> None:
         console.print(Rule(clean(heading), align="left", style="dim"))
         console.print(Markdown(clean(body), hyperlinks=False))
         console.print()
+
+
+def when(epoch: int) -> str:
+    """A commit time as local date and time."""
+    from datetime import datetime
+
+    return datetime.fromtimestamp(epoch).strftime("%Y-%m-%d %H:%M")
+
+
+def unmark(snippet: str) -> str:
+    """A search snippet without its match markers (see index.queries.HIT_START)."""
+    from .index.queries import HIT_END, HIT_START
+
+    return clean(snippet).replace(HIT_START, "").replace(HIT_END, "")
+
+
+def search_hit(short: str, updated: str, title: str, role: str, snippet: str) -> None:
+    """One search result: a line about the conversation, then the matching text
+    (matches bold on a terminal unless NO_COLOR)."""
+    from .index.queries import HIT_END, HIT_START
+
+    text = " ".join(clean(snippet).split())
+    styled = is_terminal() and not os.environ.get("NO_COLOR")
+    text = text.replace(HIT_START, "\x1b[1m" if styled else "").replace(HIT_END, "\x1b[0m" if styled else "")
+    head = f"{short}  {updated}  {clean(title)}"
+    sys.stdout.write((f"\x1b[36m{head}\x1b[0m" if styled else head) + f"\n    {role}: {text}\n")
+
+
+def rich(renderable) -> None:
+    from rich.console import Console
+
+    Console(markup=False, emoji=False, highlight=False).print(renderable)

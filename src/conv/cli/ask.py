@@ -32,3 +32,22 @@ def ask(
         system=system, stream=not no_stream, save=not no_save,
     )
     run(AskCommand(options, json_out=json_out, quiet=quiet))
+
+
+@app.command(epilog='Examples:\n\n  conv retry                          # the current conversation\'s last answer, again\n\n'
+             '  conv retry k3f9x2 --hint "it is about rebase, not merge"\n\n  conv diff k3f9x2                    # old answer against new')
+def retry(
+    ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).", show_default=False)] = None,
+    hint: Annotated[Optional[str], typer.Option("--hint", help="Tell the model its last answer was wrong, and why.")] = None,
+    wrong: Annotated[bool, typer.Option("--wrong", help="Tell the model its last answer was wrong.")] = False,
+    model: Annotated[Optional[str], typer.Option("-m", "--model", help="Model for the new answer (default: the old answer's).")] = None,
+    no_stream: Annotated[bool, typer.Option("--no-stream", help="Wait for the whole answer.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the answer with the conversation and turn ids as JSON.")] = False,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="The answer only, no notices.")] = False,
+) -> None:
+    """That answer was wrong: answer the last question again (the old answer stays in history)."""
+    from ..services.ask import AskOptions
+    from .asking import AskCommand, run
+
+    options = AskOptions(words=[], model=model, stream=not no_stream)
+    run(AskCommand(options, json_out=json_out, quiet=quiet), how=lambda asker, opts: asker.retry(ref, hint, wrong, opts))

@@ -18,13 +18,15 @@ class AskCommand:
     quiet: bool = False
 
 
-def run(command: AskCommand) -> None:
+def run(command: AskCommand, how=None) -> None:
+    """Ask (or, with ``how``, e.g. retry) and print the answer as it arrives."""
     from .. import render
     from ..services.ask import Asker
     from ..services.workspace import Workspace
 
     opts = command.options
-    opts.stdin_text = read_stdin()
+    if how is None:
+        opts.stdin_text = read_stdin()
     printer = render.AnswerPrinter()
     streaming = not (command.json_out or not opts.stream)
     asker = Asker(
@@ -33,7 +35,7 @@ def run(command: AskCommand) -> None:
         on_text=printer if streaming else (lambda text: None),
     )
     try:
-        result = asker.ask(opts)
+        result = how(asker, opts) if how else asker.ask(opts)
     finally:
         if streaming:
             printer.finish()

@@ -7,30 +7,82 @@ import typer
 from .app import app
 
 
-@app.command("list", epilog="Examples:\n\n  conv list\n\n  conv list -n 10 --json")
+Since = Annotated[Optional[str], typer.Option("--since", metavar="AGE|DATE", help="Updated within AGE (7d, 12h) or since DATE (2026-11-01).")]
+Agent = Annotated[Optional[str], typer.Option("--agent", help="Only this agent's conversations.")]
+Tag = Annotated[Optional[str], typer.Option("--tag", help="Only conversations with this tag.")]
+Status = Annotated[Optional[str], typer.Option("--status", help="Only active, paused or done ones.")]
+Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+
+def _filters(agent, tag, since, status, deleted=False):
+    from ..format import STATUSES
+    from ..index import Filters
+    from ..services.browse import since as since_time
+
+    if status and status not in STATUSES:
+        from ..errors import UsageError
+
+        raise UsageError(f"unknown status {status!r}", "Use one of: " + ", ".join(STATUSES))
+    return Filters(agent=agent, tag=tag, since=since_time(since), status=status, trashed=deleted)
+
+
+@app.command("list", epilog="Examples:\n\n  conv list\n\n  conv list -n 10 --tag work --since 7d\n\n  conv list --tree --json")
 def list_(
     limit: Annotated[int, typer.Option("-n", "--limit", min=1, help="How many, newest first.")] = 50,
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    agent: Agent = None,
+    tag: Tag = None,
+    since: Since = None,
+    status: Status = None,
+    tree: Annotated[bool, typer.Option("--tree", help="Show forks under the conversations they came from.")] = False,
+    deleted: Annotated[bool, typer.Option("--deleted", help="List the trash instead (conv restore REF).")] = False,
+    json_out: Json = False,
 ) -> None:
     """List conversations, most recently updated first (* marks the current one)."""
     from .. import render
     from ..services import browse
 
-    listing = browse.listing(limit)
+    listing = browse.listing(limit, _filters(agent, tag, since, status, deleted), tree)
     if json_out:
         render.emit_json([item.to_dict() for item in listing])
         return
     if not listing:
-        render.notice('no conversations yet; start one with: conv ask "…"')
+        render.notice("the trash is empty" if deleted else 'no conversations yet; start one with: conv ask "…"')
         return
     render.table(
         ["ID", "TURNS", "UPDATED", "MODEL", "TITLE"],
         [
             [("*" if i.current else " ") + i.short, str(i.row.turns), render.ago(i.row.updated), i.row.model or "-",
-             f"[unreadable: {i.row.broken}]" if i.row.broken else i.row.title or "-"]
+             "  " * i.depth + ("└ " if i.depth else "")
+             + (f"[unreadable: {i.row.broken}]" if i.row.broken else i.row.title or "-")]
             for i in listing
         ],
     )
+
+
+@app.command(epilog='Examples:\n\n  conv search rebase\n\n  conv search "interactive rebase" --tag git -n 5')
+def search(
+    text: Annotated[list[str], typer.Argument(help="Words that must all appear in one turn.")],
+    limit: Annotated[int, typer.Option("-n", "--limit", min=1, help="How many conversations.")] = 20,
+    agent: Agent = None,
+    tag: Tag = None,
+    since: Since = None,
+    status: Status = None,
+    json_out: Json = False,
+) -> None:
+    """Search every turn of every conversation (best matches first)."""
+    from .. import render
+    from ..services import browse
+
+    hits = browse.search(" ".join(text), limit, _filters(agent, tag, since, status))
+    if json_out:
+        render.emit_json([{"id": h.row.id, "short": short, "title": h.row.title, "turn": h.turn, "role": h.role,
+                           "snippet": render.unmark(h.snippet)} for h, short in hits])
+        return
+    if not hits:
+        render.notice(f"nothing matches {' '.join(text)!r}")
+        return
+    for hit, short in hits:
+        render.search_hit(short, render.ago(hit.row.updated), hit.row.title or "-", hit.role, hit.snippet)
 
 
 @app.command(epilog="Examples:\n\n  conv show\n\n  conv show k3f9x2 --raw")
@@ -60,10 +112,71 @@ def show(
     render.transcript(conv.title or "(untitled)", info, sections)
 
 
+def _ws():
+    from ..services.workspace import Workspace
+
+    return Workspace()
+
+
 def _finish(turn) -> str:
     if turn.finish in (None, "stop") and not turn.error:
         return ""
     return f"{turn.finish or 'pending'}" + (f": {turn.error}" if turn.error else "")
+
+
+@app.command(epilog="Examples:\n\n  conv log\n\n  conv log k3f9x2 --json")
+def log(ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).", show_default=False)] = None,
+        json_out: Json = False) -> None:
+    """The history of a conversation: every ask, answer, retry, edit and change, with commit ids for conv diff --rev."""
+    from .. import render
+    from ..services.history import log as history
+
+    found = history(_ws(), ref)
+    if json_out:
+        render.emit_json(found.to_dict())
+        return
+    render.table(["COMMIT", "WHEN", "WHAT"], [[e.sha[:8], render.when(e.time), e.message.splitlines()[0]] for e in found.events])
+
+
+@app.command(epilog="Examples:\n\n  conv diff k3f9x2 p8r2m1          # a fork against its parent\n\n"
+             "  conv diff k3f9x2                 # the last change (e.g. a retry)\n\n  conv diff k3f9x2 --rev 1a2b3c4d..")
+def diff(
+    ref_a: Annotated[Optional[str], typer.Argument(metavar="A", help="A conversation (default: the current one).", show_default=False)] = None,
+    ref_b: Annotated[Optional[str], typer.Argument(metavar="B", help="A second conversation to compare A with.", show_default=False)] = None,
+    rev: Annotated[Optional[str], typer.Option("--rev", metavar="X..Y", help="Two versions of A: commit ids from conv log (Y defaults to now).")] = None,
+    json_out: Json = False,
+) -> None:
+    """Compare two conversations, or two versions of one: the shared start on one line, then turn by turn."""
+    from .. import diffing, render
+    from ..errors import UsageError
+    from ..services import history
+
+    if ref_b and rev:
+        raise UsageError("give two conversations or --rev, not both", "e.g. conv diff A B, or conv diff A --rev X..Y")
+    ws = _ws()
+    result = history.diff_conversations(ws, ref_a, ref_b) if ref_b else history.diff_versions(ws, ref_a, rev)
+    if json_out:
+        render.emit_json(diffing.to_dict(result))
+    elif render.is_terminal():
+        render.rich(diffing.rich_renderable(result))
+    else:
+        typer.echo(diffing.plain(result), nl=False)
+
+
+@app.command(epilog="Examples:\n\n  conv export k3f9x2 > rebase.md\n\n  conv export --format openai | jq .")
+def export(
+    ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).", show_default=False)] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="md, json, or openai (the messages array a chat API takes).")] = "md",
+) -> None:
+    """Print a conversation as Markdown, JSON or OpenAI chat messages."""
+    from .. import render
+    from ..services.exchange import export as export_conv
+
+    out = export_conv(_ws(), ref, fmt)
+    if isinstance(out, str):
+        typer.echo(render.clean(out), nl=False)
+    else:
+        render.emit_json(out)
 
 
 @app.command(epilog="Example:\n\n  conv clear")

@@ -190,7 +190,7 @@ class Index(Queries):
         for info, touched in self.store.history(lambda sha: seen("SELECT 1 FROM history WHERE sha = ?", (sha,)).fetchone() is not None):
             message = info.message.strip()
             rows += [(info.sha, conv_id, info.time, message) for conv_id in sorted(touched)] or [(info.sha, None, info.time, message)]
-        self.db.executemany("INSERT INTO history VALUES (?, ?, ?, ?)", rows)
+        self.db.executemany("INSERT INTO history VALUES (?, ?, ?, ?)", reversed(rows))  # oldest first: rowid grows with time
 
     def record(self, conv: Conversation, old: str | None, new: str) -> None:
         """After conv's own commit: if the cache was at ``old``, move it to ``new``

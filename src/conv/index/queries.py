@@ -102,17 +102,21 @@ class Queries:
         query = " ".join('"' + w.replace('"', '""') + '"' for w in words)
         where, args = (filters or Filters()).sql()
         rows = self._rows(
-            f"""SELECT {', '.join('c.' + col.strip() for col in Row.COLUMNS.split(','))},
-                       t.name, t.role, snippet(turn_fts, 0, ?, ?, '…', 16), min(bm25(turn_fts)) AS score
-                FROM turn_fts JOIN turns t ON t.rowid = turn_fts.rowid JOIN conversations c ON c.id = t.conv_id
-                WHERE turn_fts MATCH ? AND {where}
-                GROUP BY t.conv_id ORDER BY score, c.updated DESC LIMIT ?""",
+            f"""WITH matched AS MATERIALIZED (
+                    SELECT t.conv_id, t.name, t.role, bm25(turn_fts) AS score,
+                           snippet(turn_fts, 0, ?, ?, '…', 16) AS snip
+                    FROM turn_fts JOIN turns t ON t.rowid = turn_fts.rowid WHERE turn_fts MATCH ?),
+                ranked AS (SELECT *, row_number() OVER (PARTITION BY conv_id ORDER BY score) AS n FROM matched)
+                SELECT {', '.join('c.' + col.strip() for col in Row.COLUMNS.split(','))}, r.name, r.role, r.snip
+                FROM ranked r JOIN conversations c ON c.id = r.conv_id
+                WHERE r.n = 1 AND {where} ORDER BY r.score, c.updated DESC LIMIT ?""",
             [HIT_START, HIT_END, query, *args, limit],
         )
         return [Hit(Row.from_sql(r[:14]), r[14], r[15], r[16]) for r in rows]
 
     def history(self, conv_id: str) -> list[Event]:
-        rows = self._rows("SELECT sha, time, message FROM history WHERE conv_id = ? ORDER BY time, rowid", (conv_id,))
+        """Newest first, as git log shows it."""
+        rows = self._rows("SELECT sha, time, message FROM history WHERE conv_id = ? ORDER BY time DESC, rowid DESC", (conv_id,))
         return [Event(*r) for r in rows]
 
     def commits_matching(self, prefix: str) -> list[str]:

@@ -11,12 +11,12 @@ from contextlib import contextmanager
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .. import ids, refs, session
+from .. import ids, refs
 from ..context import build_messages
 from ..errors import Interrupted, ProviderError, UsageError
 from ..format import Conversation, Turn, now_iso
 from ..store import Written
-from ..providers import get_provider, resolve_model
+from ..providers import Message, Provider, get_provider, resolve_model
 from .current import current
 from .workspace import Workspace
 
@@ -57,6 +57,18 @@ class AskResult:
 
 
 @dataclass
+class Answering:
+    """What one model call is for: the options, who answers, what it replaces."""
+
+    opts: AskOptions
+    provider: Provider
+    provider_name: str
+    model: str
+    replaces: str | None = None  # the answer a retry supersedes
+    hint: str | None = None  # why the old answer was wrong
+
+
+@dataclass
 class Asker:
     ws: Workspace
     notice: Callable[[str], None]
@@ -72,27 +84,54 @@ class Asker:
         messages = build_messages(
             conv.turns, question, self.ws.config.get("context.max_messages"), self.ws.config.get("context.max_tokens")
         )
+        return self._answer(conv, question, messages, Answering(opts, provider, provider_name, model))
+
+    def retry(self, ref: str | None, hint: str | None, wrong: bool, opts: AskOptions) -> AskResult:
+        """Answer the conversation's last question again. The new answer replaces
+        the old one in the tree (the old one stays in history, see conv diff);
+        with a hint, or --wrong, the model is shown its old answer and told it was wrong."""
+        conv = self.ws.conversation(self.ws.resolve(ref))
+        question = next((t for t in reversed(conv.turns) if t.role == "user"), None)
+        if question is None:
+            raise UsageError(f"{conv.id} has no question to answer again", f'Ask one: conv ask --cid {conv.id} "…"')
+        old = next((t for t in conv.turns if t.role == "assistant" and t.parent == question.name), None)
+        spec = opts.model or (f"{old.provider}:{old.model}" if old and old.provider and old.model else None)
+        provider_name, model = resolve_model(spec, self.ws.config)
+        provider = get_provider(provider_name, self.ws.config)
+        before = conv.turns[: conv.turns.index(question) + 1]
+        messages = build_messages(
+            before, question, self.ws.config.get("context.max_messages"), self.ws.config.get("context.max_tokens")
+        )
+        if old is not None and (hint or wrong):
+            because = f": {hint.strip()}" if hint and hint.strip() else "."
+            messages += [Message("assistant", old.content), Message("user", f"That answer was wrong{because} Please answer again.")]
+        job = Answering(opts, provider, provider_name, model, replaces=old.name if old else None, hint=hint)
+        return self._answer(conv, question, messages, job)
+
+    def _answer(self, conv: Conversation, question: Turn, messages: list[Message], job: "Answering") -> AskResult:
+        """Stream the model's answer and store it, whole or as far as it came."""
         pieces: list[str] = []
 
         def receive(text: str) -> None:
             pieces.append(text)
             self.on_text(text)
 
+        opts = job.opts
         result = AskResult(conv.id, self._short(conv.id, opts), question.name if opts.save else None,
-                           None, "", model, provider_name)
+                           None, "", job.model, job.provider_name)
         try:
             with _terminal_loss_interrupts():
-                reply = provider.complete(messages, model, receive, stream=opts.stream)
+                reply = job.provider.complete(messages, job.model, receive, stream=opts.stream)
         except (KeyboardInterrupt, Interrupted) as exc:
             with _ignoring_interrupts():
-                self._store_answer(conv, question, result, pieces, "interrupted", opts)
+                self._store_answer(conv, question, result, pieces, "interrupted", job)
             raise exc if isinstance(exc, Interrupted) else Interrupted(signal.SIGINT) from None
         except ProviderError as exc:
             with _ignoring_interrupts():
-                self._store_answer(conv, question, result, pieces, "error", opts, error=exc.message)
+                self._store_answer(conv, question, result, pieces, "error", job, error=exc.message)
             raise
-        result.model, result.usage = reply.model or model, reply.usage
-        self._store_answer(conv, question, result, pieces, reply.finish, opts)
+        result.model, result.usage = reply.model or job.model, reply.usage
+        self._store_answer(conv, question, result, pieces, reply.finish, job)
         return result
 
     # -- which conversation ------------------------------------------------
@@ -156,28 +195,35 @@ class Asker:
         turns = self.ws.conversation(conv_id).turns
         return next((t.content for t in reversed(turns) if t.role == "system"), None)
 
-    def _store_answer(self, conv, question, result, pieces, finish, opts, error=None) -> None:
+    def _store_answer(self, conv, question, result, pieces, finish, job: "Answering", error=None) -> None:
         text = "".join(pieces)
         result.text, result.finish = text, finish
-        if not opts.save:
+        if not job.opts.save:
             return
         answer = Turn(
             ids.new_turn_name("assistant"), "assistant", text, now_iso(), question.name,
             model=result.model, provider=result.provider, usage=result.usage or None, finish=finish, error=error,
+            replaces=job.replaces, hint=job.hint,
         )
         tokens = result.usage.get("completion_tokens")
         detail = f"{result.model}, {tokens} token{'s' * (tokens != 1)}" if tokens is not None else result.model
         verb = {"interrupted": "answer interrupted", "error": "answer failed"}.get(finish, "answer")
-        written = self.ws.store.add_turns(conv.id, lambda parent: [answer], f"{conv.id}: {verb} ({detail})")
+        if job.replaces is None:
+            written = self.ws.store.add_turns(conv.id, lambda parent: [answer], f"{conv.id}: {verb} ({detail})")
+        else:
+            def swap(draft) -> str:
+                draft.remove(job.replaces)
+                draft.put(answer)
+                return f"{conv.id}: retry, {verb} ({detail})"
+
+            written = self.ws.store.change(conv.id, swap)
         result.answer = answer.name
         self._after_commit(conv, written)
 
     def _after_commit(self, conv: Conversation, written: Written) -> None:
         """Keep the index and this terminal's session file in step with the commit."""
         self.ws.index.record(conv, written.old, written.new)
-        name = session.session_name()
-        if name:
-            session.save(name, conv.id, self.ws.index.short_id(conv.id), len(written.names))
+        self.ws.make_current(conv.id, len(written.names))
 
     def _short(self, conv_id: str, opts: AskOptions) -> str:
         return self.ws.index.short_id(conv_id) if opts.save else conv_id

@@ -1,11 +1,13 @@
-"""Reading the store for people: listings and single conversations."""
+"""Reading the store for people: listings, search and single conversations."""
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 
-from .. import ids, refs
-from ..errors import RefError
-from ..format import Conversation
-from ..index import Row
+from .. import ids
+from ..config import duration
+from ..errors import UsageError
+from ..format import Conversation, iso
+from ..index import Filters, Hit, Row
 from ..store import META_FILE
 from .current import current
 from .workspace import Workspace
@@ -16,41 +18,79 @@ class Listed:
     row: Row
     short: str
     current: bool
+    depth: int = 0  # with --tree: how many forks down
 
     def to_dict(self) -> dict:
         r = self.row
         return {
             "id": r.id, "short": self.short, "title": r.title, "created": r.created, "updated": r.updated,
             "model": r.model, "provider": r.provider, "agent": r.agent, "tags": r.tags, "status": r.status,
-            "turns": r.turns, "current": self.current, "broken": r.broken,
+            "turns": r.turns, "current": self.current, "broken": r.broken, "forked_from": r.forked_from,
+            "summary": r.summary, "deleted": r.trashed,
         }
 
 
-def listing(limit: int, ws: Workspace | None = None) -> list[Listed]:
+def since(text: str | None) -> str | None:
+    """``--since``: an age (``7d``, ``12h``) or a date (``2026-11-01``) as an ISO time."""
+    if not text:
+        return None
+    try:
+        return iso(datetime.now(timezone.utc) - timedelta(seconds=duration(text)))
+    except ValueError:
+        pass
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise UsageError(f"--since {text!r} is neither an age nor a date", "e.g. --since 7d or --since 2026-11-01") from None
+    return iso(moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc))
+
+
+def listing(limit: int | None, filters: Filters | None = None, tree: bool = False, ws: Workspace | None = None) -> list[Listed]:
     ws = ws or Workspace()
-    rows = ws.index.refresh().recent(limit)
+    rows = ws.index.refresh().recent(limit, filters)
     now = current(ws).conv_id if rows else None
-    return [Listed(r, ws.index.short_id(r.id), r.id == now) for r in rows]
+    listed = [Listed(r, ws.index.short_id(r.id), r.id == now) for r in rows]
+    return _as_tree(listed) if tree else listed
 
 
-def resolve_or_current(ref: str | None, ws: Workspace) -> str:
-    if ref is not None:
-        return refs.resolve(ws.index, ref)
-    conv_id = current(ws).conv_id
-    if conv_id is None:
-        raise RefError("no current conversation", 'Name one (see conv list) or ask: conv ask "…"')
-    return conv_id
+def _as_tree(listed: list[Listed]) -> list[Listed]:
+    """Forks right under their parents (when both are listed), newest first."""
+    children: dict[str, list[Listed]] = {}
+    present = {item.row.id for item in listed}
+    for item in listed:
+        parent = item.row.forked_from
+        if parent in present and parent != item.row.id:
+            children.setdefault(parent, []).append(item)
+    out: list[Listed] = []
+
+    def visit(item: Listed, depth: int) -> None:
+        item.depth = depth
+        out.append(item)
+        for child in children.get(item.row.id, []):
+            visit(child, depth + 1)
+
+    for item in listed:
+        if item.row.forked_from not in present or item.row.forked_from == item.row.id:
+            visit(item, 0)
+    return out
+
+
+def search(text: str, limit: int, filters: Filters | None = None, ws: Workspace | None = None) -> list[tuple[Hit, str]]:
+    """Hits with each conversation's short id."""
+    ws = ws or Workspace()
+    hits = ws.index.refresh().search(text, limit, filters)
+    return [(hit, ws.index.short_id(hit.row.id)) for hit in hits]
 
 
 def conversation(ref: str | None, ws: Workspace | None = None) -> Conversation:
     ws = ws or Workspace()
-    return ws.conversation(resolve_or_current(ref, ws))
+    return ws.conversation(ws.resolve(ref))
 
 
 def raw_files(ref: str | None, ws: Workspace | None = None) -> list[tuple[str, str]]:
     """(path, text) of each file of a conversation, conversation.md first."""
     ws = ws or Workspace()
-    conv_id = resolve_or_current(ref, ws)
+    conv_id = ws.resolve(ref)
     files = ws.store.raw_files(conv_id)
     where = ids.conversation_path(conv_id)
     order = sorted(files, key=lambda name: (name != META_FILE, name))

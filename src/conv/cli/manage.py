@@ -1,0 +1,128 @@
+"""Managing conversations: fork, title, tag, status, summary, delete, restore, clean."""
+
+from typing import Annotated, Optional
+
+import typer
+
+from .app import app
+
+REF_HELP = "Conversation id, unique prefix or suffix (default: the current one)."
+Ref = Annotated[Optional[str], typer.Argument(help=REF_HELP, show_default=False)]
+Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+
+def _ws():
+    from ..services.workspace import Workspace
+
+    return Workspace()
+
+
+@app.command(epilog="Examples:\n\n  conv fork                 # all of the current conversation\n\n  conv fork k3f9x2 --at 3 --title 'try it with rebase -i'")
+def fork(
+    ref: Ref = None,
+    at: Annotated[Optional[int], typer.Option("--at", metavar="N", help="Take turns 1..N (default: all).")] = None,
+    title: Annotated[Optional[str], typer.Option("--title", help="Title of the fork.")] = None,
+    json_out: Json = False,
+) -> None:
+    """Start a new conversation from the first N turns of another (no content is copied).
+
+    The fork becomes this terminal's current conversation, so conv ask -c continues it."""
+    from .. import render
+    from ..services.fork import fork as make_fork
+
+    forked = make_fork(_ws(), ref, at, title)
+    if json_out:
+        render.emit_json(forked.to_dict())
+    else:
+        typer.echo(f"{forked.short}: fork of {forked.parent} at turn {forked.at}")
+
+
+@app.command(epilog='Example:\n\n  conv title k3f9x2 "rebase vs merge"')
+def title(
+    ref: Annotated[str, typer.Argument(help=REF_HELP)],
+    text: Annotated[list[str], typer.Argument(help="The new title (words are joined).")],
+) -> None:
+    """Set a conversation's title (it starts as the first question)."""
+    from ..services.metadata import set_title
+
+    set_title(_ws(), ref, " ".join(text))
+
+
+@app.command(epilog="Examples:\n\n  conv tag k3f9x2 +work +git -draft\n\n  conv tag k3f9x2          # show the tags")
+def tag(
+    ref: Annotated[str, typer.Argument(help=REF_HELP)],
+    changes: Annotated[Optional[list[str]], typer.Argument(help="+TAG adds, -TAG removes.", show_default=False)] = None,
+) -> None:
+    """Add or remove tags (conv list --tag TAG filters by them)."""
+    from ..services.metadata import change_tags
+
+    ws = _ws()
+    tags = change_tags(ws, ref, changes) if changes else ws.conversation(ws.resolve(ref)).tags
+    typer.echo(" ".join(tags))
+
+
+@app.command(epilog="Example:\n\n  conv status k3f9x2 done")
+def status(
+    ref: Annotated[str, typer.Argument(help=REF_HELP)],
+    value: Annotated[str, typer.Argument(help="active, paused or done.", metavar="STATUS")],
+) -> None:
+    """Mark a conversation active, paused or done (conv list --status filters)."""
+    from ..services.metadata import set_status
+
+    set_status(_ws(), ref, value)
+
+
+@app.command(epilog='Example:\n\n  conv summary k3f9x2 "Chose rebase -i with autosquash."')
+def summary(
+    ref: Annotated[str, typer.Argument(help=REF_HELP)],
+    text: Annotated[list[str], typer.Argument(help="The summary; an empty string removes it.")],
+) -> None:
+    """Set the summary shown at the top of conv show."""
+    from ..services.metadata import set_summary
+
+    set_summary(_ws(), ref, " ".join(text))
+
+
+@app.command(epilog="Examples:\n\n  conv delete k3f9x2 p8r2m1\n\n  conv restore k3f9x2")
+def delete(
+    references: Annotated[list[str], typer.Argument(help="Conversations to delete.", metavar="REF...")],
+    json_out: Json = False,
+) -> None:
+    """Move conversations to the trash (conv restore brings them back)."""
+    from ..services.lifecycle import delete as trash
+
+    _report(trash(_ws(), references), "deleted", json_out)
+
+
+@app.command(epilog="Example:\n\n  conv restore k3f9x2\n\n  conv list --deleted        # what the trash holds")
+def restore(
+    references: Annotated[list[str], typer.Argument(help="Deleted conversations to bring back.", metavar="REF...")],
+    json_out: Json = False,
+) -> None:
+    """Bring conversations back from the trash."""
+    from ..services.lifecycle import restore as bring_back
+
+    _report(bring_back(_ws(), references), "restored", json_out)
+
+
+@app.command(epilog="Examples:\n\n  conv clean --older 30d --dry-run\n\n  conv clean --older 90d")
+def clean(
+    older: Annotated[str, typer.Option("--older", metavar="AGE", help="Not updated for this long: 30d, 12h, 8w.")] = "30d",
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would go to the trash.")] = False,
+    json_out: Json = False,
+) -> None:
+    """Move conversations not updated for a while to the trash (restorable)."""
+    from ..services.lifecycle import clean as clean_out
+
+    _report(clean_out(_ws(), older, dry_run), "would move to the trash" if dry_run else "moved to the trash", json_out)
+
+
+def _report(moved, verb: str, json_out: bool) -> None:
+    from .. import render
+
+    if json_out:
+        render.emit_json(moved.to_dict())
+    elif moved.ids:
+        render.notice(f"{verb}: " + " ".join(moved.ids))
+    else:
+        render.notice("nothing to do")

@@ -1,0 +1,128 @@
+"""Readers that turn other tools' conversation data into one in-memory model.
+
+Each reader (``llm``, ``chatgpt``) is a pure function of a path: it never
+touches the store, so ``conv import`` can show, dry-run or write what it read.
+The writer names everything deterministically from the source's own ids
+(``conversation_id``, ``turn_name``), so importing the same data twice lands
+on the same paths instead of making duplicates.
+
+Readers guarantee that the turns of a conversation have strictly increasing
+``created`` times (``strictly_increasing``): conv orders turns by the time in
+their names, and sources often give a question and its answer, or a system
+prompt and the first question, the same time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from .. import ids
+from ..errors import UsageError
+from ..format import iso
+
+# source name -> module with ``read(path) -> list[ImportedConversation]``;
+# imported only when asked for (conv's startup budget).
+READERS = {"llm": "conv.importers.llm", "chatgpt": "conv.importers.chatgpt"}
+
+
+@dataclass
+class ImportedTurn:
+    role: str  # "user" | "assistant" | "system"
+    content: str
+    created: str  # ISO 8601 UTC with ms and Z, as conv.format.iso() makes
+    model: str | None = None
+    usage: dict | None = None  # {"prompt_tokens", "completion_tokens"} when known
+    source_id: str = ""  # stable id of this message in the source
+
+
+@dataclass
+class ImportedConversation:
+    source: str  # "llm" | "chatgpt"
+    source_id: str  # the source's id; a ChatGPT side branch is "<conv id>#<leaf node id>"
+    title: str
+    created: str
+    model: str | None
+    turns: list[ImportedTurn] = field(default_factory=list)
+    fork_of: str | None = None  # source_id of the conversation this branch forks from
+    fork_at: int | None = None  # number of leading turns shared with it
+
+
+def read(source: str, path: Path) -> list[ImportedConversation]:
+    """The conversations in ``path`` as ``source`` wrote them."""
+    module = READERS.get(source)
+    if module is None:
+        raise UsageError(f"unknown import source {source!r}",
+                         f"Use one of: {', '.join(sorted(READERS))}")
+    return importlib.import_module(module).read(Path(path))
+
+
+def conversation_id(imported: ImportedConversation) -> str:
+    """A conv id that depends only on the source and its id, so a second
+    import of the same conversation finds the first one."""
+    digest = hashlib.sha256(f"{imported.source}:{imported.source_id}".encode()).digest()
+    return _token(digest, ids.TOKEN_LENGTH)
+
+
+def turn_name(turn: ImportedTurn, index: int) -> str:
+    """A turn name (``YYYYMMDD-HHMMSS.mmm-RAND-role``) whose time is the turn's
+    and whose random part comes from its source id and position, so it is the
+    same at every import."""
+    moment = parse_time(turn.created)
+    stamp = moment.strftime("%Y%m%d-%H%M%S.") + f"{moment.microsecond // 1000:03d}"
+    digest = hashlib.sha256(f"{turn.source_id}/{index}".encode()).digest()
+    return f"{stamp}-{_token(digest, 4)}-{turn.role}"
+
+
+def _token(digest: bytes, length: int) -> str:
+    number = int.from_bytes(digest, "big")
+    return "".join(ids.ALPHABET[(number >> (5 * i)) & 31] for i in range(length))
+
+
+# -- helpers for the readers -------------------------------------------------------
+
+
+def parse_time(value: str) -> datetime:
+    """An ISO time as an aware UTC datetime (naive times are UTC: llm wrote
+    ``datetime.utcnow()`` in early versions)."""
+    moment = datetime.fromisoformat(value.strip().replace(" ", "T", 1))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
+
+
+def from_epoch(seconds: float) -> str:
+    return iso(datetime.fromtimestamp(seconds, timezone.utc))
+
+
+def strictly_increasing(turns: list[ImportedTurn]) -> list[ImportedTurn]:
+    """Move each turn that is not later than the one before it to 1 ms after
+    it. Only earlier turns decide, so two branches sharing a prefix get the
+    same times (and names) for it."""
+    previous = None
+    for turn in turns:
+        moment = parse_time(turn.created)
+        if previous is not None and moment <= previous:
+            moment = previous + timedelta(milliseconds=1)
+        turn.created = iso(moment)
+        previous = parse_time(turn.created)  # at conv's millisecond precision
+    return turns
+
+
+def first_question(turns: list[ImportedTurn]) -> str:
+    """A title for a conversation whose source has none: its first question, on one line."""
+    text = next((t.content for t in turns if t.role == "user"), "")
+    return " ".join(text.split())[:80]
+
+
+def shared_prefix(a: list[ImportedTurn], b: list[ImportedTurn]) -> int:
+    """How many leading turns two branches have in common (by source id)."""
+    count = 0
+    for x, y in zip(a, b):
+        if x.source_id != y.source_id:
+            break
+        count += 1
+    return count

@@ -1,0 +1,261 @@
+"""Reader for the ``llm`` CLI's logs.db (https://llm.datasette.io).
+
+llm has logged in two generations of tables, and a database upgraded from
+one to the other holds both:
+
+- up to 0.31: ``conversations(id, name, model)`` and ``responses``, one row
+  per exchange (the typed prompt, a system prompt when one was given, the
+  response, time, duration, tokens), with fragments in ``prompt_fragments``
+  and ``system_fragments``;
+- from 0.32: a content-addressed tree of ``messages`` (hash, parent_hash,
+  role) and their ``parts``, ``threads`` (a named pointer at a tip message;
+  an old conversation continued keeps its id) and ``turns`` (one model call:
+  time, model, usage, and the messages it added, between its
+  ``parent_message_hash`` and ``tip_message_hash``). Messages have no time of
+  their own: a message is dated by the first turn of its thread that sent
+  or produced it.
+
+Both are read; a thread replaces the legacy conversation with the same id,
+keeping the legacy turns (their times and source ids) for the history it
+repeats. Columns are read only when present, since they vary by version.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from ..errors import UsageError
+from ..format import ROLES, iso
+from . import (ImportedConversation, ImportedTurn, first_question, parse_time, shared_prefix,
+               strictly_increasing)
+
+HINT = "llm's logs are at `llm logs path`"
+RESPONSE_COLUMNS = ("id", "model", "resolved_model", "prompt", "system", "response",
+                    "conversation_id", "datetime_utc", "duration_ms", "input_tokens",
+                    "output_tokens")
+TURN_COLUMNS = ("id", "thread_id", "parent_message_hash", "tip_message_hash", "model",
+                "resolved_model", "input_tokens", "output_tokens", "duration_ms",
+                "datetime_utc")
+NEW_TABLES = {"threads", "turns", "messages", "parts"}
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def read(path: Path) -> list[ImportedConversation]:
+    db = _open(path)
+    try:
+        tables = {row[0] for row in db.execute("select name from sqlite_master")}
+        if "responses" not in tables and "threads" not in tables:
+            raise UsageError(f"{path} is not llm's logs.db", HINT)
+        names = {}
+        if "conversations" in tables:
+            names = {r["id"]: r for r in _rows(db, "conversations", ("id", "name", "model"))}
+        found = _legacy(db, tables, names) if "responses" in tables else {}
+        if NEW_TABLES <= tables:
+            found.update(_threads(db, names, found))
+    except sqlite3.DatabaseError as e:
+        raise UsageError(f"cannot read {path} as llm's logs.db ({e})", HINT) from None
+    finally:
+        db.close()
+    return sorted(found.values(), key=lambda c: (c.created, c.source_id))
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    if not path.is_file():
+        raise UsageError(f"no llm log database at {path}", HINT)
+    try:  # read-only: never migrate or lock the user's live llm database
+        return sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+    except sqlite3.Error as e:
+        raise UsageError(f"cannot open {path} ({e})", HINT) from None
+
+
+def _rows(db, table: str, wanted: tuple, tail: str = "") -> list[dict]:
+    """``wanted`` columns of ``table``, None for those this version lacks."""
+    present = {row[1] for row in db.execute(f'pragma table_info("{table}")')}
+    columns = ", ".join(f'"{c}"' if c in present else f'null as "{c}"' for c in wanted)
+    return [dict(zip(wanted, row)) for row in db.execute(f'select {columns} from "{table}" {tail}')]
+
+
+def _time(value) -> datetime:
+    try:
+        return parse_time(str(value))
+    except ValueError:
+        return EPOCH
+
+
+def _answer(row: dict, start: datetime, text: str, source_id: str) -> ImportedTurn:
+    """An assistant turn dated when the answer was complete, with its model
+    (what the provider reported, else llm's model id) and usage."""
+    usage = {k: row[c] for k, c in (("prompt_tokens", "input_tokens"),
+                                    ("completion_tokens", "output_tokens"))
+             if row[c] is not None}
+    end = start + timedelta(milliseconds=row["duration_ms"] or 0)
+    return ImportedTurn("assistant", text, iso(end), model=row["resolved_model"] or row["model"],
+                        usage=usage or None, source_id=source_id)
+
+
+# -- up to llm 0.31: conversations + responses -------------------------------------
+
+
+def _legacy(db, tables: set, names: dict) -> dict[str, ImportedConversation]:
+    # Rows also logged as turns (the dual-write era) are read from the threads.
+    tail = "where id not in (select id from turns)" if "turns" in tables else ""
+    rows = _rows(db, "responses", RESPONSE_COLUMNS, tail)
+    fragments = _legacy_fragments(db, tables)
+    groups: dict[str, list[dict]] = {}
+    for row in sorted(rows, key=lambda r: (_time(r["datetime_utc"]), str(r["id"]))):
+        groups.setdefault(row["conversation_id"] or row["id"], []).append(row)
+    found = {cid: _legacy_conversation(cid, rows, names.get(cid, {}), fragments)
+             for cid, rows in groups.items()}
+    return {cid: conv for cid, conv in found.items() if conv.turns}
+
+
+def _legacy_fragments(db, tables: set) -> dict[tuple, list[str]]:
+    """(response id, "prompt"|"system") -> fragment texts in order."""
+    out: dict[tuple, list[str]] = {}
+    for kind in ("prompt", "system"):
+        if {f"{kind}_fragments", "fragments"} <= tables:
+            for rid, content in db.execute(
+                    f'select x.response_id, f.content from "{kind}_fragments" x join fragments f'
+                    f' on f.id = x.fragment_id order by x.response_id, x."order"'):
+                out.setdefault((rid, kind), []).append(content or "")
+    return out
+
+
+def _legacy_conversation(cid: str, rows: list[dict], meta: dict, fragments: dict):
+    turns: list[ImportedTurn] = []
+    system = None
+    for row in rows:
+        rid, start = row["id"], _time(row["datetime_utc"])
+        # How llm assembled what it sent (Prompt.prompt and Prompt.system).
+        pieces = fragments.get((rid, "prompt"), []) + ([row["prompt"]] if row["prompt"] else [])
+        prompt = "\n".join(pieces)
+        bits = fragments.get((rid, "system"), []) + [row["system"] or ""]
+        system_text = "\n\n".join(b.strip() for b in bits if b.strip())
+        if system_text and system_text != system:  # a system prompt once, or when it changes
+            system = system_text
+            turns.append(ImportedTurn("system", system, iso(start), source_id=f"{rid}:system"))
+        if prompt:
+            turns.append(ImportedTurn("user", prompt, iso(start), source_id=f"{rid}:user"))
+        if row["response"]:
+            turns.append(_answer(row, start, row["response"], f"{rid}:assistant"))
+    strictly_increasing(turns)
+    first = rows[0]
+    return ImportedConversation(
+        source="llm", source_id=cid, title=meta.get("name") or first_question(turns),
+        created=iso(_time(first["datetime_utc"])),
+        model=meta.get("model") or first["resolved_model"] or first["model"], turns=turns)
+
+
+# -- llm 0.32 and later: threads, turns, messages, parts ----------------------------
+
+
+def _threads(db, names: dict, legacy: dict) -> dict[str, ImportedConversation]:
+    parents = {h: (parent, role) for h, parent, role in
+               db.execute("select hash, parent_hash, role from messages")}
+    texts = _texts(db)
+    calls: dict[str, list[dict]] = {}
+    for row in sorted(_rows(db, "turns", TURN_COLUMNS),
+                      key=lambda r: (_time(r["datetime_utc"]), str(r["id"]))):
+        calls.setdefault(row["thread_id"], []).append(row)
+    threads = sorted(_rows(db, "threads", ("id", "name", "tip_message_hash", "forked_from",
+                                           "datetime_utc")),
+                     key=lambda r: (_time(r["datetime_utc"]), str(r["id"])))
+    found: dict[str, ImportedConversation] = {}
+    dated: dict[str, dict] = {}
+    for thread in threads:
+        tid, own = thread["id"], calls.get(thread["id"])
+        if not own:  # created but never used (e.g. a fork nobody asked in)
+            continue
+        # A fork's shared history keeps the dates it has in its origin.
+        dates = dated[tid] = _dates(parents, own, dated.get(thread["forked_from"], {}))
+        chain = _chain(parents, thread["tip_message_hash"] or own[-1]["tip_message_hash"])
+        turns = [_message(h, parents[h][1], texts.get(h, ""), *dates[h])
+                 for h in chain if h in dates]
+        turns = [t for t in turns if t is not None]
+        old = legacy.get(tid)
+        if old:  # a legacy conversation continued: keep its turns for the history
+            n = 0
+            while n < min(len(turns), len(old.turns)) and _same(turns[n], old.turns[n]):
+                n += 1
+            turns = old.turns[:n] + turns[n:]
+        strictly_increasing(turns)
+        if not turns:
+            continue
+        meta = names.get(tid, {})
+        found[tid] = ImportedConversation(
+            source="llm", source_id=tid,
+            title=meta.get("name") or thread["name"] or first_question(turns),
+            created=turns[0].created,
+            model=meta.get("model") or own[0]["resolved_model"] or own[0]["model"], turns=turns)
+    forked_from = {t["id"]: t["forked_from"] for t in threads}
+    for tid, conversation in found.items():
+        origin = found.get(forked_from[tid] or "")
+        if origin:
+            conversation.fork_of = origin.source_id
+            conversation.fork_at = shared_prefix(origin.turns, conversation.turns)
+    return found
+
+
+def _same(a: ImportedTurn, b: ImportedTurn) -> bool:
+    return (a.role, a.content) == (b.role, b.content)
+
+
+def _texts(db) -> dict[str, str]:
+    """Message hash -> its text parts joined (reasoning, tool calls and
+    attachments left out), fragment references resolved."""
+    fragments: dict[int, str] = {}
+
+    def fragment(fid) -> str:
+        if fid not in fragments:
+            row = db.execute("select content from fragments where id = ?", (fid,)).fetchone()
+            fragments[fid] = (row[0] if row else "") or ""
+        return fragments[fid]
+
+    out: dict[str, str] = {}
+    for h, text, payload in db.execute(
+            "select message_hash, text, payload from parts where type = 'text'"
+            " order by message_hash, position"):
+        if text is None and payload:
+            try:
+                refs = json.loads(payload).get("text_ref") or []
+            except (ValueError, AttributeError):
+                refs = []
+            text = "".join(r["literal"] if "literal" in r else fragment(r.get("fragment"))
+                           for r in refs)
+        out[h] = out.get(h, "") + (text or "")
+    return out
+
+
+def _chain(parents: dict, tip: str | None) -> list[str]:
+    """Message hashes from the root to ``tip``."""
+    chain, seen = [], set()
+    while tip is not None and tip in parents and tip not in seen:
+        seen.add(tip)
+        chain.append(tip)
+        tip = parents[tip][0]
+    return chain[::-1]
+
+
+def _dates(parents: dict, calls: list[dict], inherited: dict) -> dict[str, tuple]:
+    """Message hash -> (time, the call that produced it or None): what a call
+    sent first is dated at its start, what it produced at its end."""
+    dates = dict(inherited)
+    for call in calls:
+        start = _time(call["datetime_utc"])
+        sent = _chain(parents, call["parent_message_hash"])
+        for h in sent:
+            dates.setdefault(h, (start, None))
+        for h in _chain(parents, call["tip_message_hash"])[len(sent):]:
+            dates.setdefault(h, (start, call))
+    return dates
+
+
+def _message(h: str, role: str, text: str, start: datetime, call: dict | None):
+    if role not in ROLES or not text.strip():
+        return None  # tool calls and results, reasoning-only or empty messages
+    if role == "assistant" and call is not None:
+        return _answer(call, start, text, h)
+    return ImportedTurn(role, text, iso(start), source_id=h)

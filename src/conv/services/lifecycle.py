@@ -1,0 +1,63 @@
+"""Deleting (into the trash, restorable), restoring, and cleaning out old
+conversations. A deleted conversation's folder moves to ``trash/`` in the
+store in one commit: nothing is copied and nothing is lost."""
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from .. import refs
+from ..config import duration
+from ..errors import RefError, UsageError
+from ..format import iso
+from ..index import Filters
+from .workspace import Workspace
+
+
+@dataclass
+class Moved:
+    ids: list[str]
+    commit: str | None
+
+    def to_dict(self) -> dict:
+        return {"conversations": self.ids, "commit": self.commit}
+
+
+def delete(ws: Workspace, references: list[str]) -> Moved:
+    conv_ids = sorted({ws.resolve(r) for r in references})
+    return _move(ws, conv_ids, to_trash=True)
+
+
+def restore(ws: Workspace, references: list[str]) -> Moved:
+    conv_ids = []
+    for ref in references:
+        found = ws.index.refresh().matching(refs.check(ref), trashed=True)
+        if len(found) != 1:
+            what = "is ambiguous in the trash: " + ", ".join(found[:8]) if found else "matches nothing in the trash"
+            raise RefError(f"{ref!r} {what}", "See conv list --deleted")
+        conv_ids.append(found[0])
+    return _move(ws, sorted(set(conv_ids)), to_trash=False)
+
+
+def clean(ws: Workspace, older: str, dry_run: bool = False) -> Moved:
+    """Move every conversation not updated for ``older`` (e.g. 30d) to the trash."""
+    try:
+        age = duration(older)
+    except ValueError as exc:
+        raise UsageError(f"--older {older!r}: {exc}") from None
+    cutoff = iso(datetime.now(timezone.utc) - timedelta(seconds=age))
+    stale = [row.id for row in ws.index.refresh().recent() if row.updated < cutoff]
+    if dry_run or not stale:
+        return Moved(stale, None)
+    return _move(ws, stale, to_trash=True, what=f"clean: {len(stale)} conversations older than {older}")
+
+
+def trashed(ws: Workspace) -> list:
+    return ws.index.refresh().recent(filters=Filters(trashed=True))
+
+
+def _move(ws: Workspace, conv_ids: list[str], to_trash: bool, what: str = "") -> Moved:
+    verb = "delete" if to_trash else "restore"
+    message = what or (f"{conv_ids[0]}: {verb}" if len(conv_ids) == 1 else f"{verb}: " + ", ".join(conv_ids))
+    written = ws.store.move(conv_ids, to_trash, message)
+    ws.index.refresh()
+    return Moved(conv_ids, written.new)
