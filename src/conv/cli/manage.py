@@ -105,16 +105,36 @@ def restore(
     _report(bring_back(_ws(), references), "restored", json_out)
 
 
-@app.command(epilog="Examples:\n\n  conv clean --older 30d --dry-run\n\n  conv clean --older 90d")
+@app.command(epilog="Examples:\n\n  conv clean --older 30d --dry-run\n\n  conv clean --older 90d\n\n"
+             "  conv clean --purge --yes          # empty the trash, for good")
 def clean(
     older: Annotated[str, typer.Option("--older", metavar="AGE", help="Not updated for this long: 30d, 12h, 8w.")] = "30d",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would go to the trash.")] = False,
+    purge: Annotated[bool, typer.Option("--purge", help="Instead: erase what is in the trash (or the REFs given) from the store AND from its whole git history. This cannot be undone (copies already pushed to remotes keep it); it asks for confirmation, or takes --yes.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", help="Confirm --purge without asking.")] = False,
+    references: Annotated[Optional[list[str]], typer.Argument(help="With --purge: only these deleted conversations.", metavar="[REF...]", show_default=False)] = None,
     json_out: Json = False,
 ) -> None:
-    """Move conversations not updated for a while to the trash (restorable)."""
-    from ..services.lifecycle import clean as clean_out
+    """Move conversations not updated for a while to the trash (restorable); --purge empties the trash for good."""
+    from ..errors import UsageError
+    from ..services import lifecycle
 
-    _report(clean_out(_ws(), older, dry_run), "would move to the trash" if dry_run else "moved to the trash", json_out)
+    ws = _ws()
+    if not purge:
+        if references:
+            raise UsageError("REFs go with --purge only", "To delete conversations: conv delete REF...")
+        _report(lifecycle.clean(ws, older, dry_run), "would move to the trash" if dry_run else "moved to the trash", json_out)
+        return
+    if not yes:
+        import sys
+
+        count = len(references) if references else len(lifecycle.trashed(ws))
+        if not sys.stdin.isatty():
+            raise UsageError("--purge erases history and needs confirmation", "Add --yes to confirm")
+        answer = typer.prompt(f"Erase {count} conversation(s) from the store and all its history? Type 'purge' to confirm")
+        if answer.strip() != "purge":
+            raise UsageError("not confirmed; nothing was erased")
+    _report(lifecycle.purge(ws, references or []), "erased", json_out)
 
 
 def _report(moved, verb: str, json_out: bool) -> None:

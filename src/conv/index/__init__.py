@@ -80,6 +80,11 @@ class Index(Queries):
             self._discard()
             return self._refresh()
 
+    def rebuild(self) -> "Index":
+        """Start over from git (conv reindex)."""
+        self._rebuild(self.store.head() or "", force=True)
+        return self
+
     def _refresh(self) -> "Index":
         for _ in range(3):  # another process may move the cache while we look
             head = self.store.head() or ""
@@ -110,14 +115,14 @@ class Index(Queries):
         self._add_history()
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('commit', ?)", (head,))
 
-    def _rebuild(self, head: str) -> None:
+    def _rebuild(self, head: str, force: bool = False) -> None:
         """Index everything into a new file, then rename it into place: readers
         and writers of the old file are never blocked for the duration, and
         processes that find the cache missing at once rebuild it once."""
         with sql.flock(self.path.with_name(self.path.name + ".rebuild")):
             self._close()
             indexed = sql.meta(self.db, "commit")
-            if indexed == head or self._changed_since(indexed, head) is not None:
+            if not force and (indexed == head or self._changed_since(indexed, head) is not None):
                 return  # rebuilt by another process while we waited: catch up from there
             self._close()
             tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")

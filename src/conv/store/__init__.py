@@ -187,6 +187,15 @@ class Store:
         old, new = self.git.update(build)
         return Written(old, new, sorted(names))
 
+    def purge(self, conv_ids: list[str]) -> int:
+        """Erase deleted conversations from the trash and from every commit
+        (history is rewritten); the commits rewritten."""
+        snap = self.git.snapshot()
+        for conv_id in conv_ids:
+            if snap.entry(f"{TRASH}/{_shard_path(conv_id)}") is None:
+                raise RefError(f"conversation {conv_id} is not in the trash", "Delete it first: conv delete REF")
+        return self.git.rewrite_without([f"{root}/{_shard_path(c)}" for c in conv_ids for root in (ROOT, TRASH)])
+
     def move(self, conv_ids: list[str], to_trash: bool, message: str) -> Written:
         """Move whole conversation folders into the trash or back (no copy)."""
         src, dst = (ROOT, TRASH) if to_trash else (TRASH, ROOT)

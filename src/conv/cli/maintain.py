@@ -1,0 +1,75 @@
+"""Store upkeep and moving data in: edit, git, gc, fsck, reindex, import."""
+
+from typing import Annotated, Optional
+
+import typer
+
+from .app import app
+
+
+def _ws():
+    from ..services.workspace import Workspace
+
+    return Workspace()
+
+
+@app.command(epilog="Examples:\n\n  conv edit\n\n  EDITOR='code -w' conv edit k3f9x2")
+def edit(
+    ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).", show_default=False)] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print what changed as JSON.")] = False,
+) -> None:
+    """Edit a conversation as one Markdown file in $EDITOR; changed turns are committed.
+
+    A file that no longer reads is refused with its line number, and nothing is changed."""
+    from .. import render
+    from ..services.editing import edit as edit_conv
+
+    done = edit_conv(_ws(), ref)
+    if json_out:
+        render.emit_json(done.to_dict())
+    elif done.commit is None:
+        render.notice("nothing changed")
+    else:
+        render.notice(f"{done.conv_id}: {len(done.changed)} turns changed, {len(done.deleted)} deleted"
+                      + (", title changed" if done.title is not None else ""))
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []},
+             epilog="Examples:\n\n  conv git log --stat -5\n\n  conv git remote -v")
+def git(ctx: typer.Context) -> None:
+    """Run git in the conversation store (as pass git does); its exit code is conv's."""
+    from ..services.maintenance import git as run
+
+    raise typer.Exit(run(_ws(), list(ctx.args)))
+
+
+@app.command(epilog="Example:\n\n  conv gc")
+def gc() -> None:
+    """Pack the store: git gc when git is installed (far smaller), dulwich's otherwise."""
+    from .. import render
+    from ..services.maintenance import gc as pack
+
+    render.notice(f"packed with {pack(_ws())}")
+
+
+@app.command(epilog="Example:\n\n  conv fsck")
+def fsck() -> None:
+    """Check the store's objects (git fsck --strict); exit 1 if anything is wrong."""
+    from .. import render
+    from ..services.maintenance import fsck as check
+
+    problems = check(_ws())
+    for line in problems:
+        typer.echo(render.clean(line))
+    if problems:
+        raise typer.Exit(1)
+    render.notice("the store is sound")
+
+
+@app.command(epilog="Example:\n\n  conv reindex")
+def reindex() -> None:
+    """Rebuild the search and listing index from git (it is only a cache)."""
+    from .. import render
+    from ..services.maintenance import reindex as rebuild
+
+    render.notice(f"indexed {rebuild(_ws())} conversations")
