@@ -140,11 +140,13 @@ class Conversation:
     status: str = "active"
     forked_from: dict | None = None
     summary: str | None = None
+    imported_from: dict | None = None  # {source, id} for conversations brought in by conv import
     notes: str = ""  # the body of conversation.md: free text for people
     turns: list[Turn] = field(default_factory=list)
     meta: Any = None
 
-    FIELDS = ("id", "title", "created", "model", "provider", "agent", "tags", "status", "forked_from", "summary")
+    FIELDS = ("id", "title", "created", "model", "provider", "agent", "tags", "status", "forked_from", "summary",
+              "imported_from")
 
     @classmethod
     def from_text(cls, text: str, where: str = "conversation.md") -> "Conversation":
@@ -165,6 +167,7 @@ class Conversation:
             status=str(m.get("status") or "active"),
             forked_from=_plain(m.get("forked_from")) if isinstance(m.get("forked_from"), dict) else None,
             summary=_str_or_none(m.get("summary")),
+            imported_from=_plain(m.get("imported_from")) if isinstance(m.get("imported_from"), dict) else None,
             notes=doc.body,
             meta=m,
         )

@@ -1,8 +1,11 @@
 """Conversations out of conv (export) and into it (import from llm and ChatGPT)."""
 
+from dataclasses import dataclass
+from pathlib import Path
+
 from ..context import transcript_messages
 from ..errors import UsageError
-from ..format import Conversation
+from ..format import Conversation, Turn
 from .workspace import Workspace
 
 FORMATS = ("md", "json", "openai")
@@ -30,3 +33,51 @@ def markdown(conv: Conversation) -> str:
         facts = " · ".join(x for x in (turn.created, turn.model, turn.finish if turn.finish not in (None, "stop") else None) if x)
         parts.append(f"## {n}. {turn.role}" + (f" · {facts}" if facts else "") + f"\n\n{turn.content.rstrip()}\n")
     return "\n".join(parts)
+
+
+@dataclass
+class Imported:
+    source: str
+    conversations: int  # in the source
+    added: int  # new in the store
+    turns: int  # turns added
+    commit: str | None
+
+    def to_dict(self) -> dict:
+        return {"source": self.source, "found": self.conversations, "added": self.added,
+                "turns_added": self.turns, "commit": self.commit}
+
+
+def import_from(ws: Workspace, source: str, path: str) -> Imported:
+    """Bring another tool's conversations in, in one commit. Ids and turn names
+    are derived from the source's own ids, so importing again adds only what
+    is new (nothing, if nothing changed)."""
+    from .. import importers
+
+    found = importers.read(source, Path(path).expanduser())
+    ids_by_source = {c.source_id: importers.conversation_id(c) for c in found}
+    items = []
+    for imported in found:
+        conv_id = ids_by_source[imported.source_id]
+        turns, parent = [], None
+        for index, src in enumerate(imported.turns):
+            name = importers.turn_name(src, index)
+            turns.append(Turn(name, src.role, src.content, src.created, parent, model=src.model,
+                              provider=source if src.role == "assistant" else None, usage=src.usage,
+                              finish="stop" if src.role == "assistant" else None))
+            parent = name
+        forked_from = None
+        if imported.fork_of in ids_by_source and imported.fork_at:
+            forked_from = {"conversation": ids_by_source[imported.fork_of], "turn": turns[imported.fork_at - 1].name}
+        conv = Conversation(id=conv_id, created=imported.created, title=imported.title or first_line(turns),
+                            model=imported.model, provider=source, forked_from=forked_from,
+                            imported_from={"source": source, "id": imported.source_id})
+        items.append((conv, turns))
+    written, added, turn_count = ws.store.add_many(items, f"import: {len(found)} conversations from {source}")
+    ws.index.refresh()
+    return Imported(source, len(found), added, turn_count, written.new if written else None)
+
+
+def first_line(turns: list[Turn]) -> str:
+    question = next((t.content for t in turns if t.role == "user"), "")
+    return next((line.strip() for line in question.splitlines() if line.strip()), "")[:60]

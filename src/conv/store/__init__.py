@@ -187,6 +187,35 @@ class Store:
         old, new = self.git.update(build)
         return Written(old, new, sorted(names))
 
+    def add_many(self, items: list[tuple[Conversation, list[Turn]]], message: str) -> tuple[Written | None, int, int]:
+        """Conversations and turns that are not in the store yet, in one commit
+        (an import); what exists is left alone. Returns (written or None when
+        nothing was new, conversations added, turns added)."""
+        counts = [0, 0]
+
+        def build(snap: Snapshot):
+            changes: dict = {}
+            counts[:] = [0, 0]
+            for conv, turns in items:
+                where = _where(conv.id)
+                present = set(snap.listdir(where))
+                if META_FILE not in present:
+                    changes[f"{where}/{META_FILE}"] = conv.to_text().encode()
+                    counts[0] += 1
+                for turn in turns:
+                    if f"{turn.name}.md" not in present:
+                        changes[f"{where}/{turn.name}.md"] = turn.to_text().encode()
+                        counts[1] += 1
+            if not changes:
+                raise _NothingNew
+            return changes, message
+
+        try:
+            old, new = self.git.update(build)
+        except _NothingNew:
+            return None, 0, 0
+        return Written(old, new, []), counts[0], counts[1]
+
     def purge(self, conv_ids: list[str]) -> int:
         """Erase deleted conversations from the trash and from every commit
         (history is rewritten); the commits rewritten."""
@@ -223,6 +252,10 @@ class ParsedCache(Protocol):
     def get_parsed(self, shas: list[str]) -> dict[str, dict]: ...
 
     def put_parsed(self, parsed: dict[str, dict]) -> None: ...
+
+
+class _NothingNew(Exception):
+    """Raised inside a build to leave the store as it is."""
 
 
 def _shard_path(conv_id: str) -> str:

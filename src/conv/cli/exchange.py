@@ -1,0 +1,49 @@
+"""Conversations out and in: ``conv export`` and ``conv import``."""
+
+from typing import Annotated, Optional
+
+import typer
+
+from .app import app
+
+
+def _ws():
+    from ..services.workspace import Workspace
+
+    return Workspace()
+
+
+@app.command(epilog="Examples:\n\n  conv export k3f9x2 > rebase.md\n\n  conv export --format openai | jq .")
+def export(
+    ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).", show_default=False)] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="md, json, or openai (the messages array a chat API takes).")] = "md",
+) -> None:
+    """Print a conversation as Markdown, JSON or OpenAI chat messages."""
+    from .. import render
+    from ..services.exchange import export as export_conv
+
+    out = export_conv(_ws(), ref, fmt)
+    if isinstance(out, str):
+        typer.echo(render.clean(out), nl=False)
+    else:
+        render.emit_json(out)
+
+
+@app.command("import", epilog="Examples:\n\n  conv import --from llm \"$(llm logs path)\"\n\n"
+             "  conv import --from chatgpt ~/Downloads/chatgpt-export.zip")
+def import_(
+    path: Annotated[str, typer.Argument(help="llm's logs.db, or a ChatGPT export (conversations.json, its folder or the zip).")],
+    source: Annotated[str, typer.Option("--from", help="llm or chatgpt.")] = ...,
+    json_out: Annotated[bool, typer.Option("--json", help="Print what was added as JSON.")] = False,
+) -> None:
+    """Import conversations from llm or a ChatGPT export (running it again adds only what is new).
+
+    ChatGPT branches other than the one you ended on become forks."""
+    from .. import render
+    from ..services.exchange import import_from
+
+    done = import_from(_ws(), source, path)
+    if json_out:
+        render.emit_json(done.to_dict())
+    else:
+        render.notice(f"{done.conversations} conversations in {path}: {done.added} new, {done.turns} turns added")

@@ -1,0 +1,362 @@
+"""Readers for `conv import`: ChatGPT exports built here, and llm's logs.db as
+the real llm CLI writes it (installed once per session, pointed at the fake
+server). llm has two generations of log tables, so two llm versions are
+installed: the current one and the last that wrote the legacy tables, which
+also lets the tests upgrade a database the way users do."""
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from conv import ids
+from conv.errors import UsageError
+from conv.importers import (ImportedConversation, ImportedTurn, conversation_id, read,
+                            turn_name)
+
+LLM_NEW = ("llm==0.36",)  # threads, turns, messages, parts (llm >= 0.32)
+LLM_OLD = ("llm==0.31.1", "openai<3")  # conversations, responses; openai 3 dropped httpx
+
+
+# -- shared helpers ---------------------------------------------------------------
+
+
+def test_unknown_source_names_the_known_ones(tmp_path):
+    with pytest.raises(UsageError) as err:
+        read("claude", tmp_path)
+    assert "chatgpt" in str(err.value) and "llm" in str(err.value)
+
+
+def test_ids_and_names_are_deterministic_and_valid():
+    conv = ImportedConversation("llm", "01abc", "t", "2026-11-21T17:55:20.123Z", None, [])
+    assert conversation_id(conv) == conversation_id(
+        ImportedConversation("llm", "01abc", "other", "", "m", []))
+    assert ids.ID_RE.match(conversation_id(conv))
+    assert conversation_id(conv) != conversation_id(
+        ImportedConversation("chatgpt", "01abc", "t", "", None, []))
+    turn = ImportedTurn("assistant", "x", "2026-11-21T17:55:20.123Z", source_id="m1")
+    name = turn_name(turn, 3)
+    assert ids.TURN_RE.match(name) and name.startswith("20261121-175520.123-")
+    assert name.endswith("-assistant") and name == turn_name(turn, 3) != turn_name(turn, 4)
+
+
+def check_importable(conversations: list[ImportedConversation]) -> None:
+    """What the writer relies on: valid, distinct ids; turn names valid and in
+    turn order (times strictly increase)."""
+    cids = [conversation_id(c) for c in conversations]
+    assert len(set(cids)) == len(cids) and all(ids.ID_RE.match(c) for c in cids)
+    for conv in conversations:
+        names = [turn_name(t, i) for i, t in enumerate(conv.turns)]
+        assert all(ids.TURN_RE.match(n) for n in names)
+        assert names == sorted(names) and len(set(n[:19] for n in names)) == len(names)
+        assert conv.turns and conv.created <= conv.turns[0].created
+
+
+def roles_and_texts(conv: ImportedConversation) -> list[tuple]:
+    return [(t.role, t.content) for t in conv.turns]
+
+
+# -- ChatGPT ----------------------------------------------------------------------
+
+
+def node(nid, parent, children, role=None, text=None, t=None, **extra):
+    message = None
+    if role:
+        parts = text if isinstance(text, list) else [text]
+        message = {"id": nid, "author": {"role": role}, "create_time": t,
+                   "content": {"content_type": "text", "parts": parts},
+                   "metadata": extra.pop("metadata", {}), **extra}
+    return {"id": nid, "parent": parent, "children": children, "message": message}
+
+
+def chatgpt_export() -> list:
+    """One conversation whose first answer was regenerated (n3, n4 under n2)
+    and whose first question was edited (n8 beside n2); the current branch
+    holds an image request with a tool call. A second, linear conversation."""
+    gpt4o = {"model_slug": "gpt-4o"}
+    mapping = {
+        "n0": node("n0", None, ["n1"]),
+        "n1": node("n1", "n0", ["n2", "n8"], "system", "", None,
+                   metadata={"is_visually_hidden_from_conversation": True}),
+        "n2": node("n2", "n1", ["n3", "n4"], "user", "Hi", 1000.0),
+        "n3": node("n3", "n2", [], "assistant", "First answer", 1001.0, metadata=gpt4o),
+        "n4": node("n4", "n2", ["n5"], "assistant", "Second answer", 1010.25, metadata=gpt4o),
+        "n5": node("n5", "n4", ["n6"], "user",
+                   ["Draw a cat", {"content_type": "image_asset_pointer"}, "in the snow"],
+                   1020.0),
+        "n6": node("n6", "n5", ["n6b"], "assistant", '{"prompt": "cat"}', 1021.0,
+                   recipient="dalle.text2im", metadata=gpt4o),
+        "n6b": node("n6b", "n6", ["n7"], "tool", "image made", 1030.0),
+        "n7": node("n7", "n6b", [], "assistant", "Here it is.", 1040.0, metadata=gpt4o),
+        "n8": node("n8", "n1", ["n9"], "user", "Hello (edited)", 1050.0),
+        "n9": node("n9", "n8", [], "assistant", "Edited answer", None,
+                   metadata={"model_slug": "gpt-4o-mini"}),
+    }
+    linear = {
+        "r": node("r", None, ["a"]),
+        "a": node("a", "r", ["b"], "system", "Be terse.", 2000.0),
+        "b": node("b", "a", ["c"], "user", "2+2?", 2000.0),
+        "c": node("c", "b", [], "assistant", "4", 2001.0, metadata={"model_slug": "o3"}),
+    }
+    return [
+        {"conversation_id": "c-1", "title": "Greetings", "create_time": 999.5,
+         "update_time": 1050.0, "current_node": "n7", "mapping": mapping},
+        {"id": "c-2", "title": "", "create_time": 2000.0, "current_node": "c", "mapping": linear},
+    ]
+
+
+@pytest.fixture
+def export(tmp_path) -> Path:
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(chatgpt_export()))
+    return path
+
+
+def test_chatgpt_main_branch_and_forks(export):
+    found = read("chatgpt", export)
+    main, regenerated, edited, linear = found
+    assert (main.source, main.source_id, main.title) == ("chatgpt", "c-1", "Greetings")
+    assert main.created == "1970-01-01T00:16:39.500Z" and main.model == "gpt-4o"
+    assert roles_and_texts(main) == [
+        ("user", "Hi"), ("assistant", "Second answer"),
+        ("user", "Draw a cat\n\nin the snow"), ("assistant", "Here it is.")]
+    assert [t.created for t in main.turns] == [
+        "1970-01-01T00:16:40.000Z", "1970-01-01T00:16:50.250Z",
+        "1970-01-01T00:17:00.000Z", "1970-01-01T00:17:20.000Z"]
+    assert [t.model for t in main.turns] == [None, "gpt-4o", None, "gpt-4o"]
+    assert main.fork_of is None and main.fork_at is None
+
+    # The first answer, replaced by regenerating: shares the question.
+    assert regenerated.source_id == "c-1#n3" and regenerated.title == "Greetings"
+    assert (regenerated.fork_of, regenerated.fork_at) == ("c-1", 1)
+    assert roles_and_texts(regenerated) == [("user", "Hi"), ("assistant", "First answer")]
+    assert regenerated.turns[0] == main.turns[0]  # same time, same source id
+    assert regenerated.created == main.created  # it began with the conversation
+    assert regenerated.turns[1].created == "1970-01-01T00:16:41.000Z"
+
+    # The edited question shares nothing visible (the hidden system prompt is left out);
+    # the answer without a time comes 1 ms after its question.
+    assert (edited.source_id, edited.fork_of, edited.fork_at) == ("c-1#n9", "c-1", 0)
+    assert roles_and_texts(edited) == [("user", "Hello (edited)"), ("assistant", "Edited answer")]
+    assert [t.created for t in edited.turns] == [
+        "1970-01-01T00:17:30.000Z", "1970-01-01T00:17:30.001Z"]
+    assert edited.model == "gpt-4o-mini"
+
+    # "id" instead of "conversation_id"; no title: the first question; the system
+    # prompt and the question at the same second stay in order.
+    assert (linear.source_id, linear.title, linear.model) == ("c-2", "2+2?", "o3")
+    assert roles_and_texts(linear) == [("system", "Be terse."), ("user", "2+2?"),
+                                       ("assistant", "4")]
+    assert linear.turns[1].created == "1970-01-01T00:33:20.001Z"
+    check_importable(found)
+    assert read("chatgpt", export) == found
+
+
+def test_chatgpt_reads_the_export_zip_and_folder(export, tmp_path):
+    archive = tmp_path / "export.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.write(export, "conversations.json")
+        z.writestr("chat.html", "<html></html>")
+    assert read("chatgpt", archive) == read("chatgpt", tmp_path) == read("chatgpt", export)
+
+
+@pytest.mark.parametrize("content", [
+    "{not json", '{"conversations": []}', '[{"title": "no mapping"}]', '[42]',
+    '[{"title": "no id", "mapping": {}}]', "\x89PNG"])
+def test_chatgpt_malformed_is_a_usage_error(tmp_path, content):
+    path = tmp_path / "conversations.json"
+    path.write_text(content)
+    with pytest.raises(UsageError) as err:
+        read("chatgpt", path)
+    assert "\n" not in str(err.value) and str(path) in str(err.value)
+
+
+def test_chatgpt_missing_file_is_a_usage_error(tmp_path):
+    for path in (tmp_path / "nope.json", tmp_path):  # a folder without conversations.json
+        with pytest.raises(UsageError, match="cannot read"):
+            read("chatgpt", path)
+
+
+# -- llm: the real CLI ----------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def llm_bins(tmp_path_factory) -> dict[str, Path]:
+    """The two llm versions, installed in parallel into this session's temp
+    directory (about 15 s). A failed install fails the tests: nothing skips."""
+    root = tmp_path_factory.mktemp("llm")
+    jobs = {}
+    for name, requirements in (("new", LLM_NEW), ("old", LLM_OLD)):
+        venv = root / name
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        jobs[name] = subprocess.Popen(
+            [str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
+             "--disable-pip-version-check", *requirements],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for name, job in jobs.items():
+        output, _ = job.communicate(timeout=900)
+        if job.returncode:
+            pytest.fail(f"installing {name} llm failed:\n{output[-3000:]}")
+    return {name: root / name / "bin" / "llm" for name in jobs}
+
+
+@pytest.fixture
+def llm_home(tmp_path, fake) -> Path:
+    """llm's user directory, with a model `fake` served by the fake server."""
+    home = tmp_path / "llm-home"
+    home.mkdir()
+    (home / "extra-openai-models.yaml").write_text(
+        f"- model_id: fake\n  model_name: gpt-4o-mini\n  api_base: {fake.url}\n")
+    fake.set(reply="ECHO")
+    return home
+
+
+def llm(binary: Path, home: Path, *args: str) -> str:
+    env = {**os.environ, "LLM_USER_PATH": str(home), "OPENAI_API_KEY": "x"}
+    done = subprocess.run([str(binary), *args], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, f"llm {' '.join(args)}: {done.stderr}"
+    return done.stdout
+
+
+def test_llm_reads_what_llm_writes(llm_bins, llm_home):
+    new = llm_bins["new"]
+    assert llm(new, llm_home, "-m", "fake", "q1") == "q1\n"
+    llm(new, llm_home, "-c", "q2")
+    llm(new, llm_home, "-m", "fake", "-s", "Be brief.", "q3")
+    logs = llm_home / "logs.db"
+
+    found = read("llm", logs)
+    assert len(found) == 2
+    first, second = found
+    assert (first.source, first.title, first.model) == ("llm", "q1", "fake")
+    assert roles_and_texts(first) == [("user", "q1"), ("assistant", "q1"),
+                                      ("user", "q2"), ("assistant", "q2")]
+    assert [t.model for t in first.turns] == [None, "fake", None, "fake"]
+    # The fake counts words of everything sent: q1, its answer, q2.
+    assert first.turns[3].usage == {"prompt_tokens": 3, "completion_tokens": 1}
+    assert first.created == first.turns[0].created
+    assert roles_and_texts(second) == [("system", "Be brief."), ("user", "q3"),
+                                       ("assistant", "q3")]
+    assert second.title == "q3" and second.turns[2].model == "fake"
+    assert first.turns[-1].created < second.turns[0].created
+    check_importable(found)
+
+    again = read("llm", logs)
+    assert again == found
+    assert [conversation_id(c) for c in again] == [conversation_id(c) for c in found]
+
+
+def test_llm_fork_made_with_llms_own_api(llm_bins, llm_home):
+    """llm 0.36 has no fork command; LogStore.fork is its API for one."""
+    new = llm_bins["new"]
+    llm(new, llm_home, "-m", "fake", "q1")
+    llm(new, llm_home, "-c", "q2")
+    (first,) = read("llm", llm_home / "logs.db")
+    script = """if 1:
+        import sys, llm, sqlite_utils
+        from llm.logs import LogStore
+        store = LogStore(sqlite_utils.Database(sys.argv[1]))
+        fork = store.fork(sys.argv[3], name="alt", forked_from=sys.argv[2])
+        response = llm.get_model("fake").prompt("q2-alt", messages=store.thread_messages(fork))
+        response.text()
+        store.log(response, thread_id=fork)
+    """
+    env = {**os.environ, "LLM_USER_PATH": str(llm_home), "OPENAI_API_KEY": "x"}
+    subprocess.run([str(new.parent / "python"), "-c", script, str(llm_home / "logs.db"),
+                    first.source_id, first.turns[1].source_id], env=env, check=True)
+
+    original, fork = read("llm", llm_home / "logs.db")
+    assert original == first
+    assert (fork.title, fork.fork_of, fork.fork_at) == ("alt", first.source_id, 2)
+    assert roles_and_texts(fork) == [("user", "q1"), ("assistant", "q1"),
+                                     ("user", "q2-alt"), ("assistant", "q2-alt")]
+    assert fork.turns[:2] == first.turns[:2]  # the shared history keeps its times
+    check_importable([original, fork])
+
+
+def test_llm_legacy_tables_and_an_upgraded_database(llm_bins, llm_home):
+    old, new = llm_bins["old"], llm_bins["new"]
+    llm(old, llm_home, "-m", "fake", "-s", "sys1", "q1")
+    llm(old, llm_home, "-c", "q2")
+    llm(old, llm_home, "-c", "-s", "sys2", "q2b")
+    llm(old, llm_home, "-m", "fake", "q3")
+    logs = llm_home / "logs.db"
+
+    legacy = read("llm", logs)
+    first, second = legacy
+    assert roles_and_texts(first) == [
+        ("system", "sys1"), ("user", "q1"), ("assistant", "q1"), ("user", "q2"),
+        ("assistant", "q2"), ("system", "sys2"), ("user", "q2b"), ("assistant", "q2b")]
+    assert (first.title, first.model, first.turns[2].model) == ("q1", "fake", "fake")
+    assert first.turns[4].usage == {"prompt_tokens": 4, "completion_tokens": 1}
+    assert roles_and_texts(second) == [("user", "q3"), ("assistant", "q3")]
+    check_importable(legacy)
+
+    # The new llm continues the legacy conversation in a thread with its id, whose
+    # messages repeat the history: that history keeps its legacy turns and names.
+    llm(new, llm_home, "-c", "q4")
+    upgraded = read("llm", logs)
+    assert upgraded[0] == first
+    continued = upgraded[1]
+    assert continued.source_id == second.source_id and continued.title == "q3"
+    assert roles_and_texts(continued) == [("user", "q3"), ("assistant", "q3"),
+                                          ("user", "q4"), ("assistant", "q4")]
+    assert continued.turns[:2] == second.turns
+    assert [turn_name(t, i) for i, t in enumerate(continued.turns[:2])] == [
+        turn_name(t, i) for i, t in enumerate(second.turns)]
+    check_importable(upgraded)
+
+
+@pytest.mark.parametrize("version", ["old", "new"])
+def test_llm_fragments_read_as_sent(llm_bins, llm_home, fake, version):
+    """Both generations store fragments by reference; a turn holds the text the
+    model was sent."""
+    notes, rules = llm_home / "notes.txt", llm_home / "rules.txt"
+    notes.write_text("The notes.\nLine two.\n")
+    rules.write_text("Rule: be kind.")
+    binary = llm_bins[version]
+    llm(binary, llm_home, "-m", "fake", "-f", str(notes), "--sf", str(rules), "-s", "sys", "sum")
+    llm(binary, llm_home, "-c", "-f", str(notes), "again")
+    (conv,) = read("llm", llm_home / "logs.db")
+    sent = fake.requests[-1]["messages"]
+    assert [(t.role, t.content) for t in conv.turns[:4]] == [
+        (m["role"], m["content"]) for m in sent]
+    assert sent[0] == {"role": "system", "content": "Rule: be kind.\n\nsys"}
+    assert conv.turns[4].content == sent[-1]["content"]  # the fake echoes the question
+
+
+# -- llm: files that are not its logs ---------------------------------------------
+
+
+def test_llm_bad_files_are_usage_errors(tmp_path):
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as db:
+        db.execute("create table notes (x)")
+    text = tmp_path / "notes.txt"
+    text.write_text("hello, this is not sqlite" * 100)
+    cases = {tmp_path / "missing.db": "no llm log database",
+             tmp_path: "no llm log database",
+             other: "is not llm's logs.db",
+             text: "cannot read"}
+    for path, message in cases.items():
+        with pytest.raises(UsageError, match=message) as err:
+            read("llm", path)
+        assert "llm logs path" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_llm_opens_read_only(tmp_path, llm_bins, llm_home):
+    llm(llm_bins["new"], llm_home, "-m", "fake", "q1")
+    copy = tmp_path / "ro" / "logs.db"
+    copy.parent.mkdir()
+    shutil.copy(llm_home / "logs.db", copy)
+    before = copy.read_bytes()
+    copy.chmod(0o444)
+    assert len(read("llm", copy)) == 1
+    assert copy.read_bytes() == before
