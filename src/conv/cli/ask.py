@@ -6,8 +6,10 @@ import typer
 
 from .app import app
 
+PANEL = "Ask"
 
-@app.command(
+
+@app.command(rich_help_panel=PANEL, 
     epilog='Examples:\n\n  conv ask "explain git rebase"\n\n  conv ask -c "what about interactive mode?"\n\n'
     '  git diff | conv ask "review this"\n\n  conv ask --cid k3f9x2 -m gpt-4o "and in Python?"'
 )
@@ -34,7 +36,7 @@ def ask(
     run(AskCommand(options, json_out=json_out, quiet=quiet))
 
 
-@app.command(epilog='Examples:\n\n  conv retry                          # the current conversation\'s last answer, again\n\n'
+@app.command(rich_help_panel=PANEL, epilog='Examples:\n\n  conv retry                          # the current conversation\'s last answer, again\n\n'
              '  conv retry k3f9x2 --hint "it is about rebase, not merge"\n\n  conv diff k3f9x2                    # old answer against new')
 def retry(
     ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).", show_default=False)] = None,

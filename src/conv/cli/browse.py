@@ -6,6 +6,8 @@ import typer
 
 from .app import app
 
+PANEL = "Read"
+
 
 Since = Annotated[Optional[str], typer.Option("--since", metavar="AGE|DATE", help="Updated within AGE (7d, 12h) or since DATE (2026-11-01).")]
 Agent = Annotated[Optional[str], typer.Option("--agent", help="Only this agent's conversations.")]
@@ -26,7 +28,7 @@ def _filters(agent, tag, since, status, deleted=False):
     return Filters(agent=agent, tag=tag, since=since_time(since), status=status, trashed=deleted)
 
 
-@app.command("list", epilog="Examples:\n\n  conv list\n\n  conv list -n 10 --tag work --since 7d\n\n  conv list --tree --json")
+@app.command("list", rich_help_panel=PANEL, epilog="Examples:\n\n  conv list\n\n  conv list -n 10 --tag work --since 7d\n\n  conv list --tree --json")
 def list_(
     limit: Annotated[int, typer.Option("-n", "--limit", min=1, help="How many, newest first.")] = 50,
     agent: Agent = None,
@@ -59,7 +61,7 @@ def list_(
     )
 
 
-@app.command(epilog='Examples:\n\n  conv search rebase\n\n  conv search "interactive rebase" --tag git -n 5')
+@app.command(rich_help_panel=PANEL, epilog='Examples:\n\n  conv search rebase\n\n  conv search "interactive rebase" --tag git -n 5')
 def search(
     text: Annotated[list[str], typer.Argument(help="Words that must all appear in one turn.")],
     limit: Annotated[int, typer.Option("-n", "--limit", min=1, help="How many conversations.")] = 20,
@@ -85,7 +87,7 @@ def search(
         render.search_hit(short, render.ago(hit.row.updated), hit.row.title or "-", hit.role, hit.snippet)
 
 
-@app.command(epilog="Examples:\n\n  conv show\n\n  conv show k3f9x2 --raw")
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv show\n\n  conv show k3f9x2 --raw")
 def show(
     ref: Annotated[Optional[str], typer.Argument(help="Conversation id, unique prefix or suffix (default: the current one).", show_default=False)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
@@ -124,7 +126,7 @@ def _finish(turn) -> str:
     return f"{turn.finish or 'pending'}" + (f": {turn.error}" if turn.error else "")
 
 
-@app.command(epilog="Example:\n\n  conv clear")
+@app.command(rich_help_panel="Ask", epilog="Example:\n\n  conv clear")
 def clear() -> None:
     """Forget this terminal's current conversation: the next -c starts a new one."""
     from .. import render

@@ -1,6 +1,7 @@
 """The Typer app with every command registered on it."""
 
-from . import ask, browse, config_cmd, exchange, history, maintain, manage  # noqa: F401  (each registers its commands)
+# Imported in the order --help shows their panels; each module registers its commands.
+from . import ask, browse, history, manage, maintain, exchange, config_cmd  # noqa: F401, I001
 from .app import app
 
 __all__ = ["app"]

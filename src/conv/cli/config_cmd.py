@@ -10,7 +10,7 @@ config_app = typer.Typer(
     help="Read and change settings (a YAML file; comments you write survive).",
     no_args_is_help=True,
 )
-app.add_typer(config_app, name="config")
+app.add_typer(config_app, name="config", rich_help_panel="Store")
 
 
 @config_app.command("get", epilog="Examples:\n\n  conv config get\n\n  conv config get session.expiry")

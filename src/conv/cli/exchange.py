@@ -6,6 +6,8 @@ import typer
 
 from .app import app
 
+PANEL = "Import and export"
+
 
 def _ws():
     from ..services.workspace import Workspace
@@ -13,7 +15,7 @@ def _ws():
     return Workspace()
 
 
-@app.command(epilog="Examples:\n\n  conv export k3f9x2 > rebase.md\n\n  conv export --format openai | jq .")
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv export k3f9x2 > rebase.md\n\n  conv export --format openai | jq .")
 def export(
     ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).", show_default=False)] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="md, json, or openai (the messages array a chat API takes).")] = "md",
@@ -29,7 +31,7 @@ def export(
         render.emit_json(out)
 
 
-@app.command("import", epilog="Examples:\n\n  conv import --from llm \"$(llm logs path)\"\n\n"
+@app.command("import", rich_help_panel=PANEL, epilog="Examples:\n\n  conv import --from llm \"$(llm logs path)\"\n\n"
              "  conv import --from chatgpt ~/Downloads/chatgpt-export.zip")
 def import_(
     path: Annotated[str, typer.Argument(help="llm's logs.db, or a ChatGPT export (conversations.json, its folder or the zip).")],

@@ -6,6 +6,8 @@ import typer
 
 from .app import app
 
+PANEL = "Read"
+
 Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
@@ -15,7 +17,7 @@ def _ws():
     return Workspace()
 
 
-@app.command(epilog="Examples:\n\n  conv log\n\n  conv log k3f9x2 --json")
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv log\n\n  conv log k3f9x2 --json")
 def log(ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).", show_default=False)] = None,
         json_out: Json = False) -> None:
     """The history of a conversation: every ask, answer, retry, edit and change, with commit ids for conv diff --rev."""
@@ -29,7 +31,7 @@ def log(ref: Annotated[Optional[str], typer.Argument(help="Conversation (default
     render.table(["COMMIT", "WHEN", "WHAT"], [[e.sha[:8], render.when(e.time), e.message.splitlines()[0]] for e in found.events])
 
 
-@app.command(epilog="Examples:\n\n  conv diff k3f9x2 p8r2m1          # a fork against its parent\n\n"
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv diff k3f9x2 p8r2m1          # a fork against its parent\n\n"
              "  conv diff k3f9x2                 # the last change (e.g. a retry)\n\n  conv diff k3f9x2 --rev 1a2b3c4d..")
 def diff(
     ref_a: Annotated[Optional[str], typer.Argument(metavar="A", help="A conversation (default: the current one).", show_default=False)] = None,

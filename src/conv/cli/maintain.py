@@ -6,6 +6,8 @@ import typer
 
 from .app import app
 
+PANEL = "Store"
+
 
 def _ws():
     from ..services.workspace import Workspace
@@ -13,7 +15,7 @@ def _ws():
     return Workspace()
 
 
-@app.command(epilog="Examples:\n\n  conv edit\n\n  EDITOR='code -w' conv edit k3f9x2")
+@app.command(rich_help_panel="Manage", epilog="Examples:\n\n  conv edit\n\n  EDITOR='code -w' conv edit k3f9x2")
 def edit(
     ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).", show_default=False)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print what changed as JSON.")] = False,
@@ -34,7 +36,7 @@ def edit(
                       + (", title changed" if done.title is not None else ""))
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []},
+@app.command(rich_help_panel=PANEL, context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []},
              epilog="Examples:\n\n  conv git log --stat -5\n\n  conv git remote -v")
 def git(ctx: typer.Context) -> None:
     """Run git in the conversation store (as pass git does); its exit code is conv's."""
@@ -43,7 +45,7 @@ def git(ctx: typer.Context) -> None:
     raise typer.Exit(run(_ws(), list(ctx.args)))
 
 
-@app.command(epilog="Example:\n\n  conv gc")
+@app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv gc")
 def gc() -> None:
     """Pack the store: git gc when git is installed (far smaller), dulwich's otherwise."""
     from .. import render
@@ -52,7 +54,7 @@ def gc() -> None:
     render.notice(f"packed with {pack(_ws())}")
 
 
-@app.command(epilog="Example:\n\n  conv fsck")
+@app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv fsck")
 def fsck() -> None:
     """Check the store's objects (git fsck --strict); exit 1 if anything is wrong."""
     from .. import render
@@ -66,7 +68,7 @@ def fsck() -> None:
     render.notice("the store is sound")
 
 
-@app.command(epilog="Example:\n\n  conv reindex")
+@app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv reindex")
 def reindex() -> None:
     """Rebuild the search and listing index from git (it is only a cache)."""
     from .. import render

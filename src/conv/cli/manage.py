@@ -6,6 +6,8 @@ import typer
 
 from .app import app
 
+PANEL = "Manage"
+
 REF_HELP = "Conversation id, unique prefix or suffix (default: the current one)."
 Ref = Annotated[Optional[str], typer.Argument(help=REF_HELP, show_default=False)]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
@@ -17,7 +19,7 @@ def _ws():
     return Workspace()
 
 
-@app.command(epilog="Examples:\n\n  conv fork                 # all of the current conversation\n\n  conv fork k3f9x2 --at 3 --title 'try it with rebase -i'")
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv fork                 # all of the current conversation\n\n  conv fork k3f9x2 --at 3 --title 'try it with rebase -i'")
 def fork(
     ref: Ref = None,
     at: Annotated[Optional[int], typer.Option("--at", metavar="N", help="Take turns 1..N (default: all).")] = None,
@@ -37,7 +39,7 @@ def fork(
         typer.echo(f"{forked.short}: fork of {forked.parent} at turn {forked.at}")
 
 
-@app.command(epilog='Example:\n\n  conv title k3f9x2 "rebase vs merge"')
+@app.command(rich_help_panel=PANEL, epilog='Example:\n\n  conv title k3f9x2 "rebase vs merge"')
 def title(
     ref: Annotated[str, typer.Argument(help=REF_HELP)],
     text: Annotated[list[str], typer.Argument(help="The new title (words are joined).")],
@@ -48,7 +50,7 @@ def title(
     set_title(_ws(), ref, " ".join(text))
 
 
-@app.command(epilog="Examples:\n\n  conv tag k3f9x2 +work +git -draft\n\n  conv tag k3f9x2          # show the tags")
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv tag k3f9x2 +work +git -draft\n\n  conv tag k3f9x2          # show the tags")
 def tag(
     ref: Annotated[str, typer.Argument(help=REF_HELP)],
     changes: Annotated[Optional[list[str]], typer.Argument(help="+TAG adds, -TAG removes.", show_default=False)] = None,
@@ -61,7 +63,7 @@ def tag(
     typer.echo(" ".join(tags))
 
 
-@app.command(epilog="Example:\n\n  conv status k3f9x2 done")
+@app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv status k3f9x2 done")
 def status(
     ref: Annotated[str, typer.Argument(help=REF_HELP)],
     value: Annotated[str, typer.Argument(help="active, paused or done.", metavar="STATUS")],
@@ -72,7 +74,7 @@ def status(
     set_status(_ws(), ref, value)
 
 
-@app.command(epilog='Example:\n\n  conv summary k3f9x2 "Chose rebase -i with autosquash."')
+@app.command(rich_help_panel=PANEL, epilog='Example:\n\n  conv summary k3f9x2 "Chose rebase -i with autosquash."')
 def summary(
     ref: Annotated[str, typer.Argument(help=REF_HELP)],
     text: Annotated[list[str], typer.Argument(help="The summary; an empty string removes it.")],
@@ -83,7 +85,7 @@ def summary(
     set_summary(_ws(), ref, " ".join(text))
 
 
-@app.command(epilog="Examples:\n\n  conv delete k3f9x2 p8r2m1\n\n  conv restore k3f9x2")
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv delete k3f9x2 p8r2m1\n\n  conv restore k3f9x2")
 def delete(
     references: Annotated[list[str], typer.Argument(help="Conversations to delete.", metavar="REF...")],
     json_out: Json = False,
@@ -94,7 +96,7 @@ def delete(
     _report(trash(_ws(), references), "deleted", json_out)
 
 
-@app.command(epilog="Example:\n\n  conv restore k3f9x2\n\n  conv list --deleted        # what the trash holds")
+@app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv restore k3f9x2\n\n  conv list --deleted        # what the trash holds")
 def restore(
     references: Annotated[list[str], typer.Argument(help="Deleted conversations to bring back.", metavar="REF...")],
     json_out: Json = False,
@@ -105,7 +107,7 @@ def restore(
     _report(bring_back(_ws(), references), "restored", json_out)
 
 
-@app.command(epilog="Examples:\n\n  conv clean --older 30d --dry-run\n\n  conv clean --older 90d\n\n"
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv clean --older 30d --dry-run\n\n  conv clean --older 90d\n\n"
              "  conv clean --purge --yes          # empty the trash, for good")
 def clean(
     older: Annotated[str, typer.Option("--older", metavar="AGE", help="Not updated for this long: 30d, 12h, 8w.")] = "30d",
