@@ -37,6 +37,16 @@ def main() -> None:
 
 def _fast_path(args: list[str]) -> bool:
     """Run the commands that must start fast without Typer; False if not one."""
+    if len(args) == 2 and args[0] == "init" and not args[1].startswith("-"):
+        from .cli.shell_text import plugin
+
+        sys.stdout.write(plugin(args[1]))
+        return True
+    if args == ["prompt"]:
+        from .cli.shell_text import segment
+
+        sys.stdout.write(segment() + "\n")
+        return True
     if args[:1] == ["ask"]:
         from .cli.fastpath import parse_ask
 

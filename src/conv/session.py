@@ -2,13 +2,15 @@
 
 A shell plugin sets ``CONV_SESSION`` once per terminal; conv keeps that
 terminal's current conversation in ``<state>/sessions/<session>``, a single
-line ``<id> <short id> <turns> <last used, epoch seconds>`` written
-atomically, so the prompt segment can read it with shell builtins alone.
+line ``<id> <short id> <turns> <last used> <expires>`` (times in epoch
+seconds) written atomically, so the prompt segment can read it with shell
+builtins alone and hide itself once the session has expired.
 Without ``CONV_SESSION``, ``-c`` means the most recently updated conversation
 (``conv clear`` then hides the ones older than the clear).
 """
 
 import os
+import random
 import re
 import time
 from dataclasses import dataclass
@@ -28,6 +30,7 @@ class SessionState:
     short: str
     turns: int
     last_used: float
+    expires: float
 
     def idle(self, now: float | None = None) -> float:
         return (now or time.time()) - self.last_used
@@ -52,15 +55,28 @@ def _file(name: str) -> Path:
 
 def load(name: str) -> SessionState | None:
     try:
-        fields = _file(name).read_text().split()
-        conv_id, short, turns, last_used = fields
-        return SessionState(conv_id, short, int(turns), float(last_used))
+        conv_id, short, turns, last_used, expires = _file(name).read_text().split()
+        return SessionState(conv_id, short, int(turns), float(last_used), float(expires))
     except (OSError, ValueError):
         return None  # missing or not ours: treat as no current conversation
 
 
-def save(name: str, conv_id: str, short: str, turns: int) -> None:
-    write_atomic(_file(name), f"{conv_id} {short} {turns} {int(time.time())}\n")
+def save(name: str, conv_id: str, short: str, turns: int, expiry: float) -> None:
+    now = int(time.time())
+    write_atomic(_file(name), f"{conv_id} {short} {turns} {now} {now + int(expiry)}\n")
+    if random.random() < 0.02:
+        prune()
+
+
+def prune(older_than: float = 30 * 86400) -> None:
+    """Forget sessions of terminals long closed (their files only)."""
+    cutoff = time.time() - older_than
+    for path in _file(DEFAULT).parent.glob("*"):
+        try:
+            if path.stat().st_mtime < cutoff and not path.name.startswith(DEFAULT):
+                path.unlink()
+        except OSError:
+            pass
 
 
 def clear(name: str) -> bool:

@@ -27,6 +27,7 @@ def run(command: AskCommand, how=None) -> None:
     opts = command.options
     if how is None:
         opts.stdin_text = read_stdin()
+        opts.last_command = shared_last_command()
     printer = render.AnswerPrinter()
     streaming = not (command.json_out or not opts.stream)
     asker = Asker(
@@ -67,3 +68,15 @@ def read_stdin() -> str | None:
             f"stdin is not UTF-8 text (bad byte at offset {exc.start})", "Convert it first, e.g. | iconv -f latin1 -t utf-8"
         ) from None
     return text or None
+
+
+def shared_last_command() -> tuple[str, str] | None:
+    """The last command line and its status, when the shell plugin shares them
+    (off unless CONV_SHARE_LAST_COMMAND=1 is set in the shell; see the README)."""
+    import os
+
+    command = os.environ.get("CONV_LAST_COMMAND", "").strip()
+    status = os.environ.get("CONV_LAST_STATUS", "")
+    if not command or not status.isdigit():
+        return None
+    return command[:2000], status

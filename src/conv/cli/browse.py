@@ -92,6 +92,7 @@ def show(
     ref: Annotated[Optional[str], typer.Argument(help="Conversation id, unique prefix or suffix (default: the current one).", show_default=False)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     raw: Annotated[bool, typer.Option("--raw", help="The files exactly as stored.")] = False,
+    last: Annotated[Optional[int], typer.Option("--last", metavar="N", min=1, help="Only the last N turns.")] = None,
 ) -> None:
     """Show a conversation: Markdown on a terminal, plain text when piped."""
     from .. import render
@@ -106,9 +107,10 @@ def show(
     if json_out:
         render.emit_json(conv.to_dict())
         return
+    first = max(len(conv.turns) - last, 0) if last else 0
     info = f"{conv.id} · {len(conv.turns)} turns · {conv.model or '-'} · updated {render.ago(conv.updated)}"
     sections = [("summary", conv.summary)] if conv.summary else []
-    for n, turn in enumerate(conv.turns, 1):
+    for n, turn in enumerate(conv.turns[first:], first + 1):
         meta = [turn.role, turn.created[:16].replace("T", " "), turn.model, _finish(turn)]
         sections.append((f"{n}. " + " · ".join(x for x in meta if x), turn.content))
     render.transcript(conv.title or "(untitled)", info, sections)
@@ -126,6 +128,15 @@ def _finish(turn) -> str:
     return f"{turn.finish or 'pending'}" + (f": {turn.error}" if turn.error else "")
 
 
+@app.command(rich_help_panel="Ask", epilog="Examples:\n\n  conv use k3f9x2\n\n  conv ask -c \"and then?\"     # goes to k3f9x2")
+def use(ref: Annotated[str, typer.Argument(help="Conversation id, unique prefix or suffix.")]) -> None:
+    """Make a conversation this terminal's current one (what -c and Alt-F continue)."""
+    from .. import render
+    from ..services.current import use as use_conv
+
+    render.notice(f"this terminal now continues {use_conv(_ws(), ref)}")
+
+
 @app.command(rich_help_panel="Ask", epilog="Example:\n\n  conv clear")
 def clear() -> None:
     """Forget this terminal's current conversation: the next -c starts a new one."""
@@ -135,3 +146,4 @@ def clear() -> None:
 
     forgotten = forget(Workspace())
     render.notice(f"forgot {forgotten}; the next follow-up starts a new conversation" if forgotten else "no current conversation")
+

@@ -34,6 +34,7 @@ class AskOptions:
     system: str | None = None
     stream: bool = True
     save: bool = True
+    last_command: tuple[str, str] | None = None  # (command line, exit status), shared by opt-in
 
 
 @dataclass
@@ -78,6 +79,9 @@ class Asker:
         _prompt(opts.words, opts.stdin_text)  # refuse an empty question before anything else
         conv_id, words = self._target(opts)
         prompt = _prompt(words, opts.stdin_text)
+        if opts.last_command:
+            command, status = opts.last_command
+            prompt += f"\n\n(My last shell command was `{command}`; it exited with status {status}.)"
         provider_name, model = resolve_model(opts.model, self.ws.config)
         provider = get_provider(provider_name, self.ws.config)
         conv, question = self._store_question(conv_id, prompt, opts, provider_name, model)
@@ -141,7 +145,8 @@ class Asker:
             return refs.resolve(self.ws.index, opts.cid), words
         if opts.new or not opts.follow:
             return None, words
-        if words and ids.looks_like_ref(words[0]):
+        # a lone word is the question; a ref needs a question after it (or piped in)
+        if words and ids.looks_like_ref(words[0]) and (len(words) > 1 or opts.stdin_text):
             found = refs.candidates(self.ws.index, words[0])
             if len(found) == 1:
                 return found[0], words[1:]

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from .. import session
+from ..errors import UsageError
 from ..format import iso
 from ..index import Filters
 from .workspace import Workspace
@@ -41,3 +42,12 @@ def forget(ws: Workspace) -> str | None:
     was = current(ws)
     session.clear(session.session_name() or session.DEFAULT)
     return was.conv_id
+
+
+def use(ws: Workspace, ref: str) -> str:
+    """``conv use REF``: make REF this terminal's current conversation."""
+    if not session.session_name():
+        raise UsageError("this terminal has no conv session", 'Load the shell plugin: eval "$(conv init zsh)" (or bash, fish)')
+    conv_id = ws.resolve(ref)
+    ws.make_current(conv_id, ws.index.get(conv_id).turns)
+    return conv_id

@@ -39,4 +39,4 @@ class Workspace:
         """This terminal's conversation from now on (when it has a session)."""
         name = session.session_name()
         if name:
-            session.save(name, conv_id, self.index.short_id(conv_id), turns)
+            session.save(name, conv_id, self.index.short_id(conv_id), turns, self.config.get("session.expiry"))

@@ -1,0 +1,93 @@
+# conv for zsh. Load it from ~/.zshrc with:  eval "$(conv init zsh)"
+#
+# Alt-F  sends the command line to this terminal's conversation as a follow-up
+# Alt-N  starts a new conversation with it
+# With an empty line, either key shows the current conversation's last exchange.
+# CONV_PROMPT holds the prompt segment (conv:ID·TURNS); put ${CONV_PROMPT} in
+# PROMPT or RPROMPT. Set CONV_NO_BIND=1 before loading to bind no keys, and
+# bind the widgets conv-follow-up and conv-new-conversation yourself;
+# CONV_FOLLOW_KEY / CONV_NEW_KEY change the keys. The command line is handed
+# to conv as one argument: it is never evaluated.
+
+[[ -o interactive ]] || return 0
+(( ${+_conv_loaded} )) && return 0
+typeset -g _conv_loaded=1
+typeset -g _conv_bin=__CONV_BIN__
+typeset -g _conv_sessions=__CONV_STATE__/sessions
+
+zmodload -F zsh/datetime p:EPOCHSECONDS 2>/dev/null
+# A name for this terminal, made without forking: each shell gets its own,
+# so two terminals follow up two conversations.
+export CONV_SESSION="z$$.$RANDOM.${EPOCHSECONDS:-0}"
+typeset -g _conv_pending="" _conv_mode="" _conv_last_command="" _conv_last_status=""
+export CONV_PROMPT=""
+
+# The prompt segment, from conv's state file, with builtins only (no fork).
+# A file that does not hold what conv writes shows nothing.
+_conv_prompt_update() {
+  local last_status=$?
+  [[ ${CONV_SHARE_LAST_COMMAND-} == 1 ]] && _conv_last_status=$last_status
+  CONV_PROMPT=""
+  local file=$_conv_sessions/$CONV_SESSION id short turns used expires rest
+  [[ -f $file && -r $file ]] || return 0
+  { IFS=$' \t' read -r id short turns used expires rest } < $file || return 0
+  [[ -n $short && $short != *[^a-z0-9_-]* && -n $turns && $turns != *[^0-9]* \
+     && -n $expires && $expires != *[^0-9]* && ${#expires} -lt 12 ]] || return 0
+  (( expires > ${EPOCHSECONDS:-0} )) || return 0
+  CONV_PROMPT="conv:${short//\%/%%}·${turns}"
+}
+
+_conv_remember_command() {
+  [[ ${CONV_SHARE_LAST_COMMAND-} == 1 && $1 != ' _conv_run' ]] && _conv_last_command=$1
+}
+
+# The widgets put the line aside and run a fixed command instead, so the
+# answer prints below a clean prompt and Ctrl-C behaves as for any command.
+_conv_stash() {
+  if [[ -z ${BUFFER//[[:space:]]/} ]]; then
+    _conv_mode=last
+  else
+    _conv_mode=$1
+  fi
+  _conv_pending=$BUFFER
+  BUFFER=' _conv_run'
+  zle .accept-line
+}
+conv-follow-up() { _conv_stash follow }
+conv-new-conversation() { _conv_stash new }
+zle -N conv-follow-up
+zle -N conv-new-conversation
+
+_conv_run() {
+  local text=$_conv_pending mode=$_conv_mode
+  _conv_pending="" _conv_mode=""
+  local -a context
+  if [[ ${CONV_SHARE_LAST_COMMAND-} == 1 && -n $_conv_last_command ]]; then
+    context=(CONV_LAST_COMMAND=$_conv_last_command CONV_LAST_STATUS=$_conv_last_status)
+  fi
+  case $mode in
+    last) "$_conv_bin" show --last 2 ;;
+    follow)
+      print -rs -- "conv ask -c -- ${(q)text}"  # history gets a command that asks again
+      env "${context[@]}" "$_conv_bin" ask -c -- "$text" ;;
+    new)
+      print -rs -- "conv ask --new -- ${(q)text}"
+      env "${context[@]}" "$_conv_bin" ask --new -- "$text" ;;
+  esac
+}
+
+# The internal command never enters history (the question does, as a conv command).
+_conv_history_filter() { [[ $1 != ' _conv_run'$'\n' ]] }
+
+autoload -Uz add-zsh-hook
+add-zsh-hook zshaddhistory _conv_history_filter
+add-zsh-hook precmd _conv_prompt_update
+add-zsh-hook preexec _conv_remember_command
+
+if [[ -z ${CONV_NO_BIND-} ]]; then
+  for _conv_keymap in emacs viins; do
+    bindkey -M $_conv_keymap "${CONV_FOLLOW_KEY:-\ef}" conv-follow-up
+    bindkey -M $_conv_keymap "${CONV_NEW_KEY:-\en}" conv-new-conversation
+  done
+  unset _conv_keymap
+fi
