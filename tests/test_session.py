@@ -32,8 +32,10 @@ def test_a_new_terminal_does_not_pick_up_another_terminals_conversation(fake):
 def test_an_idle_session_starts_fresh_and_says_so(fake, conv_home):
     a, _ = ask("old topic", session="term-a")
     state = conv_home / "state" / "sessions" / "term-a"
-    conv_id, short, turns, used = state.read_text().split()
-    state.write_text(f"{conv_id} {short} {turns} {int(time.time()) - 25 * 3600}\n")
+    conv_id, short, turns, used, expires = state.read_text().split()
+    assert int(expires) - int(used) == 24 * 3600  # the default expiry, for the prompt segment
+    then = int(time.time()) - 25 * 3600
+    state.write_text(f"{conv_id} {short} {turns} {then} {then + 24 * 3600}\n")
     b, notice = ask("-c", "next", session="term-a")
     assert b != a and "idle for 1d 1h" in notice and f"--cid {short}" in notice
     assert ask("-c", "and again", session="term-a")[0] == b
