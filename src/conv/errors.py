@@ -23,7 +23,7 @@ class ConvError(Exception):
         self.hint = hint
 
     def __str__(self) -> str:
-        return f"{self.message}. {self.hint}" if self.hint else self.message
+        return f"{self.message.rstrip('.')}. {self.hint}" if self.hint else self.message
 
 
 class UsageError(ConvError):

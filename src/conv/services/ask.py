@@ -107,7 +107,8 @@ class Asker:
             before, question, self.ws.config.get("context.max_messages"), self.ws.config.get("context.max_tokens")
         )
         if old is not None and (hint or wrong):
-            because = f": {hint.strip()}" if hint and hint.strip() else "."
+            said = (hint or "").strip()
+            because = f": {said}" + ("" if said[-1:] in ".!?" else ".") if said else "."
             messages += [Message("assistant", old.content), Message("user", f"That answer was wrong{because} Please answer again.")]
         job = Answering(opts, provider, provider_name, model, replaces=old.name if old else None, hint=hint)
         return self._answer(conv, question, messages, job)
@@ -213,6 +214,12 @@ class Asker:
         tokens = result.usage.get("completion_tokens")
         detail = f"{result.model}, {tokens} token{'s' * (tokens != 1)}" if tokens is not None else result.model
         verb = {"interrupted": "answer interrupted", "error": "answer failed"}.get(finish, "answer")
+        if job.replaces is not None and finish in ("interrupted", "error"):
+            # a retry that did not finish never pushes out the answer it was to replace
+            if not text:
+                return
+            answer.replaces = None
+            job = Answering(job.opts, job.provider, job.provider_name, job.model)
         if job.replaces is None:
             written = self.ws.store.add_turns(conv.id, lambda parent: [answer], f"{conv.id}: {verb} ({detail})")
         else:
