@@ -97,3 +97,15 @@ def cleared_at() -> float:
     except (OSError, ValueError):
         return 0.0
 
+
+
+def redirect(old_id: str, new_id: str, short: str) -> None:
+    """Terminals that were in ``old_id`` continue ``new_id`` (after a sync moved
+    this machine's line of a conversation into a fork)."""
+    for path in _file(DEFAULT).parent.glob("*"):
+        try:
+            fields = path.read_text().split()
+        except OSError:
+            continue
+        if len(fields) == 5 and fields[0] == old_id:
+            write_atomic(path, " ".join([new_id, short, *fields[2:]]) + "\n")

@@ -216,6 +216,44 @@ class Store:
             return None, 0, 0
         return Written(old, new, []), counts[0], counts[1]
 
+    def merge_from(self, remote: str, label: str) -> "MergeResult":
+        """Bring the commit ``remote`` (already fetched) into the branch: nothing
+        when it is already contained, a fast-forward when the branch is behind,
+        else a merge commit that keeps every turn (see merge.py). The head
+        before anything moves is kept under refs/conv/backup/."""
+        from .merge import merge
+
+        git = self.git
+        result = MergeResult("up to date")
+
+        def build(snap: Snapshot):
+            local = snap.commit
+            base = git.merge_base(local, remote)
+            local_info, remote_info = next(git.walk(local)), next(git.walk(remote))
+            if base:
+                changed = self.changed_conversations(base, local) | self.changed_conversations(base, remote)
+            else:  # unrelated histories (two stores created apart): every conversation
+                changed = {*self.conversation_ids(local), *self.conversation_ids(local, TRASH),
+                           *self.conversation_ids(remote), *self.conversation_ids(remote, TRASH)}
+            merged = merge(git.snapshot(base) if base else None, snap, git.snapshot(remote), changed,
+                           (local_info.time, local), (remote_info.time, remote))
+            result.kind, result.moved, result.forks = "merged", merged.moved, merged.forks
+            result.backup = git.keep_backup(local)
+            note = f", {merged.forks} diverged line(s) kept as forks" if merged.forks else ""
+            return merged.changes, f"sync: merge {label}{note}", [remote]
+
+        local = self.head()
+        if local == remote or (local and git.merge_base(local, remote) == remote):
+            return result
+        if local is None or git.merge_base(local, remote) == local:
+            if local:
+                result.backup = git.keep_backup(local)
+            git.fast_forward(local, remote)
+            result.kind = "fast-forward"
+            return result
+        git.update(build)
+        return result
+
     def purge(self, conv_ids: list[str]) -> int:
         """Erase deleted conversations from the trash and from every commit
         (history is rewritten); the commits rewritten."""
@@ -252,6 +290,17 @@ class ParsedCache(Protocol):
     def get_parsed(self, shas: list[str]) -> dict[str, dict]: ...
 
     def put_parsed(self, parsed: dict[str, dict]) -> None: ...
+
+
+@dataclass
+class MergeResult:
+    kind: str  # "up to date", "fast-forward" or "merged"
+    moved: dict[str, str] = None  # conversation -> fork now holding this machine's line
+    forks: int = 0
+    backup: str | None = None
+
+    def __post_init__(self):
+        self.moved = self.moved or {}
 
 
 class _NothingNew(Exception):

@@ -310,10 +310,39 @@ class GitStore:
         self.gc(prune_now=True)
         return rewritten
 
+    def merge_base(self, a: str, b: str) -> str | None:
+        """The newest common ancestor of two commits (None: unrelated histories)."""
+        import shutil
+        import subprocess
+
+        if shutil.which("git"):
+            done = subprocess.run(["git", "--git-dir", str(self.path), "merge-base", a, b], capture_output=True, text=True)
+            return done.stdout.strip() or None
+        ancestors = {info.sha for info in self.walk(b)}
+        for info in self.walk(a):
+            if info.sha in ancestors:
+                return info.sha
+        return None
+
+    def fast_forward(self, expected: str | None, to: str) -> None:
+        """Move the branch from ``expected`` to its descendant ``to`` (a pull)."""
+        with writer_lock(self.path):
+            clear_stale_ref_locks(self.path, BRANCH)
+            with signals_held():
+                if not self.refs.set_if_equals(BRANCH.encode(), expected.encode() if expected else None, to.encode()):
+                    raise StoreError("the store changed during the pull", "Run it again")
+
+    def keep_backup(self, commit: str) -> str:
+        """A ref outside the branch pointing at ``commit``: the head before a sync moved it."""
+        name = f"refs/conv/backup/{int(time.time())}-{commit[:12]}"
+        self.refs.set_if_equals(name.encode(), None, commit.encode())
+        return name
+
     # -- writing ---------------------------------------------------------
-    def update(self, build: Callable[[Snapshot], tuple[Changes, str]]) -> tuple[str | None, str]:
+    def update(self, build: Callable[[Snapshot], tuple]) -> tuple[str | None, str]:
         """One read-modify-write: ``build`` sees the current tree and returns the
-        changes and the commit message. Returns (old commit, new commit)."""
+        changes, the commit message and optionally more parents (a merge).
+        Returns (old commit, new commit)."""
         from dulwich.objects import Blob, Commit, Tree
         from dulwich.object_store import commit_tree_changes
 
@@ -321,7 +350,7 @@ class GitStore:
             clear_stale_ref_locks(self.path, BRANCH)
             old = self.head()
             snap = Snapshot(self.objects, old)
-            changes, message = build(snap)
+            changes, message, *more = build(snap)
             store = _HealingObjects(self.objects)
             entries = []
             for path, content in changes.items():
@@ -336,7 +365,7 @@ class GitStore:
             base = snap.tree if snap.tree is not None else Tree()
             commit = Commit()
             commit.tree = commit_tree_changes(store, base, entries)
-            commit.parents = [old.encode()] if old else []
+            commit.parents = ([old.encode()] if old else []) + [p.encode() for p in (more[0] if more else [])]
             commit.author = commit.committer = AUTHOR
             commit.author_time = commit.commit_time = int(time.time())
             commit.author_timezone = commit.commit_timezone = 0

@@ -1,0 +1,87 @@
+"""Remotes and moving conversations between machines: remote, push, pull, sync."""
+
+from typing import Annotated, Optional
+
+import typer
+
+from .app import app
+
+PANEL = "Sync"
+remote_app = typer.Typer(help="The store's remotes (ssh, https, git:// or a path). Passwords in URLs are never shown.",
+                         no_args_is_help=True)
+app.add_typer(remote_app, name="remote", rich_help_panel=PANEL)
+Remote = Annotated[Optional[str], typer.Argument(help="A remote's name (default: the only one).", show_default=False)]
+Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+
+def _ws():
+    from ..services.workspace import Workspace
+
+    return Workspace()
+
+
+@remote_app.command("add", epilog="Examples:\n\n  conv remote add origin git@github.com:me/conversations.git\n\n"
+                    "  conv remote add backup /mnt/usb/conversations.git")
+def add(name: Annotated[str, typer.Argument(help="A short name, e.g. origin.")],
+        url: Annotated[str, typer.Argument(help="ssh, https or git:// URL, or a path to a bare repository.")]) -> None:
+    """Add a remote."""
+    from ..services.sync import remotes
+
+    remotes(_ws()).add(name, url)
+
+
+@remote_app.command("remove", epilog="Example:\n\n  conv remote remove backup")
+def remove(name: Annotated[str, typer.Argument(help="The remote's name.")]) -> None:
+    """Forget a remote (nothing is deleted on it)."""
+    from ..services.sync import remotes
+
+    remotes(_ws()).remove(name)
+
+
+@remote_app.command("list", epilog="Example:\n\n  conv remote list")
+def list_(json_out: Json = False) -> None:
+    """List remotes, passwords masked."""
+    from .. import render
+    from ..services.sync import remotes
+
+    known = remotes(_ws()).list()
+    if json_out:
+        render.emit_json([{"name": r.name, "url": r.shown} for r in known])
+    elif known:
+        render.table(["NAME", "URL"], [[r.name, r.shown] for r in known])
+    else:
+        render.notice("no remotes; add one: conv remote add origin URL")
+
+
+def _run(name: str | None, pull: bool, send: bool, json_out: bool) -> None:
+    from .. import render
+    from ..services.sync import sync as run_sync
+
+    done = run_sync(_ws(), name, pull=pull, send=send)
+    if json_out:
+        render.emit_json(done.to_dict())
+        return
+    parts = [f"{done.remote}: pulled ({done.pulled})" if pull else "", "pushed" if done.pushed else ""]
+    if done.forks:
+        parts.append(f"{done.forks} conversation(s) had grown on both sides: the other line is kept as a fork")
+    for old, new in done.moved.items():
+        parts.append(f"this machine's line of {old} continues in {new}")
+    render.notice("; ".join(p for p in parts if p) or f"{done.remote}: up to date")
+
+
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv sync\n\n  conv sync origin --json")
+def sync(remote: Remote = None, json_out: Json = False) -> None:
+    """Fetch, merge (no turn is ever lost), push; again until both sides agree. Never forces."""
+    _run(remote, True, True, json_out)
+
+
+@app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv push backup")
+def push(remote: Remote = None, json_out: Json = False) -> None:
+    """Send this store's conversations to a remote (refused if it has commits this store lacks)."""
+    _run(remote, False, True, json_out)
+
+
+@app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv pull origin")
+def pull(remote: Remote = None, json_out: Json = False) -> None:
+    """Bring a remote's conversations in and merge them."""
+    _run(remote, True, False, json_out)

@@ -1,0 +1,82 @@
+"""Remotes, push, pull and sync: git is the distributed engine, conv adds a
+merge that never loses a turn and a loop that never force-pushes."""
+
+from dataclasses import dataclass, field
+
+from .. import session
+from ..errors import UsageError
+from ..store.remotes import Remote, Remotes, SyncError, fetch, push
+from .workspace import Workspace
+
+ROUNDS = 5  # fetch-merge-push rounds before giving up on a busy remote
+
+
+@dataclass
+class Synced:
+    remote: str
+    pulled: str = "up to date"  # up to date, fast-forward, merged
+    pushed: bool = False
+    rounds: int = 0
+    forks: int = 0
+    moved: dict[str, str] = field(default_factory=dict)
+    backup: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"remote": self.remote, "pulled": self.pulled, "pushed": self.pushed, "rounds": self.rounds,
+                "forks": self.forks, "moved": self.moved, "backup": self.backup}
+
+
+def remotes(ws: Workspace) -> Remotes:
+    ws.store.git  # the store exists from here on
+    return Remotes(ws.store.path)
+
+
+def pick(ws: Workspace, name: str | None) -> Remote:
+    """The named remote, or the only one there is."""
+    known = remotes(ws)
+    if name:
+        return known.get(name)
+    every = known.list()
+    if len(every) == 1:
+        return every[0]
+    if not every:
+        raise UsageError("no remote yet", "Add one: conv remote add origin git@host:me/conversations.git")
+    raise UsageError("several remotes: " + ", ".join(r.name for r in every), "Name one, e.g. conv sync origin")
+
+
+def sync(ws: Workspace, name: str | None, pull: bool = True, send: bool = True) -> Synced:
+    """Fetch, merge, push, and again while another machine pushed meanwhile."""
+    remote = pick(ws, name)
+    out = Synced(remote.name)
+    for out.rounds in range(1, ROUNDS + 1):
+        theirs = fetch(ws.store.path, remote) if pull or send else None
+        if pull and theirs:
+            merged = ws.store.merge_from(theirs, remote.name)
+            if merged.kind != "up to date":
+                out.pulled, out.forks, out.backup = merged.kind, out.forks + merged.forks, merged.backup
+            _follow_moved_lines(ws, merged.moved)
+            out.moved.update(merged.moved)
+        if not send:
+            break
+        mine = ws.store.head()
+        if mine is None or mine == theirs:
+            break
+        if theirs and not pull and ws.store.git.merge_base(mine, theirs) != theirs:
+            raise SyncError(f"{remote.name} has commits this store lacks", f"Pull them first: conv pull {remote.name}")
+        done = push(ws.store.path, remote, mine)
+        if done.ok:
+            out.pushed = True
+            break
+        if not pull or "fetch first" not in done.rejected and "non-fast-forward" not in done.rejected:
+            raise SyncError(f"{remote.name} refused the push: {done.rejected}",
+                            "Nothing is lost locally; check the remote's hooks or permissions")
+    else:
+        raise SyncError(f"{remote.name} kept moving for {ROUNDS} rounds", "Nothing is lost; run conv sync again")
+    ws.index.refresh()
+    return out
+
+
+def _follow_moved_lines(ws: Workspace, moved: dict[str, str]) -> None:
+    for old_id, fork_id in moved.items():
+        ws.index.refresh()
+        session.redirect(old_id, fork_id, ws.index.short_id(fork_id))

@@ -1,0 +1,172 @@
+"""Remotes of the store and moving commits to and from them.
+
+The git CLI does the transfer when it is installed: for an incremental push
+to a remote holding 10,000 conversations it takes 0.1 s where dulwich's
+porcelain took 2.7–5 s. dulwich is the fallback, with its per-ref status
+checked (its porcelain.push returns normally when the server rejects a ref).
+Remote URLs live in the store's git config, which is never committed; any
+password in them is masked whenever conv shows or reports a URL.
+"""
+
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ConvError, UsageError
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+_USERINFO = re.compile(r"(?<=://)([^/@:\s]*):([^/@\s]*)@")
+TRACKING = "refs/remotes/{name}/main"
+BRANCH = "refs/heads/main"
+
+
+class SyncError(ConvError):
+    """A transfer failed: unreachable, refused, or raced by another pusher."""
+
+    exit_code = 4
+
+
+def redact(text: str) -> str:
+    """``https://user:secret@host`` → ``https://user:***@host``, anywhere in text."""
+    return _USERINFO.sub(lambda m: f"{m[1]}:***@", text)
+
+
+@dataclass
+class Remote:
+    name: str
+    url: str
+
+    @property
+    def shown(self) -> str:
+        return redact(self.url)
+
+
+class Remotes:
+    """The remotes in the store's git config."""
+
+    def __init__(self, store_path: Path):
+        self.path = store_path
+
+    def _config(self):
+        from dulwich.config import ConfigFile
+
+        return ConfigFile.from_path(str(self.path / "config"))
+
+    def list(self) -> list[Remote]:
+        config = self._config()
+        out = []
+        for section in config.sections():
+            if len(section) == 2 and section[0] == b"remote":
+                try:
+                    out.append(Remote(section[1].decode(), config.get(section, b"url").decode()))
+                except KeyError:
+                    pass
+        return sorted(out, key=lambda r: r.name)
+
+    def get(self, name: str) -> Remote:
+        for remote in self.list():
+            if remote.name == name:
+                return remote
+        known = ", ".join(r.name for r in self.list()) or "none yet"
+        raise UsageError(f"no remote named {name!r} (known: {known})", "Add one: conv remote add NAME URL")
+
+    def add(self, name: str, url: str) -> Remote:
+        if not _NAME.match(name):
+            raise UsageError(f"{name!r} is not a remote name", "Use letters, digits, '.', '_' or '-'")
+        if any(r.name == name for r in self.list()):
+            raise UsageError(f"remote {name!r} exists already", f"Remove it first: conv remote remove {name}")
+        if not url.strip() or any(c.isspace() for c in url.strip()):
+            raise UsageError(f"{redact(url)!r} is not a URL or path")
+        url = url.strip()
+        if "://" not in url and ":" not in url.split("/", 1)[0]:  # a plain path: make it absolute
+            url = str(Path(url).expanduser().resolve())
+        config = self._config()
+        config.set((b"remote", name.encode()), b"url", url.encode())
+        config.set((b"remote", name.encode()), b"fetch", f"+{BRANCH}:{TRACKING.format(name=name)}".encode())
+        config.write_to_path(str(self.path / "config"))
+        return Remote(name, url)
+
+    def remove(self, name: str) -> None:
+        self.get(name)
+        config = self._config()
+        del config[(b"remote", name.encode())]
+        config.write_to_path(str(self.path / "config"))
+        (self.path / TRACKING.format(name=name)).unlink(missing_ok=True)
+
+
+def fetch(store_path: Path, remote: Remote) -> str | None:
+    """The remote's main commit, now in the local object store (None: empty remote)."""
+    tracking = TRACKING.format(name=remote.name)
+    if shutil.which("git"):
+        done = _git(store_path, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote.url,
+                    f"+{BRANCH}:{tracking}")
+        if done.returncode:
+            if "couldn't find remote ref" in done.stderr.lower():
+                return None  # a new, empty remote
+            raise SyncError(f"cannot fetch from {remote.name} ({remote.shown}): {_last_line(done.stderr)}",
+                            "Is the remote reachable? conv remote list shows the URL")
+        return _read_ref(store_path, tracking)
+    from dulwich import porcelain
+
+    try:
+        result = porcelain.fetch(str(store_path), remote.url, refspecs=[f"+{BRANCH}:{tracking}".encode()])
+    except Exception as exc:  # dulwich raises many kinds, all meaning "could not fetch"
+        raise SyncError(f"cannot fetch from {remote.name} ({remote.shown}): {redact(str(exc))}") from None
+    sha = result.refs.get(BRANCH.encode())
+    return sha.decode() if sha else None
+
+
+@dataclass
+class Pushed:
+    ok: bool
+    rejected: str = ""  # why the remote refused (non-fast-forward, a hook …)
+
+
+def push(store_path: Path, remote: Remote, commit: str) -> Pushed:
+    """Offer ``commit`` as the remote's main, never forced."""
+    if shutil.which("git"):
+        done = _git(store_path, "push", "--porcelain", remote.url, f"{commit}:{BRANCH}")
+        for line in done.stdout.splitlines():  # --porcelain: FLAG \t FROM:TO \t SUMMARY
+            flag, _, rest = line.partition("\t")
+            if f":{BRANCH}" in rest:
+                if flag == "!":
+                    return Pushed(False, rest.split("\t")[-1].strip() or "rejected")
+                return Pushed(True)
+        if done.returncode:
+            reason = _last_line(done.stderr)
+            if "rejected" in done.stderr or "non-fast-forward" in done.stderr:
+                return Pushed(False, reason)
+            raise SyncError(f"cannot push to {remote.name} ({remote.shown}): {reason}",
+                            "Is the remote reachable? conv remote list shows the URL")
+        return Pushed(True)
+    from dulwich import porcelain
+
+    try:
+        result = porcelain.push(str(store_path), remote.url, refspecs=[f"{commit}:{BRANCH}".encode()])
+    except Exception as exc:
+        text = redact(str(exc))
+        if "fast-forward" in text or "rejected" in text.lower():
+            return Pushed(False, text)
+        raise SyncError(f"cannot push to {remote.name} ({remote.shown}): {text}") from None
+    status = (getattr(result, "ref_status", None) or {}).get(BRANCH.encode())
+    return Pushed(status is None, status.decode() if isinstance(status, bytes) else str(status or ""))
+
+
+def _git(store_path: Path, *args: str) -> subprocess.CompletedProcess:
+    env_free = {"GIT_TERMINAL_PROMPT": "0"}  # a missing credential fails, it never waits for a password
+    import os
+
+    return subprocess.run(["git", "--git-dir", str(store_path), *args], capture_output=True, text=True,
+                          env={**os.environ, **env_free}, stdin=subprocess.DEVNULL)
+
+
+def _read_ref(store_path: Path, ref: str) -> str | None:
+    done = _git(store_path, "rev-parse", "--verify", "--quiet", ref)
+    return done.stdout.strip() or None
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in redact(text).splitlines() if line.strip()]
+    return lines[-1] if lines else "no details"
