@@ -75,3 +75,29 @@ def reindex() -> None:
     from ..services.maintenance import reindex as rebuild
 
     render.notice(f"indexed {rebuild(_ws())} conversations")
+
+
+hooks_app = typer.Typer(help="The store's git hooks: conv runs pre-commit and post-commit around its commits.",
+                        no_args_is_help=True)
+app.add_typer(hooks_app, name="hooks", rich_help_panel=PANEL)
+
+
+@hooks_app.command("install", epilog="Examples:\n\n  conv hooks install              # all that conv ships\n\n  conv hooks install pre-commit")
+def hooks_install(names: Annotated[Optional[list[str]], typer.Argument(help="pre-commit (secret scan) or post-commit (backup push).", show_default=False)] = None) -> None:
+    """Install the hooks conv ships: pre-commit refuses turns holding API or private keys; post-commit backs up to the remote "backup"."""
+    from .. import render
+    from ..services.maintenance import install_hooks
+
+    render.notice("installed: " + ", ".join(install_hooks(_ws(), names or [])))
+
+
+@hooks_app.command("list", epilog="Example:\n\n  conv hooks list")
+def hooks_list() -> None:
+    """List the store's hooks and the ones conv ships."""
+    from .. import render
+    from ..services.maintenance import installed_hooks, shipped_hooks
+
+    have = installed_hooks(_ws())
+    rows = [[name, have.get(name, "not installed"), about] for name, about in shipped_hooks().items()]
+    rows += [[name, kind, ""] for name, kind in have.items() if name not in shipped_hooks()]
+    render.table(["HOOK", "STATE", "WHAT"], rows)
