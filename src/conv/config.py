@@ -55,6 +55,8 @@ KEYS: dict[str, Key] = {
     "context.max_tokens": Key(positive_int, None, "send at most about this many tokens of earlier messages"),
     "timeout.connect": Key(positive_float, 10.0, "seconds to wait for the model server to accept"),
     "timeout.read": Key(positive_float, 120.0, "seconds to wait for the next bytes of an answer"),
+    "sync.auto": Key(str, None, "a remote to sync with in the background after each answer (at most once a minute)"),
+    "hooks.timeout": Key(positive_float, 10.0, "seconds a store hook may take before conv gives up on it"),
 }
 
 

@@ -40,6 +40,10 @@ def run(command: AskCommand, how=None) -> None:
     finally:
         if streaming:
             printer.finish()
+    if opts.save and asker.ws.config.get("sync.auto"):
+        from ..services.sync import auto_sync
+
+        auto_sync(asker.ws)
     if command.json_out:
         render.emit_json(result.to_dict())
     elif not streaming:

@@ -80,3 +80,32 @@ def _follow_moved_lines(ws: Workspace, moved: dict[str, str]) -> None:
     for old_id, fork_id in moved.items():
         ws.index.refresh()
         session.redirect(old_id, fork_id, ws.index.short_id(fork_id))
+
+
+AUTO_EVERY = 60  # seconds between background syncs
+
+
+def auto_sync(ws: Workspace) -> bool:
+    """After an answer: start ``conv sync REMOTE`` in the background when
+    ``sync.auto`` names a remote and the last one started a minute ago or more."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from .. import paths
+
+    name = ws.config.get("sync.auto")
+    if not name:
+        return False
+    stamp = paths.state_dir() / "auto-sync.stamp"
+    try:
+        if time.time() - stamp.stat().st_mtime < AUTO_EVERY:
+            return False
+    except FileNotFoundError:
+        pass
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    stamp.touch()
+    subprocess.Popen([sys.executable, "-m", "conv", "sync", name], stdin=subprocess.DEVNULL,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=os.environ.copy())
+    return True

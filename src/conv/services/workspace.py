@@ -18,6 +18,7 @@ class Workspace:
 
     def __post_init__(self):
         self.index = Index(self.store)
+        self.store.hook_timeout = self.config.get("hooks.timeout")
 
     def conversation(self, conv_id: str, commit: str | None = None) -> Conversation:
         """A conversation to read (files parsed once, then cached by blob id)."""

@@ -42,6 +42,8 @@ class Written:
 class Store:
     """Conversations in, conversations out; commits are an implementation detail."""
 
+    hook_timeout = GitStore.hook_timeout
+
     def __init__(self, path: Path | None = None):
         self.path = path or paths.store_dir()
         self._git: GitStore | None = None
@@ -50,6 +52,7 @@ class Store:
     def git(self) -> GitStore:
         if self._git is None:
             self._git = GitStore.open(self.path, readme=STORE_README)
+            self._git.hook_timeout = self.hook_timeout
         return self._git
 
     def exists(self) -> bool:
