@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import StoreError
+from .hooks import Hooks
 from .lock import clear_stale_ref_locks, signals_held, writer_lock
+from .upkeep import Upkeep
 
 BRANCH = "refs/heads/main"
 FILE_MODE = stat.S_IFREG | 0o644
@@ -108,10 +110,8 @@ class Snapshot:
         return Existing(sha.decode(), mode)
 
 
-class GitStore:
+class GitStore(Upkeep, Hooks):
     """A bare repository with one branch, written only through ``update``."""
-
-    hook_timeout = 10.0  # seconds a store hook may take before the commit is refused
 
     def __init__(self, path: Path):
         self.path = path
@@ -219,99 +219,6 @@ class GitStore:
             yield CommitInfo(sha, parents, commit.commit_time, commit.message.decode("utf-8", "replace"))
             stack.extend(parents)
 
-    # -- the git command line --------------------------------------------
-    def run_git(self, args: list[str], exclusive: bool) -> int:
-        """Run the real git CLI in the store (``conv git``, ``conv gc``).
-        ``exclusive`` holds conv's writer lock meanwhile, for commands that may
-        write: conv's own writers then wait, and never take git's live ref
-        locks for a dead writer's."""
-        import shutil
-        import subprocess
-
-        if shutil.which("git") is None:
-            raise StoreError("git is not installed", "Install git (e.g. apt install git) to use conv git")
-        command = ["git", "--git-dir", str(self.path), *args]
-        if not exclusive:
-            return subprocess.run(command).returncode
-        with writer_lock(self.path):
-            return subprocess.run(command).returncode
-
-    def gc(self, prune_now: bool = False) -> str:
-        """Pack and prune: git's gc (it delta-compresses: 10k turns, 253 MB loose,
-        6.9 MB after git gc against 39 MB after dulwich's), else dulwich's.
-        ``prune_now`` drops unreachable objects at once (after a purge)."""
-        import shutil
-
-        if shutil.which("git"):
-            code = self.run_git(["gc", "--quiet"] + ["--prune=now"] * prune_now, exclusive=True)
-            if code:
-                raise StoreError(f"git gc failed (exit {code})")
-            return "git"
-        from dulwich import porcelain
-
-        with writer_lock(self.path):
-            porcelain.gc(str(self.path), prune=True, grace_period=0 if prune_now else None)
-        return "dulwich"
-
-    def fsck(self) -> list[str]:
-        """Problems found: git fsck --strict's output lines, else dulwich's."""
-        import shutil
-        import subprocess
-
-        if shutil.which("git"):
-            done = subprocess.run(["git", "--git-dir", str(self.path), "fsck", "--strict", "--no-progress", "--no-dangling"],
-                                  capture_output=True, text=True)
-            problems = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
-            return problems or ([f"git fsck exited {done.returncode}"] if done.returncode else [])
-        from dulwich import porcelain
-
-        return [f"{sha.decode()}: {error}" for sha, error in porcelain.fsck(str(self.path))]
-
-    def rewrite_without(self, paths: list[str]) -> int:
-        """Rewrite every commit without ``paths`` (a purge): the only operation
-        in conv that changes history. Trees and commits that never held those
-        paths keep their ids; later commits get new ones. Then the objects no
-        commit reaches any more are pruned. Returns the commits rewritten."""
-        from dulwich.objects import Commit
-        from dulwich.object_store import commit_tree_changes
-
-        with writer_lock(self.path):
-            clear_stale_ref_locks(self.path, BRANCH)
-            old_head = self.head()
-            if old_head is None:
-                return 0
-            objects = _HealingObjects(self.objects)
-            infos = {info.sha: info for info in self.walk(old_head)}
-            new_trees: dict[bytes, bytes] = {}
-            new_ids: dict[str, str] = {}
-            rewritten = 0
-            for sha in _parents_first(infos):
-                commit = self.objects[sha.encode()]
-                tree = new_trees.get(commit.tree)
-                if tree is None:
-                    snap = Snapshot(self.objects, sha)
-                    drop = [(p.encode(), None, None) for p in paths if snap.entry(p) is not None]
-                    tree = commit_tree_changes(objects, commit.tree, drop) if drop else commit.tree
-                    new_trees[commit.tree] = tree
-                parents = [new_ids[p] for p in infos[sha].parents]
-                if tree == commit.tree and parents == infos[sha].parents:
-                    new_ids[sha] = sha
-                    continue
-                copy = Commit()
-                copy.tree, copy.parents = tree, [p.encode() for p in parents]
-                copy.author, copy.committer = commit.author, commit.committer
-                copy.author_time, copy.commit_time = commit.author_time, commit.commit_time
-                copy.author_timezone, copy.commit_timezone = commit.author_timezone, commit.commit_timezone
-                copy.message = commit.message
-                objects.add_object(copy)
-                new_ids[sha] = copy.id.decode()
-                rewritten += 1
-            with signals_held():
-                if not self.refs.set_if_equals(BRANCH.encode(), old_head.encode(), new_ids[old_head].encode()):
-                    raise StoreError("the store changed during the purge", "Run it again")
-        self.gc(prune_now=True)
-        return rewritten
-
     def merge_base(self, a: str, b: str) -> str | None:
         """The newest common ancestor of two commits (None: unrelated histories)."""
         import shutil
@@ -383,64 +290,6 @@ class GitStore:
                 raise StoreError("the store changed during a write", "Run the command again")
         self._run_hook("post-commit", message, args=[commit.id.decode()])
         return old, commit.id.decode()
-
-    def hooks(self) -> dict[str, bool]:
-        """Installed hooks: name -> whether it is executable (and so run)."""
-        folder = self.path / "hooks"
-        return {p.name: os.access(p, os.X_OK) for p in sorted(folder.iterdir())
-                if p.is_file() and not p.name.endswith(".sample")} if folder.is_dir() else {}
-
-    def install_hook(self, name: str, text: str) -> Path:
-        from ..atomic import write_atomic
-
-        path = self.path / "hooks" / name
-        write_atomic(path, text)
-        path.chmod(0o755)
-        return path
-
-    def _run_hook(self, name: str, message: str, stdin: str = "", args: list[str] = ()) -> None:
-        """Run the store's hook NAME if it is installed (conv hooks install).
-        pre-commit gets ``<blob id> <path>`` lines of what the commit adds on
-        stdin; a non-zero exit refuses the commit, with the hook's own words.
-        post-commit gets the new commit's id; its failures change nothing."""
-        import subprocess
-
-        hook = self.path / "hooks" / name
-        if not os.access(hook, os.X_OK):
-            return
-        env = {**os.environ, "GIT_DIR": str(self.path), "CONV_COMMIT_MESSAGE": message}
-        try:
-            done = subprocess.run([str(hook), *args], input=stdin, capture_output=True, text=True, env=env,
-                                  timeout=self.hook_timeout)
-        except subprocess.TimeoutExpired:
-            if name == "pre-commit":
-                raise StoreError(f"the store's {name} hook took more than {self.hook_timeout:g} s; nothing was written",
-                                 f"Fix or remove {hook}") from None
-            return
-        if name == "pre-commit" and done.returncode:
-            said = [line for line in (done.stderr + done.stdout).splitlines() if line.strip()]
-            raise StoreError(f"the store's {name} hook refused the commit: " + (said[0] if said else f"exit {done.returncode}"),
-                             said[1] if len(said) > 1 else f"See {hook}")
-
-
-
-
-def _parents_first(infos: dict[str, CommitInfo]) -> list[str]:
-    """Commit ids ordered so that every commit comes after its parents."""
-    order, done = [], set()
-    for start in infos:
-        stack = [(start, False)]
-        while stack:
-            sha, expanded = stack.pop()
-            if sha in done:
-                continue
-            if expanded:
-                done.add(sha)
-                order.append(sha)
-                continue
-            stack.append((sha, True))
-            stack.extend((p, False) for p in infos[sha].parents if p not in done)
-    return order
 
 
 class _HealingObjects:
