@@ -9,17 +9,13 @@ conversations.
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
 from pathlib import Path
 
 from .. import ids, paths
 from ..errors import RefError, StoreError
 from ..format import FORMAT_VERSION, Conversation, Turn, order_turns
+from .conversations import META_FILE, ROOT, TRASH, Draft, ParsedCache, decode, files_in, folder, parse_files, shard_path
 from .git import CommitInfo, Existing, GitStore, Snapshot
-
-META_FILE = "conversation.md"
-ROOT = "conversations"
-TRASH = "trash"  # deleted conversations wait here, whole, until restored or purged
 
 STORE_README = f"""# conv store
 
@@ -73,23 +69,23 @@ class Store:
         files parsed before (same blob) are not parsed again; without one, every
         object keeps its YAML mapping, so a rewrite preserves hand edits."""
         snap = self.git.snapshot(commit)
-        files = _files(snap, conv_id, root)
-        parsed = _parse(snap, _where(conv_id, root), files, cache)
+        files = files_in(snap, conv_id, root)
+        parsed = parse_files(snap, folder(conv_id, root), files, cache)
         conv = parsed.pop(META_FILE)
         conv.turns = order_turns(list(parsed.values()))
         return conv
 
     def files(self, conv_id: str, commit: str | None = None, root: str = ROOT) -> dict[str, str]:
         """A conversation's files, name -> blob id (conversation.md included)."""
-        return _files(self.git.snapshot(commit), conv_id, root)
+        return files_in(self.git.snapshot(commit), conv_id, root)
 
     def trashed(self, conv_id: str, commit: str | None = None) -> bool:
         snap = self.git.snapshot(commit) if self.exists() else None
-        return snap is not None and snap.read(f"{TRASH}/{_shard_path(conv_id)}/{META_FILE}") is not None
+        return snap is not None and snap.read(f"{TRASH}/{shard_path(conv_id)}/{META_FILE}") is not None
 
     def raw_files(self, conv_id: str, commit: str | None = None) -> dict[str, bytes]:
         snap = self.git.snapshot(commit)
-        return {name: snap.blob(sha) for name, sha in _files(snap, conv_id).items()}
+        return {name: snap.blob(sha) for name, sha in files_in(snap, conv_id).items()}
 
     def history(self, known: Callable[[str], bool]) -> Iterator[tuple[CommitInfo, set[str]]]:
         """Commits not yet ``known``, newest first, each with the conversations it
@@ -175,7 +171,7 @@ class Store:
         same blobs (a fork copies no content), with ``fork`` as its metadata."""
 
         def build(snap: Snapshot):
-            files = _files(snap, source_id)
+            files = files_in(snap, source_id)
             missing = [n for n in names if f"{n}.md" not in files]
             if missing:
                 raise StoreError(f"conversation {source_id} has no turn {missing[0]}")
@@ -200,7 +196,7 @@ class Store:
             changes: dict = {}
             counts[:] = [0, 0]
             for conv, turns in items:
-                where = _where(conv.id)
+                where = folder(conv.id)
                 present = set(snap.listdir(where))
                 if META_FILE not in present:
                     changes[f"{where}/{META_FILE}"] = conv.to_text().encode()
@@ -262,9 +258,9 @@ class Store:
         (history is rewritten); the commits rewritten."""
         snap = self.git.snapshot()
         for conv_id in conv_ids:
-            if snap.entry(f"{TRASH}/{_shard_path(conv_id)}") is None:
+            if snap.entry(f"{TRASH}/{shard_path(conv_id)}") is None:
                 raise RefError(f"conversation {conv_id} is not in the trash", "Delete it first: conv delete REF")
-        return self.git.rewrite_without([f"{root}/{_shard_path(c)}" for c in conv_ids for root in (ROOT, TRASH)])
+        return self.git.rewrite_without([f"{root}/{shard_path(c)}" for c in conv_ids for root in (ROOT, TRASH)])
 
     def move(self, conv_ids: list[str], to_trash: bool, message: str) -> Written:
         """Move whole conversation folders into the trash or back (no copy)."""
@@ -273,26 +269,17 @@ class Store:
         def build(snap: Snapshot):
             changes: dict = {}
             for conv_id in conv_ids:
-                entry = snap.entry(f"{src}/{_shard_path(conv_id)}")
+                entry = snap.entry(f"{src}/{shard_path(conv_id)}")
                 if entry is None:
                     where = "the trash" if src == TRASH else "the store"
                     raise RefError(f"conversation {conv_id} is not in {where}")
-                changes[f"{src}/{_shard_path(conv_id)}"] = None
-                changes[f"{dst}/{_shard_path(conv_id)}"] = entry
+                changes[f"{src}/{shard_path(conv_id)}"] = None
+                changes[f"{dst}/{shard_path(conv_id)}"] = entry
             return changes, message
 
         old, new = self.git.update(build)
         return Written(old, new, [])
 
-
-
-class ParsedCache(Protocol):
-    """Somewhere to keep parsed files by blob id (the index): a blob never
-    changes, so neither does what it parses to."""
-
-    def get_parsed(self, shas: list[str]) -> dict[str, dict]: ...
-
-    def put_parsed(self, parsed: dict[str, dict]) -> None: ...
 
 
 @dataclass
@@ -308,89 +295,3 @@ class MergeResult:
 
 class _NothingNew(Exception):
     """Raised inside a build to leave the store as it is."""
-
-
-def _shard_path(conv_id: str) -> str:
-    """``c1/c2/id``: where a conversation sits under ROOT or TRASH."""
-    return ids.conversation_path(conv_id).split("/", 1)[1]
-
-
-def _where(conv_id: str, root: str = ROOT) -> str:
-    return f"{root}/{_shard_path(conv_id)}"
-
-
-class Draft:
-    """A conversation being changed inside ``Store.change``."""
-
-    def __init__(self, snap: Snapshot, conv_id: str):
-        self._snap = snap
-        self.where = ids.conversation_path(conv_id)
-        self.files = _files(snap, conv_id)
-        text = _decode(snap.blob(self.files[META_FILE]), f"{self.where}/{META_FILE}")
-        self.conv = Conversation.from_text(text, f"{self.where}/{META_FILE}")
-        self.changes: dict = {}
-
-    @property
-    def turn_names(self) -> list[str]:
-        return sorted(n[:-3] for n in self.files if n != META_FILE)
-
-    def turns(self) -> list[Turn]:
-        """Every turn as stored (full fidelity), in transcript order."""
-        return order_turns([self.turn(name) for name in self.turn_names])
-
-    def turn(self, name: str) -> Turn:
-        sha = self.files.get(f"{name}.md")
-        if sha is None:
-            raise StoreError(f"conversation {self.conv.id} has no turn {name}")
-        path = f"{self.where}/{name}.md"
-        return Turn.from_text(name, _decode(self._snap.blob(sha), path), path)
-
-    def save_meta(self) -> None:
-        self.changes[f"{self.where}/{META_FILE}"] = self.conv.to_text().encode()
-
-    def put(self, turn: Turn) -> None:
-        self.changes[f"{self.where}/{turn.name}.md"] = turn.to_text().encode()
-
-    def remove(self, name: str) -> None:
-        self.turn(name)  # it must exist
-        self.changes[f"{self.where}/{name}.md"] = None
-
-    def names_after(self) -> list[str]:
-        names = set(self.turn_names)
-        for path, content in self.changes.items():
-            name = path.rsplit("/", 1)[1]
-            if name != META_FILE:
-                (names.discard if content is None else names.add)(name[:-3])
-        return sorted(names)
-
-
-def _files(snap: Snapshot, conv_id: str, root: str = ROOT) -> dict[str, str]:
-    """conversation.md and the turn files of a conversation: name -> blob id."""
-    files = {n: sha for n, sha in snap.files(_where(conv_id, root)).items() if n.endswith(".md")}
-    if META_FILE not in files:
-        raise RefError(f"conversation {conv_id} is not in the store", "See conv list")
-    return files
-
-
-def _parse(snap: Snapshot, where: str, files: dict[str, str], cache: ParsedCache | None) -> dict:
-    """name -> Conversation (for conversation.md) or Turn, via the cache when given."""
-    known = cache.get_parsed(list(files.values())) if cache else {}
-    out, fresh = {}, {}
-    for name, sha in files.items():
-        if sha in known:
-            data = known[sha]
-            out[name] = Conversation.from_dict(data) if name == META_FILE else Turn.from_dict({**data, "name": name[:-3]})
-            continue
-        text = _decode(snap.blob(sha), f"{where}/{name}")
-        obj = Conversation.from_text(text, f"{where}/{name}") if name == META_FILE else Turn.from_text(name[:-3], text, f"{where}/{name}")
-        out[name] = obj
-        fresh[sha] = obj.to_dict(with_turns=False) if name == META_FILE else obj.to_dict()
-    if cache and fresh:
-        cache.put_parsed(fresh)
-    return out
-
-def _decode(data: bytes, where: str) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise StoreError(f"{where} is not UTF-8 text", "Fix it with conv git, or restore it from history") from None

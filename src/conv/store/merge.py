@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 
 from .. import ids
 from ..format import Conversation
+from .conversations import META_FILE as META, ROOT, TRASH, shard_path as _shard
 from .git import Existing, Snapshot
 
-ROOTS = ("conversations", "trash")
-META = "conversation.md"
+ROOTS = (ROOT, TRASH)
 
 
 @dataclass
@@ -119,7 +119,7 @@ def _root(b, l, r, grew) -> str:
     in the trash when turns were added."""
     moved = [s.root for s in (l, r) if b is None or s.root != b.root]
     root = moved[0] if moved else l.root
-    return "conversations" if root == "trash" and grew else root
+    return ROOT if root == TRASH and grew else root
 
 
 def _merge_meta(b, l, r, later_is_local, local, remote, base) -> tuple[str | bytes, Conversation]:
@@ -178,10 +178,6 @@ def _side(snap: Snapshot, conv_id: str) -> Side | None:
         if files:
             return Side(root, files)
     return None
-
-
-def _shard(conv_id: str) -> str:
-    return ids.conversation_path(conv_id).split("/", 1)[1]
 
 
 def _write(changes: dict, conv_id: str, local: Side | None, result: Side | None) -> None:

@@ -1,0 +1,108 @@
+"""A conversation's folder in a commit: where it lives, its files, and
+reading them (through the parsed-file cache when one is given)."""
+
+from typing import Protocol
+
+from .. import ids
+from ..errors import RefError, StoreError
+from ..format import Conversation, Turn, order_turns
+from .git import Snapshot
+
+META_FILE = "conversation.md"
+ROOT = "conversations"
+TRASH = "trash"  # deleted conversations wait here, whole, until restored or purged
+
+
+class ParsedCache(Protocol):
+    """Somewhere to keep parsed files by blob id (the index): a blob never
+    changes, so neither does what it parses to."""
+
+    def get_parsed(self, shas: list[str]) -> dict[str, dict]: ...
+
+    def put_parsed(self, parsed: dict[str, dict]) -> None: ...
+
+
+def shard_path(conv_id: str) -> str:
+    """``c1/c2/id``: where a conversation sits under ROOT or TRASH."""
+    return ids.conversation_path(conv_id).split("/", 1)[1]
+
+
+def folder(conv_id: str, root: str = ROOT) -> str:
+    return f"{root}/{shard_path(conv_id)}"
+
+
+class Draft:
+    """A conversation being changed inside ``Store.change``."""
+
+    def __init__(self, snap: Snapshot, conv_id: str):
+        self._snap = snap
+        self.where = ids.conversation_path(conv_id)
+        self.files = files_in(snap, conv_id)
+        text = decode(snap.blob(self.files[META_FILE]), f"{self.where}/{META_FILE}")
+        self.conv = Conversation.from_text(text, f"{self.where}/{META_FILE}")
+        self.changes: dict = {}
+
+    @property
+    def turn_names(self) -> list[str]:
+        return sorted(n[:-3] for n in self.files if n != META_FILE)
+
+    def turns(self) -> list[Turn]:
+        """Every turn as stored (full fidelity), in transcript order."""
+        return order_turns([self.turn(name) for name in self.turn_names])
+
+    def turn(self, name: str) -> Turn:
+        sha = self.files.get(f"{name}.md")
+        if sha is None:
+            raise StoreError(f"conversation {self.conv.id} has no turn {name}")
+        path = f"{self.where}/{name}.md"
+        return Turn.from_text(name, decode(self._snap.blob(sha), path), path)
+
+    def save_meta(self) -> None:
+        self.changes[f"{self.where}/{META_FILE}"] = self.conv.to_text().encode()
+
+    def put(self, turn: Turn) -> None:
+        self.changes[f"{self.where}/{turn.name}.md"] = turn.to_text().encode()
+
+    def remove(self, name: str) -> None:
+        self.turn(name)  # it must exist
+        self.changes[f"{self.where}/{name}.md"] = None
+
+    def names_after(self) -> list[str]:
+        names = set(self.turn_names)
+        for path, content in self.changes.items():
+            name = path.rsplit("/", 1)[1]
+            if name != META_FILE:
+                (names.discard if content is None else names.add)(name[:-3])
+        return sorted(names)
+
+
+def files_in(snap: Snapshot, conv_id: str, root: str = ROOT) -> dict[str, str]:
+    """conversation.md and the turn files of a conversation: name -> blob id."""
+    files = {n: sha for n, sha in snap.files(folder(conv_id, root)).items() if n.endswith(".md")}
+    if META_FILE not in files:
+        raise RefError(f"conversation {conv_id} is not in the store", "See conv list")
+    return files
+
+
+def parse_files(snap: Snapshot, where: str, files: dict[str, str], cache: ParsedCache | None) -> dict:
+    """name -> Conversation (for conversation.md) or Turn, via the cache when given."""
+    known = cache.get_parsed(list(files.values())) if cache else {}
+    out, fresh = {}, {}
+    for name, sha in files.items():
+        if sha in known:
+            data = known[sha]
+            out[name] = Conversation.from_dict(data) if name == META_FILE else Turn.from_dict({**data, "name": name[:-3]})
+            continue
+        text = decode(snap.blob(sha), f"{where}/{name}")
+        obj = Conversation.from_text(text, f"{where}/{name}") if name == META_FILE else Turn.from_text(name[:-3], text, f"{where}/{name}")
+        out[name] = obj
+        fresh[sha] = obj.to_dict(with_turns=False) if name == META_FILE else obj.to_dict()
+    if cache and fresh:
+        cache.put_parsed(fresh)
+    return out
+
+def decode(data: bytes, where: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise StoreError(f"{where} is not UTF-8 text", "Fix it with conv git, or restore it from history") from None
