@@ -9,8 +9,8 @@
 # conv_bind_keys KEY-FOR-FOLLOW-UP KEY-FOR-NEW, e.g. conv_bind_keys '\ex' '\ey'.
 # The command line is handed to conv as one argument: it is never evaluated.
 
-[[ $- == *i* ]] || return 0
-[[ -n ${_conv_loaded-} ]] && return 0
+# One guarded block, no top-level return: that would end an rc file sourced again.
+if [[ $- == *i* && -z ${_conv_loaded-} ]]; then
 _conv_loaded=1
 _conv_bin=__CONV_BIN__
 _conv_sessions=__CONV_STATE__/sessions
@@ -94,4 +94,5 @@ fi
 
 if [[ -z ${CONV_NO_BIND-} ]]; then
   conv_bind_keys "${CONV_FOLLOW_KEY:-\ef}" "${CONV_NEW_KEY:-\en}"
+fi
 fi

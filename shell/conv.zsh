@@ -9,8 +9,8 @@
 # CONV_FOLLOW_KEY / CONV_NEW_KEY change the keys. The command line is handed
 # to conv as one argument: it is never evaluated.
 
-[[ -o interactive ]] || return 0
-(( ${+_conv_loaded} )) && return 0
+# One guarded block, no top-level return: that would end an rc file sourced again.
+if [[ -o interactive ]] && (( ! ${+_conv_loaded} )); then
 typeset -g _conv_loaded=1
 typeset -g _conv_bin=__CONV_BIN__
 typeset -g _conv_sessions=__CONV_STATE__/sessions
@@ -90,4 +90,5 @@ if [[ -z ${CONV_NO_BIND-} ]]; then
     bindkey -M $_conv_keymap "${CONV_NEW_KEY:-\en}" conv-new-conversation
   done
   unset _conv_keymap
+fi
 fi

@@ -18,9 +18,7 @@ def main() -> None:
 
     try:
         if not _fast_path(sys.argv[1:]):
-            from .cli.commands import app
-
-            app(prog_name="conv")
+            _typer_path(sys.argv[1:])
     except ConvError as exc:
         from .render import error
 
@@ -33,6 +31,28 @@ def main() -> None:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(141)
+
+
+def _typer_path(args: list[str]) -> None:
+    """Every other command, through Typer; its usage errors as one line too."""
+    from typer.main import get_command
+
+    from .cli.commands import app
+
+    try:
+        code = get_command(app).main(args=args, prog_name="conv", standalone_mode=False)
+    except Exception as exc:
+        if not (hasattr(exc, "format_message") and isinstance(getattr(exc, "exit_code", None), int)):
+            raise  # not a usage error: a bug, with its traceback
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            sys.exit(0)  # the help was shown
+        from .render import error
+
+        where = getattr(getattr(exc, "ctx", None), "command_path", "conv")
+        error(f"{exc.format_message().rstrip('.')}. Try '{where} --help'")
+        sys.exit(exc.exit_code)
+    if isinstance(code, int) and code:
+        sys.exit(code)
 
 
 def _fast_path(args: list[str]) -> bool:

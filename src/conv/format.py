@@ -213,7 +213,9 @@ def order_turns(turns: list[Turn]) -> list[Turn]:
     Names sort by time. When several askers interleave (Q1, Q2, A1, A2), each
     answer's ``parent`` pulls it back beside the question it answers.
     """
-    by_time = sorted(turns, key=lambda t: t.name)
+    # within one millisecond a system prompt comes before its question, and that before its answer
+    rank = {"system": 0, "user": 1, "assistant": 2}
+    by_time = sorted(turns, key=lambda t: (t.name[:19], rank.get(t.role, 3), t.name))
     questions = {t.name for t in by_time if t.role == "user"}
     replies: dict[str, list[Turn]] = {}
     for turn in by_time:

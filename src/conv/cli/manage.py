@@ -11,6 +11,14 @@ PANEL = "Manage"
 REF_HELP = "Conversation id, unique prefix or suffix (default: the current one)."
 Ref = Annotated[Optional[str], typer.Argument(help=REF_HELP, show_default=False)]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+# after REF every word is text (so "conv tag REF -draft" removes a tag, not an option)
+WORDS_AFTER_REF = {"allow_interspersed_args": False}
+
+
+def _words(words: list[str] | None) -> list[str]:
+    """The words after REF, without a "--" typed to end options (no longer needed)."""
+    words = list(words or [])
+    return words[1:] if words[:1] == ["--"] else words
 
 
 def _ws():
@@ -39,7 +47,7 @@ def fork(
         typer.echo(f"{forked.short}: fork of {forked.parent} at turn {forked.at}")
 
 
-@app.command(rich_help_panel=PANEL, epilog='Example:\n\n  conv title k3f9x2 "rebase vs merge"')
+@app.command(rich_help_panel=PANEL, context_settings=WORDS_AFTER_REF, epilog='Example:\n\n  conv title k3f9x2 "rebase vs merge"')
 def title(
     ref: Annotated[str, typer.Argument(help=REF_HELP)],
     text: Annotated[list[str], typer.Argument(help="The new title (words are joined).")],
@@ -47,10 +55,10 @@ def title(
     """Set a conversation's title (it starts as the first question)."""
     from ..services.metadata import set_title
 
-    set_title(_ws(), ref, " ".join(text))
+    set_title(_ws(), ref, " ".join(_words(text)))
 
 
-@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv tag k3f9x2 +work +git -draft\n\n  conv tag k3f9x2          # show the tags")
+@app.command(rich_help_panel=PANEL, context_settings=WORDS_AFTER_REF, epilog="Examples:\n\n  conv tag k3f9x2 +work +git -draft\n\n  conv tag k3f9x2          # show the tags")
 def tag(
     ref: Annotated[str, typer.Argument(help=REF_HELP)],
     changes: Annotated[Optional[list[str]], typer.Argument(help="+TAG adds, -TAG removes.", show_default=False)] = None,
@@ -59,6 +67,7 @@ def tag(
     from ..services.metadata import change_tags
 
     ws = _ws()
+    changes = _words(changes)
     tags = change_tags(ws, ref, changes) if changes else ws.conversation(ws.resolve(ref)).tags
     typer.echo(" ".join(tags))
 
@@ -74,7 +83,7 @@ def status(
     set_status(_ws(), ref, value)
 
 
-@app.command(rich_help_panel=PANEL, epilog='Example:\n\n  conv summary k3f9x2 "Chose rebase -i with autosquash."')
+@app.command(rich_help_panel=PANEL, context_settings=WORDS_AFTER_REF, epilog='Example:\n\n  conv summary k3f9x2 "Chose rebase -i with autosquash."')
 def summary(
     ref: Annotated[str, typer.Argument(help=REF_HELP)],
     text: Annotated[list[str], typer.Argument(help="The summary; an empty string removes it.")],
@@ -82,7 +91,7 @@ def summary(
     """Set the summary shown at the top of conv show."""
     from ..services.metadata import set_summary
 
-    set_summary(_ws(), ref, " ".join(text))
+    set_summary(_ws(), ref, " ".join(_words(text)))
 
 
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv delete k3f9x2 p8r2m1\n\n  conv restore k3f9x2")

@@ -31,8 +31,8 @@ def change_tags(ws: Workspace, ref: str | None, changes: list[str]) -> list[str]
     """``+tag`` adds, ``-tag`` removes (a bare ``tag`` adds); returns the tags after."""
     add, drop = [], []
     for change in changes:
-        sign, tag = (change[0], change[1:]) if change[:1] in "+-" and len(change) > 1 else ("+", change)
-        if not tag or any(c.isspace() or c in ",[]{}" for c in tag):
+        sign, tag = (change[0], change[1:]) if change[:1] in "+-" else ("+", change)
+        if not tag or tag[0] in "+-" or any(c.isspace() or c in ",[]{}" for c in tag):
             raise UsageError(f"{change!r} is not a tag", "Tags are single words: conv tag REF +work -draft")
         (add if sign == "+" else drop).append(tag)
     result: list[str] = []

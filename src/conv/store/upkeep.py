@@ -56,8 +56,10 @@ class Upkeep:
     def rewrite_without(self, paths: list[str]) -> int:
         """Rewrite every commit without ``paths`` (a purge): the only operation
         in conv that changes history. Trees and commits that never held those
-        paths keep their ids; later commits get new ones. Then the objects no
-        commit reaches any more are pruned. Returns the commits rewritten."""
+        paths keep their ids; later commits get new ones; commits that touched
+        nothing else are dropped, messages (titles, tags) and all. Then the
+        objects no commit reaches any more are pruned. Returns the commits
+        rewritten or dropped."""
         from dulwich.objects import Commit
         from dulwich.object_store import commit_tree_changes
 
@@ -72,6 +74,7 @@ class Upkeep:
             infos = {info.sha: info for info in self.walk(old_head)}
             new_trees: dict[bytes, bytes] = {}
             new_ids: dict[str, str] = {}
+            tree_of: dict[str, bytes] = {}  # new commit id -> its tree
             rewritten = 0
             for sha in _parents_first(infos):
                 commit = self.objects[sha.encode()]
@@ -83,7 +86,11 @@ class Upkeep:
                     new_trees[commit.tree] = tree
                 parents = [new_ids[p] for p in infos[sha].parents]
                 if tree == commit.tree and parents == infos[sha].parents:
-                    new_ids[sha] = sha
+                    new_ids[sha], tree_of[sha] = sha, tree
+                    continue
+                if len(parents) == 1 and tree_of[parents[0]] == tree:
+                    new_ids[sha] = parents[0]  # it only touched what is purged: it goes, message and all
+                    rewritten += 1
                     continue
                 copy = Commit()
                 copy.tree, copy.parents = tree, [p.encode() for p in parents]
@@ -93,6 +100,7 @@ class Upkeep:
                 copy.message = commit.message
                 objects.add_object(copy)
                 new_ids[sha] = copy.id.decode()
+                tree_of[new_ids[sha]] = tree
                 rewritten += 1
             with signals_held():
                 if not self.refs.set_if_equals(BRANCH.encode(), old_head.encode(), new_ids[old_head].encode()):
