@@ -28,9 +28,11 @@ _conv_prompt_update() {
   local last_status=$?
   [[ ${CONV_SHARE_LAST_COMMAND-} == 1 ]] && _conv_last_status=$last_status
   CONV_PROMPT=""
-  local file=$_conv_sessions/$CONV_SESSION id short turns used expires rest
+  local file=$_conv_sessions/$CONV_SESSION line
   [[ -f $file && -r $file ]] || return 0
-  { IFS=$' \t' read -r id short turns used expires rest } < $file || return 0
+  line=$(<$file)  # zsh reads this without forking, in one call (read(1) goes a byte at a time)
+  local -a fields=(${=line})
+  local short=$fields[2] turns=$fields[3] expires=$fields[5]
   [[ -n $short && $short != *[^a-z0-9_-]* && -n $turns && $turns != *[^0-9]* \
      && -n $expires && $expires != *[^0-9]* && ${#expires} -lt 12 ]] || return 0
   (( expires > ${EPOCHSECONDS:-0} )) || return 0
