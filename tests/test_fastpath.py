@@ -51,3 +51,23 @@ def test_the_common_forms_take_the_fast_path(args, monkeypatch):
 @pytest.mark.parametrize("args", [["-h"], ["-cq", "x"], ["-m"], ["--json=yes"], ["--frobnicate"]])
 def test_everything_else_is_left_to_typer(args):
     assert parse_ask(args) is None
+
+
+sync_tokens = st.lists(st.sampled_from(["origin", "backup", "--json", "-x", "--help", "a b", "--", "-"]), max_size=3)
+
+
+@settings(max_examples=150, deadline=None)
+@given(command=st.sampled_from(["sync", "pull", "push"]), args=sync_tokens)
+def test_sync_pull_push_parse_as_typer_does(command, args):
+    from conv.cli import sync as sync_cli
+    from conv.cli.fastpath import parse_sync
+
+    fast = parse_sync(args)
+    if fast is None:
+        return
+    seen = []
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(sync_cli, "run", lambda name, pull, send, json_out: seen.append((name, json_out)))
+        result = CliRunner().invoke(app, [command, *args])
+    assert result.exit_code == 0, result.output
+    assert seen == [fast]

@@ -67,6 +67,15 @@ def _fast_path(args: list[str]) -> bool:
 
         sys.stdout.write(segment() + "\n")
         return True
+    if args[:1] in (["sync"], ["pull"], ["push"]):
+        from .cli.fastpath import parse_sync
+
+        parsed = parse_sync(args[1:])
+        if parsed is not None:
+            from .cli.syncing import run
+
+            run(parsed[0], pull=args[0] != "push", send=args[0] != "pull", json_out=parsed[1])
+            return True
     if args[:1] == ["ask"]:
         from .cli.fastpath import parse_ask
 

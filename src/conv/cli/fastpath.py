@@ -5,7 +5,9 @@
 (the flags below, in any order, each spelled out on its own) this module
 builds the same ``AskCommand`` Typer would; anything else (help, bundled or
 unknown flags, a missing value) returns None and Typer handles it, errors
-and all. tests/test_fastpath.py holds this parser to Typer's results.
+and all. sync, pull and push (``[REMOTE] [--json]``) get the same treatment:
+an incremental push must stay within 1.5 times git's own.
+tests/test_fastpath.py holds these parsers to Typer's results.
 """
 
 from ..services.ask import AskOptions
@@ -56,3 +58,12 @@ def parse_ask(args: list[str]) -> AskCommand | None:
         save=not seen.get("no_save", False),
     )
     return AskCommand(options, json_out=seen.get("json_out", False), quiet=seen.get("quiet", False))
+
+
+def parse_sync(args: list[str]) -> tuple[str | None, bool] | None:
+    """``[REMOTE] [--json]`` after sync, pull or push, or None for Typer."""
+    json_out = "--json" in args
+    rest = [a for a in args if a != "--json"]
+    if len(rest) > 1 or any(a.startswith("-") for a in rest):
+        return None
+    return (rest[0] if rest else None), json_out

@@ -5,6 +5,7 @@ from typing import Annotated, Optional
 import typer
 
 from .app import app
+from .syncing import run
 
 PANEL = "Sync"
 remote_app = typer.Typer(help="The store's remotes (ssh, https, git:// or a path). Passwords in URLs are never shown.",
@@ -53,35 +54,19 @@ def list_(json_out: Json = False) -> None:
         render.notice("no remotes; add one: conv remote add origin URL")
 
 
-def _run(name: str | None, pull: bool, send: bool, json_out: bool) -> None:
-    from .. import render
-    from ..services.sync import sync as run_sync
-
-    done = run_sync(_ws(), name, pull=pull, send=send)
-    if json_out:
-        render.emit_json(done.to_dict())
-        return
-    parts = [f"{done.remote}: pulled ({done.pulled})" if pull else "", "pushed" if done.pushed else ""]
-    if done.forks:
-        parts.append(f"{done.forks} conversation(s) had grown on both sides: the other line is kept as a fork")
-    for old, new in done.moved.items():
-        parts.append(f"this machine's line of {old} continues in {new}")
-    render.notice("; ".join(p for p in parts if p) or f"{done.remote}: up to date")
-
-
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv sync\n\n  conv sync origin --json")
 def sync(remote: Remote = None, json_out: Json = False) -> None:
     """Fetch, merge (no turn is ever lost), push; again until both sides agree. Never forces."""
-    _run(remote, True, True, json_out)
+    run(remote, True, True, json_out)
 
 
 @app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv push backup")
 def push(remote: Remote = None, json_out: Json = False) -> None:
     """Send this store's conversations to a remote (refused if it has commits this store lacks)."""
-    _run(remote, False, True, json_out)
+    run(remote, False, True, json_out)
 
 
 @app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv pull origin")
 def pull(remote: Remote = None, json_out: Json = False) -> None:
     """Bring a remote's conversations in and merge them."""
-    _run(remote, True, False, json_out)
+    run(remote, True, False, json_out)

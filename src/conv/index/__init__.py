@@ -63,6 +63,8 @@ class Index(Queries):
         """Run a query; a cache that turns out corrupt is rebuilt and asked again."""
         try:
             return self.db.execute(query, args).fetchall()
+        except (sqlite3.ProgrammingError, sqlite3.InterfaceError, sqlite3.IntegrityError):
+            raise  # a bug in the query, not a damaged file: rebuilding would not help
         except sqlite3.DatabaseError as exc:
             sql.raise_if_busy(exc)
             self._discard()
@@ -131,8 +133,11 @@ class Index(Queries):
             try:
                 sql.ensure_schema(self._db)
                 with sql.transaction(self._db):
+                    sql.drop_triggers(self._db)  # the text is indexed in one pass at the end
                     everything = set(self.store.conversation_ids(head)) | set(self.store.conversation_ids(head, TRASH)) if head else set()
                     self._catch_up(everything, head)
+                    self._db.execute("INSERT INTO turn_fts (turn_fts) VALUES ('rebuild')")
+                    sql.add_triggers(self._db)
             except BaseException:
                 self._close()
                 tmp.unlink(missing_ok=True)

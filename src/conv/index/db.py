@@ -11,6 +11,17 @@ from ..errors import StoreError
 SCHEMA = 3  # bump when the tables change: an old cache is rebuilt, never migrated
 BUSY_SECONDS = 30
 
+# Kept apart: a rebuild fills the turns without them and indexes the text in one go.
+TRIGGERS = """
+CREATE TRIGGER turns_added AFTER INSERT ON turns BEGIN
+    INSERT INTO turn_fts (rowid, content) VALUES (new.rowid, new.content);
+END;
+CREATE TRIGGER turns_removed AFTER DELETE ON turns BEGIN
+    INSERT INTO turn_fts (turn_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+END;
+"""
+
+
 TABLES = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE conversations (
@@ -29,16 +40,19 @@ CREATE INDEX turns_conv ON turns (conv_id);
 CREATE VIRTUAL TABLE turn_fts USING fts5(
     content, content='turns', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2'
 );
-CREATE TRIGGER turns_added AFTER INSERT ON turns BEGIN
-    INSERT INTO turn_fts (rowid, content) VALUES (new.rowid, new.content);
-END;
-CREATE TRIGGER turns_removed AFTER DELETE ON turns BEGIN
-    INSERT INTO turn_fts (turn_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
-END;
 CREATE TABLE history (sha TEXT NOT NULL, conv_id TEXT, time INTEGER, message TEXT);
 CREATE INDEX history_sha ON history (sha);
 CREATE INDEX history_conv ON history (conv_id, time);
-"""
+""" + TRIGGERS
+
+def add_triggers(db: sqlite3.Connection) -> None:
+    for statement in _statements(TRIGGERS):
+        db.execute(statement)
+
+
+def drop_triggers(db: sqlite3.Connection) -> None:
+    db.execute("DROP TRIGGER IF EXISTS turns_added")
+    db.execute("DROP TRIGGER IF EXISTS turns_removed")
 
 
 def connect(path: Path) -> sqlite3.Connection:

@@ -44,20 +44,21 @@ class Filters:
     status: str | None = None
     trashed: bool = False
 
-    def sql(self, alias: str = "c") -> tuple[str, list]:
-        where, args = [f"{alias}.trashed = ?"], [int(self.trashed)]
+    def sql(self, alias: str = "c") -> tuple[str, dict]:
+        """A WHERE clause with named parameters (``:trashed``, ``:agent`` …)."""
+        where, args = [f"{alias}.trashed = :trashed"], {"trashed": int(self.trashed)}
         if self.agent:
-            where.append(f"{alias}.agent = ?")
-            args.append(self.agent)
+            where.append(f"{alias}.agent = :agent")
+            args["agent"] = self.agent
         if self.tag:
-            where.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = ?)")
-            args.append(self.tag)
+            where.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = :tag)")
+            args["tag"] = self.tag
         if self.since:
-            where.append(f"{alias}.updated >= ?")
-            args.append(self.since)
+            where.append(f"{alias}.updated >= :since")
+            args["since"] = self.since
         if self.status:
-            where.append(f"{alias}.status = ?")
-            args.append(self.status)
+            where.append(f"{alias}.status = :status")
+            args["status"] = self.status
         return " AND ".join(where), args
 
 
@@ -85,8 +86,8 @@ class Queries:
         where, args = (filters or Filters()).sql()
         sql = f"SELECT {Row.COLUMNS} FROM conversations c WHERE {where} ORDER BY c.updated DESC, c.id"
         if limit:
-            sql += " LIMIT ?"
-            args.append(limit)
+            sql += " LIMIT :limit"
+            args["limit"] = limit
         return [Row.from_sql(r) for r in self._rows(sql, args)]
 
     def get(self, conv_id: str) -> Row | None:
@@ -101,17 +102,33 @@ class Queries:
             return []
         query = " ".join('"' + w.replace('"', '""') + '"' for w in words)
         where, args = (filters or Filters()).sql()
-        rows = self._rows(
-            f"""WITH matched AS MATERIALIZED (
-                    SELECT t.conv_id, t.name, t.role, bm25(turn_fts) AS score,
-                           snippet(turn_fts, 0, ?, ?, '…', 16) AS snip
-                    FROM turn_fts JOIN turns t ON t.rowid = turn_fts.rowid WHERE turn_fts MATCH ?),
-                ranked AS (SELECT *, row_number() OVER (PARTITION BY conv_id ORDER BY score) AS n FROM matched)
-                SELECT {', '.join('c.' + col.strip() for col in Row.COLUMNS.split(','))}, r.name, r.role, r.snip
-                FROM ranked r JOIN conversations c ON c.id = r.conv_id
-                WHERE r.n = 1 AND {where} ORDER BY r.score, c.updated DESC LIMIT ?""",
-            [HIT_START, HIT_END, query, *args, limit],
-        )
+        columns = ", ".join("c." + col.strip() for col in Row.COLUMNS.split(","))
+        # The best-ranked matches (a pool) are grouped to each conversation's
+        # best, and snippets (the costly part) cut only for the few shown; a
+        # pool that yields too few conversations (a narrow filter) grows.
+        pool = max(200, 20 * limit)
+        while True:
+            rows = self._rows(
+                f"""WITH matched AS MATERIALIZED (
+                    SELECT rowid AS rid, rank AS score FROM turn_fts WHERE turn_fts MATCH :query
+                    ORDER BY rank LIMIT :pool),
+                ranked AS (
+                    SELECT t.conv_id, m.rid, m.score,
+                           row_number() OVER (PARTITION BY t.conv_id ORDER BY m.score) AS n
+                    FROM matched m JOIN turns t ON t.rowid = m.rid),
+                shown AS MATERIALIZED (
+                    SELECT r.conv_id, r.rid, r.score FROM ranked r JOIN conversations c ON c.id = r.conv_id
+                    WHERE r.n = 1 AND {where} ORDER BY r.score, c.updated DESC LIMIT :limit)
+                SELECT {columns}, t.name, t.role,
+                       (SELECT snippet(turn_fts, 0, :start, :end, '…', 16) FROM turn_fts
+                        WHERE turn_fts MATCH :query AND rowid = s.rid)
+                FROM shown s JOIN turns t ON t.rowid = s.rid JOIN conversations c ON c.id = s.conv_id
+                ORDER BY s.score, c.updated DESC""",
+                {"query": query, "limit": limit, "pool": pool, "start": HIT_START, "end": HIT_END, **args},
+            )
+            if len(rows) >= limit or pool >= self._rows("SELECT count(*) FROM turn_fts WHERE turn_fts MATCH ?", (query,))[0][0]:
+                break
+            pool *= 10
         return [Hit(Row.from_sql(r[:14]), r[14], r[15], r[16]) for r in rows]
 
     def history(self, conv_id: str) -> list[Event]:

@@ -45,35 +45,48 @@ def pick(ws: Workspace, name: str | None) -> Remote:
 
 
 def sync(ws: Workspace, name: str | None, pull: bool = True, send: bool = True) -> Synced:
-    """Fetch, merge, push, and again while another machine pushed meanwhile."""
+    """Fetch, merge, push, and again while another machine pushed meanwhile.
+    A push alone does not fetch first: the remote refuses what is not a
+    fast-forward, and only then is there something to explain."""
     remote = pick(ws, name)
     out = Synced(remote.name)
+    if not pull:
+        mine = ws.store.head()
+        done = push(ws.store.path, remote, mine) if mine else None
+        if done is not None and not done.ok:
+            if _behind(done.rejected):
+                raise SyncError(f"{remote.name} has commits this store lacks", f"Pull them first: conv pull {remote.name}")
+            raise SyncError(f"{remote.name} refused the push: {done.rejected}",
+                            "Nothing is lost locally; check the remote's hooks or permissions")
+        out.pushed, out.rounds = done is not None, 1
+        return out
     for out.rounds in range(1, ROUNDS + 1):
-        theirs = fetch(ws.store.path, remote) if pull or send else None
-        if pull and theirs:
+        theirs = fetch(ws.store.path, remote)
+        if theirs:
             merged = ws.store.merge_from(theirs, remote.name)
             if merged.kind != "up to date":
                 out.pulled, out.forks, out.backup = merged.kind, out.forks + merged.forks, merged.backup
             _follow_moved_lines(ws, merged.moved)
             out.moved.update(merged.moved)
-        if not send:
-            break
         mine = ws.store.head()
-        if mine is None or mine == theirs:
+        if not send or mine is None or mine == theirs:
             break
-        if theirs and not pull and ws.store.git.merge_base(mine, theirs) != theirs:
-            raise SyncError(f"{remote.name} has commits this store lacks", f"Pull them first: conv pull {remote.name}")
         done = push(ws.store.path, remote, mine)
         if done.ok:
             out.pushed = True
             break
-        if not pull or "fetch first" not in done.rejected and "non-fast-forward" not in done.rejected:
+        if not _behind(done.rejected):
             raise SyncError(f"{remote.name} refused the push: {done.rejected}",
                             "Nothing is lost locally; check the remote's hooks or permissions")
     else:
         raise SyncError(f"{remote.name} kept moving for {ROUNDS} rounds", "Nothing is lost; run conv sync again")
     ws.index.refresh()
     return out
+
+
+def _behind(rejected: str) -> bool:
+    """Whether a refusal means the remote has moved on (fetch, merge, retry)."""
+    return "fetch first" in rejected or "non-fast-forward" in rejected
 
 
 def _follow_moved_lines(ws: Workspace, moved: dict[str, str]) -> None:

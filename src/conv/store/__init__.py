@@ -43,6 +43,7 @@ class Store:
     def __init__(self, path: Path | None = None):
         self.path = path or paths.store_dir()
         self._git: GitStore | None = None
+        self._last: Snapshot | None = None
 
     @property
     def git(self) -> GitStore:
@@ -50,6 +51,14 @@ class Store:
             self._git = GitStore.open(self.path, readme=STORE_README)
             self._git.hook_timeout = self.hook_timeout
         return self._git
+
+    def _snapshot(self, commit: str | None) -> Snapshot:
+        """A view of ``commit`` (default: the head); the last one is reused, so
+        reading many conversations of one commit reads each tree once."""
+        commit = commit if commit is not None else self.git.head()
+        if self._last is None or self._last.commit != commit:
+            self._last = self.git.snapshot(commit)
+        return self._last
 
     def exists(self) -> bool:
         return (self.path / "HEAD").exists()
@@ -60,7 +69,7 @@ class Store:
     # -- reading ---------------------------------------------------------
     def has(self, conv_id: str, commit: str | None = None) -> bool:
         where = ids.conversation_path(conv_id)
-        return self.exists() and self.git.snapshot(commit).read(f"{where}/{META_FILE}") is not None
+        return self.exists() and self._snapshot(commit).read(f"{where}/{META_FILE}") is not None
 
     def read(
         self, conv_id: str, commit: str | None = None, cache: "ParsedCache | None" = None, root: str = ROOT
@@ -68,7 +77,7 @@ class Store:
         """A conversation with its turns in transcript order. With a ``cache``,
         files parsed before (same blob) are not parsed again; without one, every
         object keeps its YAML mapping, so a rewrite preserves hand edits."""
-        snap = self.git.snapshot(commit)
+        snap = self._snapshot(commit)
         files = files_in(snap, conv_id, root)
         parsed = parse_files(snap, folder(conv_id, root), files, cache)
         conv = parsed.pop(META_FILE)
@@ -77,14 +86,14 @@ class Store:
 
     def files(self, conv_id: str, commit: str | None = None, root: str = ROOT) -> dict[str, str]:
         """A conversation's files, name -> blob id (conversation.md included)."""
-        return files_in(self.git.snapshot(commit), conv_id, root)
+        return files_in(self._snapshot(commit), conv_id, root)
 
     def trashed(self, conv_id: str, commit: str | None = None) -> bool:
-        snap = self.git.snapshot(commit) if self.exists() else None
+        snap = self._snapshot(commit) if self.exists() else None
         return snap is not None and snap.read(f"{TRASH}/{shard_path(conv_id)}/{META_FILE}") is not None
 
     def raw_files(self, conv_id: str, commit: str | None = None) -> dict[str, bytes]:
-        snap = self.git.snapshot(commit)
+        snap = self._snapshot(commit)
         return {name: snap.blob(sha) for name, sha in files_in(snap, conv_id).items()}
 
     def history(self, known: Callable[[str], bool]) -> Iterator[tuple[CommitInfo, set[str]]]:
@@ -104,7 +113,7 @@ class Store:
 
     def conversation_ids(self, commit: str | None = None, root: str = ROOT) -> Iterator[str]:
         """Ids under ``root``: the live conversations, or (TRASH) the deleted ones."""
-        snap = self.git.snapshot(commit)
+        snap = self._snapshot(commit)
         for first in snap.listdir(root):
             for second in snap.listdir(f"{root}/{first}"):
                 yield from snap.listdir(f"{root}/{first}/{second}")

@@ -22,6 +22,7 @@ from .upkeep import Upkeep
 BRANCH = "refs/heads/main"
 FILE_MODE = stat.S_IFREG | 0o644
 AUTHOR = b"conv <conv@localhost>"
+ROOT_TIME = 1767225600  # 2026-01-01T00:00:00Z: the time of every store's first commit
 
 
 
@@ -149,7 +150,10 @@ class GitStore(Upkeep, Hooks):
             config.write_to_path()
             (tmp / "description").write_text("conv: LLM conversations\n")
             store = GitStore(tmp)
-            store.update(lambda snap: ({"README.md": readme}, "conv: create store"))
+            # The same first commit on every machine (same README, author and
+            # time, so the same id): stores made apart share a root, and their
+            # first sync is a fast-forward or an ordinary merge.
+            store.update(lambda snap: ({"README.md": readme}, "conv: create store"), when=ROOT_TIME)
             os.rename(tmp, path)
         except OSError:
             if not (path / "HEAD").exists():
@@ -248,7 +252,7 @@ class GitStore(Upkeep, Hooks):
         return name
 
     # -- writing ---------------------------------------------------------
-    def update(self, build: Callable[[Snapshot], tuple]) -> tuple[str | None, str]:
+    def update(self, build: Callable[[Snapshot], tuple], when: int | None = None) -> tuple[str | None, str]:
         """One read-modify-write: ``build`` sees the current tree and returns the
         changes, the commit message and optionally more parents (a merge).
         Returns (old commit, new commit)."""
@@ -278,7 +282,7 @@ class GitStore(Upkeep, Hooks):
             commit.tree = commit_tree_changes(store, base, entries)
             commit.parents = ([old.encode()] if old else []) + [p.encode() for p in (more[0] if more else [])]
             commit.author = commit.committer = AUTHOR
-            commit.author_time = commit.commit_time = int(time.time())
+            commit.author_time = commit.commit_time = int(time.time()) if when is None else when
             commit.author_timezone = commit.commit_timezone = 0
             commit.message = message.encode() + (b"" if message.endswith("\n") else b"\n")
             store.add_object(commit)

@@ -17,6 +17,8 @@ from pathlib import Path
 from ..errors import ConvError, UsageError
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+_SECTION = re.compile(r'^\s*\[\s*(?:remote\s+"((?:[^"\\]|\\.)*)"|[^\]]*)\s*\]')
+_SETTING = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*?)\s*$")
 _USERINFO = re.compile(r"(?<=://)([^/@:\s]*):([^/@\s]*)@")
 TRACKING = "refs/remotes/{name}/main"
 BRANCH = "refs/heads/main"
@@ -26,6 +28,22 @@ class SyncError(ConvError):
     """A transfer failed: unreachable, refused, or raced by another pusher."""
 
     exit_code = 4
+
+
+def _unquote(value: str) -> str:
+    """A git config value: quotes dropped, backslash escapes resolved."""
+    out, quoted, chars = [], False, iter(value)
+    for c in chars:
+        if c == '"':
+            quoted = not quoted
+        elif c == "\\":
+            nxt = next(chars, "")
+            out.append({"n": "\n", "t": "\t", "b": "\b"}.get(nxt, nxt))
+        elif c in "#;" and not quoted:
+            break  # a comment
+        else:
+            out.append(c)
+    return "".join(out).strip()
 
 
 def redact(text: str) -> str:
@@ -55,14 +73,21 @@ class Remotes:
         return ConfigFile.from_path(str(self.path / "config"))
 
     def list(self) -> list[Remote]:
-        config = self._config()
-        out = []
-        for section in config.sections():
-            if len(section) == 2 and section[0] == b"remote":
-                try:
-                    out.append(Remote(section[1].decode(), config.get(section, b"url").decode()))
-                except KeyError:
-                    pass
+        """Read with a few lines of parsing, not dulwich's config module: conv
+        push runs this on its way to a git push it must keep up with."""
+        out, section = [], None
+        try:
+            text = (self.path / "config").read_text()
+        except FileNotFoundError:
+            return []
+        for line in text.splitlines():
+            header = _SECTION.match(line)
+            if header:
+                section = header[1] if header[1] is not None else None
+                continue
+            setting = _SETTING.match(line)
+            if section is not None and setting and setting[1].lower() == "url":
+                out.append(Remote(section, _unquote(setting[2])))
         return sorted(out, key=lambda r: r.name)
 
     def get(self, name: str) -> Remote:
