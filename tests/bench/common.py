@@ -142,12 +142,33 @@ def python_startup(n: int = 20) -> dict:
     return stats([run([PYTHON, "-c", "pass"], env) for _ in range(n)])
 
 
-def store_home(conversations: int, turns: int = 5) -> Path:
-    """A generated store of that size (made once, then reused; see genstore.py)."""
+def store_dir(conversations: int, turns: int = 5, commits: str = "single") -> Path:
+    """Where genstore.py puts a store of that size and history by default."""
+    return OUT / (f"store-{conversations}x{turns}" + ("" if commits == "single" else f"-{commits}"))
+
+
+def store_home(conversations: int, turns: int = 5, commits: str = "single") -> Path:
+    """A generated store of that size (made once, then reused; see genstore.py).
+    ``commits``: "single" (one commit holds everything), "per-conversation" or
+    "per-turn" (a history; see genstore.py --commits)."""
     import genstore
 
-    return genstore.ensure(OUT / f"store-{conversations}x{turns}", conversations, turns)
+    return genstore.ensure(store_dir(conversations, turns, commits), conversations, turns, commits=commits)
 
 
 def conversation_ids(home: Path) -> list[str]:
     return (home / "ids.txt").read_text().split()
+
+
+def summary(results: list[dict], bench: str | None = None, started: float | None = None,
+            load: float | None = None) -> None:
+    """The table run_all.py prints, for one bench's rows (``bench`` names them)
+    or for rows that carry their own ``bench``."""
+    took = f", {time.perf_counter() - started:.0f} s" if started is not None else ""
+    at_start = f"{load:.2f} at start, " if load is not None else ""
+    print(f"\n== summary (load average {at_start}{os.getloadavg()[0]:.2f} at end, {os.cpu_count()} cores{took})")
+    print(f"{'bench':<7} {'measure':<56} {'median ms':>10} {'p90 ms':>9} {'n':>4} {'budget':>8}  verdict")
+    for r in results:
+        budget = f"<= {r['budget']:g}" if r["budget"] is not None else ""
+        print(f"{r.get('bench', bench) or '':<7} {r['name'].strip():<56} {r['median']:10.1f} {r['p90']:9.1f} "
+              f"{r['n']:4} {budget:>8}  {r['verdict']}")

@@ -53,6 +53,10 @@ def shipped_hooks() -> dict[str, str]:
 
 
 def install_hooks(ws: Workspace, names: list[str]) -> list[str]:
+    import shutil
+
+    if shutil.which("git") is None:
+        raise UsageError("the hooks conv ships run git", "Install git first (e.g. apt install git)")
     shipped = shipped_hooks()
     unknown = [n for n in names if n not in shipped]
     if unknown:

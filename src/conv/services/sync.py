@@ -75,9 +75,10 @@ def sync(ws: Workspace, name: str | None, pull: bool = True, send: bool = True) 
         if done.ok:
             out.pushed = True
             break
-        if not _behind(done.rejected):
+        if not _behind(done.rejected) and fetch(ws.store.path, remote) == theirs:
             raise SyncError(f"{remote.name} refused the push: {done.rejected}",
                             "Nothing is lost locally; check the remote's hooks or permissions")
+        # the remote moved meanwhile (another machine pushed): fetch, merge, push again
     else:
         raise SyncError(f"{remote.name} kept moving for {ROUNDS} rounds", "Nothing is lost; run conv sync again")
     ws.index.refresh()
@@ -86,7 +87,8 @@ def sync(ws: Workspace, name: str | None, pull: bool = True, send: bool = True) 
 
 def _behind(rejected: str) -> bool:
     """Whether a refusal means the remote has moved on (fetch, merge, retry)."""
-    return "fetch first" in rejected or "non-fast-forward" in rejected
+    return any(why in rejected for why in ("fetch first", "non-fast-forward", "failed to update ref",
+                                           "cannot lock ref", "incorrect old value", "stale info"))
 
 
 def _follow_moved_lines(ws: Workspace, moved: dict[str, str]) -> None:

@@ -226,41 +226,52 @@ class Store:
 
     def merge_from(self, remote: str, label: str) -> "MergeResult":
         """Bring the commit ``remote`` (already fetched) into the branch: nothing
-        when it is already contained, a fast-forward when the branch is behind,
-        else a merge commit that keeps every turn (see merge.py). The head
-        before anything moves is kept under refs/conv/backup/."""
-        from .merge import merge
-
+        when it is already contained, a fast-forward when the branch is behind
+        (or when everything here is in the remote's tree already: two machines
+        that merged the same heads adopt one merge, not merge merges forever),
+        else a merge commit that keeps every turn (merge.py). The head before
+        anything moves is kept under refs/conv/backup/."""
         git = self.git
         result = MergeResult("up to date")
-
-        def build(snap: Snapshot):
-            local = snap.commit
-            base = git.merge_base(local, remote)
-            local_info, remote_info = next(git.walk(local)), next(git.walk(remote))
-            if base:
-                changed = self.changed_conversations(base, local) | self.changed_conversations(base, remote)
-            else:  # unrelated histories (two stores created apart): every conversation
-                changed = {*self.conversation_ids(local), *self.conversation_ids(local, TRASH),
-                           *self.conversation_ids(remote), *self.conversation_ids(remote, TRASH)}
-            merged = merge(git.snapshot(base) if base else None, snap, git.snapshot(remote), changed,
-                           (local_info.time, local), (remote_info.time, remote))
-            result.kind, result.moved, result.forks = "merged", merged.moved, merged.forks
-            result.backup = git.keep_backup(local)
-            note = f", {merged.forks} diverged line(s) kept as forks" if merged.forks else ""
-            return merged.changes, f"sync: merge {label}{note}", [remote]
-
         local = self.head()
         if local == remote or (local and git.merge_base(local, remote) == remote):
             return result
-        if local is None or git.merge_base(local, remote) == local:
+        merged = None if local is None or git.merge_base(local, remote) == local else self._merged(local, remote)
+        if merged is None or merged.takes_remote:
             if local:
                 result.backup = git.keep_backup(local)
             git.fast_forward(local, remote)
             result.kind = "fast-forward"
             return result
+
+        def build(snap: Snapshot):
+            nonlocal merged
+            if snap.commit != local:  # another writer got in between: merge against what is there now
+                merged = self._merged(snap.commit, remote)
+            result.kind, result.moved, result.forks = "merged", merged.moved, merged.forks
+            result.backup = git.keep_backup(snap.commit)
+            note = f", {merged.forks} diverged line(s) kept as forks" if merged.forks else ""
+            return merged.changes, f"sync: merge {label}{note}", [remote]
+
         git.update(build)
         return result
+
+    def _merged(self, local: str, remote: str):
+        from .merge import merge
+
+        git = self.git
+        base = git.merge_base(local, remote)
+        if base:
+            changed = self.changed_conversations(base, local) | self.changed_conversations(base, remote)
+        else:  # unrelated histories: every conversation
+            changed = {*self.conversation_ids(local), *self.conversation_ids(local, TRASH),
+                       *self.conversation_ids(remote), *self.conversation_ids(remote, TRASH)}
+        heads = {True: local, False: remote}
+
+        def edited(on_local: bool, path: str) -> tuple:
+            return git.last_change(heads[on_local], base, path)
+
+        return merge(git.snapshot(base) if base else None, git.snapshot(local), git.snapshot(remote), changed, edited)
 
     def purge(self, conv_ids: list[str]) -> int:
         """Erase deleted conversations from the trash and from every commit

@@ -237,6 +237,18 @@ class GitStore(Upkeep, Hooks):
                 return info.sha
         return None
 
+    def last_change(self, head: str, stop: str | None, path: str) -> tuple[int, str]:
+        """(time, id) of the newest commit from ``head`` back to ``stop`` that
+        changed ``path``: when that side last edited the file."""
+        previous = None
+        for info in self.walk(head, known=lambda sha: sha == stop):
+            here = Snapshot(self.objects, info.sha).entry(path)
+            parent = Snapshot(self.objects, info.parents[0]).entry(path) if info.parents else None
+            if here != parent:
+                return info.time, info.sha
+            previous = info
+        return (previous.time, previous.sha) if previous else (0, "")
+
     def fast_forward(self, expected: str | None, to: str) -> None:
         """Move the branch from ``expected`` to its descendant ``to`` (a pull)."""
         with writer_lock(self.path):
@@ -265,7 +277,7 @@ class GitStore(Upkeep, Hooks):
             snap = Snapshot(self.objects, old)
             changes, message, *more = build(snap)
             store = _HealingObjects(self.objects)
-            entries = []
+            entries, written = [], []  # written: the blobs this commit makes, for the pre-commit hook
             for path, content in changes.items():
                 if content is None:
                     entries.append((path.encode(), None, None))
@@ -275,8 +287,9 @@ class GitStore(Upkeep, Hooks):
                     blob = Blob.from_string(content)
                     store.add_object(blob)
                     entries.append((path.encode(), FILE_MODE, blob.id))
-            self._run_hook("pre-commit", message, stdin="".join(
-                f"{sha.decode()} {path.decode()}\n" for path, mode, sha in entries if sha is not None))
+                    written.append(f"{blob.id.decode()} {path}\n")
+            if not more:  # a merge brings what other machines already let through
+                self._run_hook("pre-commit", message, stdin="".join(written))
             base = snap.tree if snap.tree is not None else Tree()
             commit = Commit()
             commit.tree = commit_tree_changes(store, base, entries)

@@ -15,6 +15,7 @@ merges, so two machines merging the same heads write identical trees.
 """
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import ids
@@ -42,18 +43,24 @@ class Merged:
     changes: dict = field(default_factory=dict)  # path -> Existing | bytes | None, against the local tree
     moved: dict[str, str] = field(default_factory=dict)  # conversation -> fork holding the local line
     forks: int = 0
+    takes_remote: bool = True  # the result is the remote's tree: adopt its commit, make no merge
 
 
 def merge(base: Snapshot | None, local: Snapshot, remote: Snapshot, changed: set[str],
-          local_key: tuple, remote_key: tuple) -> Merged:
+          edited: Callable[[bool, str], tuple]) -> Merged:
     """The changes that turn the local tree into the merge of both. ``changed``
-    holds the conversations either side touched since ``base``; ``*_key``
-    (commit time, id) rank the sides: the greater one is "later"."""
+    holds the conversations either side touched since ``base``; ``edited(on_local,
+    path)`` says when a side last changed a file, as a sortable (time, commit id):
+    where both sides changed something, the later edit wins."""
     out = Merged()
-    later_is_local = local_key > remote_key
     for conv_id in sorted(changed):
         b, l, r = (_side(s, conv_id) if s is not None else None for s in (base, local, remote))
+        later_is_local = None if l is None or r is None else (
+            lambda name, l=l, r=r: edited(True, f"{l.root}/{_shard(conv_id)}/{name}")
+            > edited(False, f"{r.root}/{_shard(conv_id)}/{name}"))
         result, fork = _merge_one(conv_id, b, l, r, later_is_local, local, remote, base)
+        out.takes_remote = out.takes_remote and fork is None and result is not None and r is not None \
+            and result.root == r.root and result.files == r.files
         _write(out.changes, conv_id, l, result)
         if fork is not None:
             fork_id, fork_side, fork_meta, fork_is_local = fork
@@ -94,13 +101,13 @@ def _merge_one(conv_id, b, l, r, later_is_local, local, remote, base):
         return _with_meta(kept, meta), fork
     turns = {}
     for name in sorted(set(l.turns) | set(r.turns)):
-        pick = _pick(base_turns.get(name), l.turns.get(name), r.turns.get(name), later_is_local)
+        pick = _pick(base_turns.get(name), l.turns.get(name), r.turns.get(name), lambda: later_is_local(name))
         if pick:
             turns[name] = pick
     return _with_meta(Side(root, {**turns, META: ""}), meta), None
 
 
-def _pick(base: str | None, mine: str | None, theirs: str | None, later_is_local: bool) -> str | None:
+def _pick(base: str | None, mine: str | None, theirs: str | None, mine_is_later: Callable[[], bool]) -> str | None:
     """One turn file's merged blob (None: it goes)."""
     if mine == theirs:
         return mine
@@ -111,7 +118,7 @@ def _pick(base: str | None, mine: str | None, theirs: str | None, later_is_local
         return theirs
     if theirs == base:
         return mine
-    return mine if later_is_local else theirs
+    return mine if mine_is_later() else theirs
 
 
 def _root(b, l, r, grew) -> str:
@@ -132,7 +139,7 @@ def _merge_meta(b, l, r, later_is_local, local, remote, base) -> tuple[str | byt
     if lm == bm:
         return rm, rc
     bc = _conversation(base, bm) if base is not None and bm else None
-    later, earlier = (lc, rc) if later_is_local else (rc, lc)
+    later, earlier = (lc, rc) if later_is_local(META) else (rc, lc)
     for key in Conversation.FIELDS:
         if bc is not None and getattr(later, key) == getattr(bc, key) != getattr(earlier, key):
             setattr(later, key, getattr(earlier, key))  # only the earlier side changed this field

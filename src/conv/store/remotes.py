@@ -20,6 +20,7 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 _SECTION = re.compile(r'^\s*\[\s*(?:remote\s+"((?:[^"\\]|\\.)*)"|[^\]]*)\s*\]')
 _SETTING = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*?)\s*$")
 _USERINFO = re.compile(r"(?<=://)([^/@:\s]*):([^/@\s]*)@")
+_HTTP_USER = re.compile(r"(?<=https://)[^/@:\s]+@|(?<=http://)[^/@:\s]+@")  # a token given as the user
 TRACKING = "refs/remotes/{name}/main"
 BRANCH = "refs/heads/main"
 
@@ -47,8 +48,9 @@ def _unquote(value: str) -> str:
 
 
 def redact(text: str) -> str:
-    """``https://user:secret@host`` → ``https://user:***@host``, anywhere in text."""
-    return _USERINFO.sub(lambda m: f"{m[1]}:***@", text)
+    """``https://user:secret@host`` → ``https://user:***@host``, and over http(s)
+    a lone user part too (``https://ghp_…@github.com``: a token), anywhere in text."""
+    return _HTTP_USER.sub("***@", _USERINFO.sub(lambda m: f"{m[1]}:***@", text))
 
 
 @dataclass
@@ -134,12 +136,15 @@ def fetch(store_path: Path, remote: Remote) -> str | None:
                             "Is the remote reachable? conv remote list shows the URL")
         return _read_ref(store_path, tracking)
     from dulwich import porcelain
+    from dulwich.refs import DiskRefsContainer
 
     try:
-        result = porcelain.fetch(str(store_path), remote.url, refspecs=[f"+{BRANCH}:{tracking}".encode()])
+        result = porcelain.fetch(str(store_path), remote.url)
     except Exception as exc:  # dulwich raises many kinds, all meaning "could not fetch"
         raise SyncError(f"cannot fetch from {remote.name} ({remote.shown}): {redact(str(exc))}") from None
     sha = result.refs.get(BRANCH.encode())
+    if sha:
+        DiskRefsContainer(str(store_path))[tracking.encode()] = sha
     return sha.decode() if sha else None
 
 
@@ -168,12 +173,12 @@ def push(store_path: Path, remote: Remote, commit: str) -> Pushed:
         return Pushed(True)
     from dulwich import porcelain
 
-    try:
-        result = porcelain.push(str(store_path), remote.url, refspecs=[f"{commit}:{BRANCH}".encode()])
+    try:  # dulwich wants a ref, not a commit id, on the left: the branch is at ``commit``
+        result = porcelain.push(str(store_path), remote.url, refspecs=[f"{BRANCH}:{BRANCH}".encode()])
     except Exception as exc:
         text = redact(str(exc))
-        if "fast-forward" in text or "rejected" in text.lower():
-            return Pushed(False, text)
+        if type(exc).__name__ == "DivergedBranches" or "fast-forward" in text or "rejected" in text.lower():
+            return Pushed(False, "non-fast-forward")
         raise SyncError(f"cannot push to {remote.name} ({remote.shown}): {text}") from None
     status = (getattr(result, "ref_status", None) or {}).get(BRANCH.encode())
     return Pushed(status is None, status.decode() if isinstance(status, bytes) else str(status or ""))
@@ -193,5 +198,11 @@ def _read_ref(store_path: Path, ref: str) -> str | None:
 
 
 def _last_line(text: str) -> str:
+    """The line of git's stderr that says what went wrong (its first fatal:)."""
     lines = [line.strip() for line in redact(text).splitlines() if line.strip()]
-    return lines[-1] if lines else "no details"
+    first = next((n for n, line in enumerate(lines) if line.startswith("fatal:")), None)
+    if first is None:
+        return lines[-1] if lines else "no details"
+    said = lines[first].removeprefix("fatal:").strip().rstrip(":")
+    detail = lines[first + 1] if first + 1 < len(lines) and not lines[first + 1].startswith("fatal:") else ""
+    return f"{said} ({detail})" if detail else said
