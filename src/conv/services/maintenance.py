@@ -1,6 +1,5 @@
 """Keeping the store healthy: the git CLI inside it, gc, fsck, and the index."""
 
-import os
 from pathlib import Path
 
 from ..errors import UsageError
@@ -46,7 +45,7 @@ def shipped_hooks() -> dict[str, str]:
     """The hooks conv ships: name -> first line of their description."""
     out = {}
     for path in sorted(SHIPPED.iterdir()):
-        if path.is_file() and os.access(path, os.X_OK):
+        if path.is_file() and not path.name.startswith("."):  # an installed wheel may drop the x bit
             lines = [l.strip("#\" ") for l in path.read_text().splitlines()[1:4] if l.strip("#\" ")]
             out[path.name] = (lines[0] if lines else "").removeprefix("conv store hook: ")
     return out
