@@ -59,6 +59,25 @@ def run_conv(*args, input: bytes | str | None = None, env: dict | None = None, t
     )
 
 
+def ok(*args, **kw):
+    """A conv run that must succeed."""
+    done = run_conv(*args, **kw)
+    assert done.returncode == 0, (args, done.stderr.decode())
+    return done
+
+
+def fails(*args, code: int | None = None, **kw) -> str:
+    """A conv run that must fail the way conv fails: exit ``code`` (any non-zero
+    when None), one line ``conv: error: …``, no traceback. Returns the line."""
+    done = run_conv(*args, **kw)
+    err = done.stderr.decode()
+    assert done.returncode != 0 and (code is None or done.returncode == code), (args, done.returncode, err)
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("conv: error: "), err
+    return lines[0]
+
+
 def git(store: Path, *args, check: bool = True) -> str:
     """The real git CLI on the store."""
     done = subprocess.run(["git", "-C", str(store), *args], capture_output=True, text=True)

@@ -5,17 +5,7 @@ import json
 
 import pytest
 
-from conftest import git, run_conv
-
-
-def fails(*args, code=None, **kw):
-    done = run_conv(*args, **kw)
-    err = done.stderr.decode()
-    assert done.returncode != 0 and (code is None or done.returncode == code), (done.returncode, err)
-    assert "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("conv: error: "), err
-    return lines[0]
+from conftest import fails, git, run_conv
 
 
 def ask(*args, **kw):

@@ -2,15 +2,9 @@
 
 import json
 
-from conftest import git, run_conv
+from conftest import git, ok, run_conv
 
 from conv.ids import conversation_path
-
-
-def ok(*args, **kw):
-    done = run_conv(*args, **kw)
-    assert done.returncode == 0, done.stderr.decode()
-    return done
 
 
 def test_ask_then_follow_up_sends_the_whole_conversation(fake, store_path):

@@ -15,29 +15,12 @@ import time
 
 import pytest
 
-from conftest import git, run_conv
+from conftest import fails, git, ok, run_conv
 from conv.format import Conversation, Turn
 from conv.ids import conversation_path
 
 
 # ---- helpers -------------------------------------------------------------------
-
-def ok(*args, **kw):
-    done = run_conv(*args, **kw)
-    assert done.returncode == 0, (args, done.stderr.decode())
-    return done
-
-
-def fails(*args, code, **kw) -> str:
-    """The one error line of a conv that had to fail with ``code``."""
-    done = run_conv(*args, **kw)
-    err = done.stderr.decode()
-    assert done.returncode == code, (args, done.returncode, err)
-    assert "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("conv: error: "), err
-    return lines[0]
-
 
 def ask(*args, **kw) -> dict:
     return json.loads(ok("ask", "--json", *args, **kw).stdout)

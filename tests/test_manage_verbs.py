@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from conftest import git, run_conv
+from conftest import fails, git, ok, run_conv
 
 from conv.ids import TURN_RE, conversation_path
 
@@ -18,31 +18,12 @@ AGENT_ID = "coder-m4n5p6q7r8s9"
 
 
 # -- helpers -------------------------------------------------------------------
-def ok(*args, **kw):
-    done = run_conv(*args, **kw)
-    err = done.stderr.decode()
-    assert done.returncode == 0, (args, done.returncode, err)
-    assert "Traceback" not in err
-    return done
-
-
 def out(*args, **kw) -> str:
     return ok(*args, **kw).stdout.decode()
 
 
 def js(*args, **kw):
     return json.loads(out(*args, "--json", **kw))
-
-
-def fails(*args, code, **kw) -> str:
-    """conv's own errors: exactly one line ``conv: error: …`` and ``code``."""
-    done = run_conv(*args, **kw)
-    err = done.stderr.decode()
-    assert done.returncode == code, (args, done.returncode, err)
-    assert "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("conv: error: "), err
-    return lines[0]
 
 
 def usage_fails(*args) -> str:
