@@ -28,11 +28,11 @@ class Hooks:
         pre-commit gets ``<blob id> <path>`` lines of what the commit adds on
         stdin; a non-zero exit refuses the commit, with the hook's own words.
         post-commit gets the new commit's id; its failures change nothing."""
-        import subprocess
-
         hook = self.path / "hooks" / name
         if not os.access(hook, os.X_OK):
             return
+        import subprocess  # only now: most stores have no hooks, and every ask commits twice
+
         env = {**os.environ, "GIT_DIR": str(self.path), "CONV_COMMIT_MESSAGE": message}
         try:
             done = subprocess.run([str(hook), *args], input=stdin, capture_output=True, text=True, env=env,
