@@ -10,9 +10,6 @@ an incremental push must stay within 1.5 times git's own.
 tests/test_fastpath.py holds these parsers to Typer's results.
 """
 
-from ..services.ask import AskOptions
-from .asking import AskCommand
-
 _FLAGS = {  # spelling -> (field, takes a value)
     "-c": ("follow", False), "--continue": ("follow", False),
     "--cid": ("cid", True),
@@ -26,8 +23,11 @@ _FLAGS = {  # spelling -> (field, takes a value)
 }
 
 
-def parse_ask(args: list[str]) -> AskCommand | None:
+def parse_ask(args: list[str]):
     """``args`` after ``ask`` as an AskCommand, or None to let Typer parse them."""
+    from ..services.ask import AskOptions  # here, not above: sync and push need none of it
+    from .asking import AskCommand
+
     seen: dict = {}
     words: list[str] = []
     rest = iter(args)

@@ -1,12 +1,18 @@
 """Remotes, push, pull and sync: git is the distributed engine, conv adds a
 merge that never loses a turn and a loop that never force-pushes."""
 
+from __future__ import annotations
+
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .. import session
 from ..errors import UsageError
 from ..store.remotes import Remote, Remotes, SyncError, fetch, push
-from .workspace import Workspace
+
+if TYPE_CHECKING:  # not imported at run time: conv push must not load the index
+    from ..store import Store
+    from .workspace import Workspace
 
 ROUNDS = 5  # fetch-merge-push rounds before giving up on a busy remote
 
@@ -26,6 +32,23 @@ class Synced:
                 "forks": self.forks, "moved": self.moved, "backup": self.backup}
 
 
+def push_only(store: "Store", name: str | None) -> Synced:
+    """``conv push``: offer this store's head, without fetching first (the
+    remote refuses what is not a fast-forward) and without opening the index
+    or the config: it has to keep up with a bare git push."""
+    remote = _pick(Remotes(store.path), name)
+    out = Synced(remote.name, rounds=1)
+    mine = store.head()
+    done = push(store.path, remote, mine) if mine else None
+    if done is not None and not done.ok:
+        if _behind(done.rejected):
+            raise SyncError(f"{remote.name} has commits this store lacks", f"Pull them first: conv pull {remote.name}")
+        raise SyncError(f"{remote.name} refused the push: {done.rejected}",
+                        "Nothing is lost locally; check the remote's hooks or permissions")
+    out.pushed = done is not None
+    return out
+
+
 def remotes(ws: Workspace) -> Remotes:
     ws.store.git  # the store exists from here on
     return Remotes(ws.store.path)
@@ -33,7 +56,10 @@ def remotes(ws: Workspace) -> Remotes:
 
 def pick(ws: Workspace, name: str | None) -> Remote:
     """The named remote, or the only one there is."""
-    known = remotes(ws)
+    return _pick(remotes(ws), name)
+
+
+def _pick(known: Remotes, name: str | None) -> Remote:
     if name:
         return known.get(name)
     every = known.list()
@@ -48,18 +74,10 @@ def sync(ws: Workspace, name: str | None, pull: bool = True, send: bool = True) 
     """Fetch, merge, push, and again while another machine pushed meanwhile.
     A push alone does not fetch first: the remote refuses what is not a
     fast-forward, and only then is there something to explain."""
+    if not pull:
+        return push_only(ws.store, name)
     remote = pick(ws, name)
     out = Synced(remote.name)
-    if not pull:
-        mine = ws.store.head()
-        done = push(ws.store.path, remote, mine) if mine else None
-        if done is not None and not done.ok:
-            if _behind(done.rejected):
-                raise SyncError(f"{remote.name} has commits this store lacks", f"Pull them first: conv pull {remote.name}")
-            raise SyncError(f"{remote.name} refused the push: {done.rejected}",
-                            "Nothing is lost locally; check the remote's hooks or permissions")
-        out.pushed, out.rounds = done is not None, 1
-        return out
     for out.rounds in range(1, ROUNDS + 1):
         theirs = fetch(ws.store.path, remote)
         if theirs:
