@@ -16,20 +16,22 @@ def check(ref: str) -> str:
     return ref.lower()
 
 
-def candidates(index: Index, ref: str) -> list[str]:
+def candidates(index: Index, ref: str, trashed: bool = False) -> list[str]:
     ref = check(ref)
-    if ids.ID_RE.match(ref) and index.store.has(ref):
+    if not trashed and ids.ID_RE.match(ref) and index.store.has(ref):
         return [ref]  # a whole id needs no index (which may be rebuilding)
-    found = index.refresh().matching(ref)
+    found = index.refresh().matching(ref, trashed=trashed)
     return [ref] if ref in found else found
 
 
-def resolve(index: Index, ref: str) -> str:
-    """The one conversation ``ref`` names (exact id, unique prefix or suffix)."""
-    found = candidates(index, ref)
+def resolve(index: Index, ref: str, trashed: bool = False) -> str:
+    """The one conversation ``ref`` names (exact id, unique prefix or suffix),
+    among the live ones or, with ``trashed``, among the deleted ones."""
+    found = candidates(index, ref, trashed)
     if len(found) == 1:
         return found[0]
+    where, hint = (" in the trash", "See conv list --deleted") if trashed else ("", "See conv list")
     if not found:
-        raise RefError(f"no conversation matches {ref!r}", "See conv list")
+        raise RefError(f"{ref!r} matches nothing{where}" if trashed else f"no conversation matches {ref!r}", hint)
     shown = ", ".join(found[:8]) + (f" … ({len(found)} in all)" if len(found) > 8 else "")
-    raise RefError(f"{ref!r} is ambiguous: {shown}", "Type more characters")
+    raise RefError(f"{ref!r} is ambiguous{where}: {shown}", "Type more characters")

@@ -98,7 +98,6 @@ def cleared_at() -> float:
         return 0.0
 
 
-
 def redirect(old_id: str, new_id: str, short: str) -> None:
     """Terminals that were in ``old_id`` continue ``new_id`` (after a sync moved
     this machine's line of a conversation into a fork)."""

@@ -11,3 +11,10 @@ app = typer.Typer(
     pretty_exceptions_enable=False,  # a bug keeps a plain traceback; user errors never reach here
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def workspace():
+    """The store, index and config for a command (imported only when one runs)."""
+    from ..services.workspace import Workspace
+
+    return Workspace()

@@ -4,7 +4,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import app
+from .app import app, workspace
 
 PANEL = "Read"
 
@@ -116,12 +116,6 @@ def show(
     render.transcript(conv.title or "(untitled)", info, sections)
 
 
-def _ws():
-    from ..services.workspace import Workspace
-
-    return Workspace()
-
-
 def _finish(turn) -> str:
     if turn.finish in (None, "stop") and not turn.error:
         return ""
@@ -134,7 +128,7 @@ def use(ref: Annotated[str, typer.Argument(help="Conversation id, unique prefix 
     from .. import render
     from ..services.current import use as use_conv
 
-    render.notice(f"this terminal now continues {use_conv(_ws(), ref)}")
+    render.notice(f"this terminal now continues {use_conv(workspace(), ref)}")
 
 
 @app.command(rich_help_panel="Ask", epilog="Example:\n\n  conv clear")
@@ -142,8 +136,7 @@ def clear() -> None:
     """Forget this terminal's current conversation: the next -c starts a new one."""
     from .. import render
     from ..services.current import forget
-    from ..services.workspace import Workspace
 
-    forgotten = forget(Workspace())
+    forgotten = forget(workspace())
     render.notice(f"forgot {forgotten}; the next follow-up starts a new conversation" if forgotten else "no current conversation")
 

@@ -4,15 +4,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import app
+from .app import app, workspace
 
 PANEL = "Import and export"
-
-
-def _ws():
-    from ..services.workspace import Workspace
-
-    return Workspace()
 
 
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv export k3f9x2 > rebase.md\n\n  conv export --format openai | jq .")
@@ -24,7 +18,7 @@ def export(
     from .. import render
     from ..services.exchange import export as export_conv
 
-    out = export_conv(_ws(), ref, fmt)
+    out = export_conv(workspace(), ref, fmt)
     if isinstance(out, str):
         typer.echo(render.clean(out), nl=False)
     else:
@@ -44,7 +38,7 @@ def import_(
     from .. import render
     from ..services.exchange import import_from
 
-    done = import_from(_ws(), source, path)
+    done = import_from(workspace(), source, path)
     if json_out:
         render.emit_json(done.to_dict())
     else:

@@ -4,17 +4,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import app
+from .app import app, workspace
 
 PANEL = "Read"
 
 Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
-
-
-def _ws():
-    from ..services.workspace import Workspace
-
-    return Workspace()
 
 
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv log\n\n  conv log k3f9x2 --json")
@@ -24,7 +18,7 @@ def log(ref: Annotated[Optional[str], typer.Argument(help="Conversation (default
     from .. import render
     from ..services.history import log as history
 
-    found = history(_ws(), ref)
+    found = history(workspace(), ref)
     if json_out:
         render.emit_json(found.to_dict())
         return
@@ -46,7 +40,7 @@ def diff(
 
     if ref_b and rev:
         raise UsageError("give two conversations or --rev, not both", "e.g. conv diff A B, or conv diff A --rev X..Y")
-    ws = _ws()
+    ws = workspace()
     result = history.diff_conversations(ws, ref_a, ref_b) if ref_b else history.diff_versions(ws, ref_a, rev)
     if json_out:
         render.emit_json(diffing.to_dict(result))

@@ -4,15 +4,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import app
+from .app import app, workspace
 
 PANEL = "Store"
-
-
-def _ws():
-    from ..services.workspace import Workspace
-
-    return Workspace()
 
 
 @app.command(rich_help_panel="Manage", epilog="Examples:\n\n  conv edit\n\n  EDITOR='code -w' conv edit k3f9x2")
@@ -26,7 +20,7 @@ def edit(
     from .. import render
     from ..services.editing import edit as edit_conv
 
-    done = edit_conv(_ws(), ref)
+    done = edit_conv(workspace(), ref)
     if json_out:
         render.emit_json(done.to_dict())
     elif done.commit is None:
@@ -42,7 +36,7 @@ def git(ctx: typer.Context) -> None:
     """Run git in the conversation store (as pass git does); its exit code is conv's."""
     from ..services.maintenance import git as run
 
-    raise typer.Exit(run(_ws(), list(ctx.args)))
+    raise typer.Exit(run(workspace(), list(ctx.args)))
 
 
 @app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv gc")
@@ -51,7 +45,7 @@ def gc() -> None:
     from .. import render
     from ..services.maintenance import gc as pack
 
-    render.notice(f"packed with {pack(_ws())}")
+    render.notice(f"packed with {pack(workspace())}")
 
 
 @app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv fsck")
@@ -60,7 +54,7 @@ def fsck() -> None:
     from .. import render
     from ..services.maintenance import fsck as check
 
-    problems = check(_ws())
+    problems = check(workspace())
     for line in problems:
         typer.echo(render.clean(line))
     if problems:
@@ -74,7 +68,7 @@ def reindex() -> None:
     from .. import render
     from ..services.maintenance import reindex as rebuild
 
-    render.notice(f"indexed {rebuild(_ws())} conversations")
+    render.notice(f"indexed {rebuild(workspace())} conversations")
 
 
 hooks_app = typer.Typer(help="The store's git hooks: conv runs pre-commit and post-commit around its commits.",
@@ -88,7 +82,7 @@ def hooks_install(names: Annotated[Optional[list[str]], typer.Argument(help="pre
     from .. import render
     from ..services.maintenance import install_hooks
 
-    render.notice("installed: " + ", ".join(install_hooks(_ws(), names or [])))
+    render.notice("installed: " + ", ".join(install_hooks(workspace(), names or [])))
 
 
 @hooks_app.command("list", epilog="Example:\n\n  conv hooks list")
@@ -97,7 +91,7 @@ def hooks_list() -> None:
     from .. import render
     from ..services.maintenance import installed_hooks, shipped_hooks
 
-    have = installed_hooks(_ws())
+    have = installed_hooks(workspace())
     rows = [[name, have.get(name, "not installed"), about] for name, about in shipped_hooks().items()]
     rows += [[name, kind, ""] for name, kind in have.items() if name not in shipped_hooks()]
     render.table(["HOOK", "STATE", "WHAT"], rows)

@@ -4,7 +4,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import app
+from .app import app, workspace
 
 PANEL = "Manage"
 
@@ -21,12 +21,6 @@ def _words(words: list[str] | None) -> list[str]:
     return words[1:] if words[:1] == ["--"] else words
 
 
-def _ws():
-    from ..services.workspace import Workspace
-
-    return Workspace()
-
-
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv fork                 # all of the current conversation\n\n  conv fork k3f9x2 --at 3 --title 'try it with rebase -i'")
 def fork(
     ref: Ref = None,
@@ -40,7 +34,7 @@ def fork(
     from .. import render
     from ..services.fork import fork as make_fork
 
-    forked = make_fork(_ws(), ref, at, title)
+    forked = make_fork(workspace(), ref, at, title)
     if json_out:
         render.emit_json(forked.to_dict())
     else:
@@ -55,7 +49,7 @@ def title(
     """Set a conversation's title (it starts as the first question)."""
     from ..services.metadata import set_title
 
-    set_title(_ws(), ref, " ".join(_words(text)))
+    set_title(workspace(), ref, " ".join(_words(text)))
 
 
 @app.command(rich_help_panel=PANEL, context_settings=WORDS_AFTER_REF, epilog="Examples:\n\n  conv tag k3f9x2 +work +git -draft\n\n  conv tag k3f9x2          # show the tags")
@@ -66,7 +60,7 @@ def tag(
     """Add or remove tags (conv list --tag TAG filters by them)."""
     from ..services.metadata import change_tags
 
-    ws = _ws()
+    ws = workspace()
     changes = _words(changes)
     tags = change_tags(ws, ref, changes) if changes else ws.conversation(ws.resolve(ref)).tags
     typer.echo(" ".join(tags))
@@ -80,7 +74,7 @@ def status(
     """Mark a conversation active, paused or done (conv list --status filters)."""
     from ..services.metadata import set_status
 
-    set_status(_ws(), ref, value)
+    set_status(workspace(), ref, value)
 
 
 @app.command(rich_help_panel=PANEL, context_settings=WORDS_AFTER_REF, epilog='Example:\n\n  conv summary k3f9x2 "Chose rebase -i with autosquash."')
@@ -91,7 +85,7 @@ def summary(
     """Set the summary shown at the top of conv show."""
     from ..services.metadata import set_summary
 
-    set_summary(_ws(), ref, " ".join(_words(text)))
+    set_summary(workspace(), ref, " ".join(_words(text)))
 
 
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv delete k3f9x2 p8r2m1\n\n  conv restore k3f9x2")
@@ -102,7 +96,7 @@ def delete(
     """Move conversations to the trash (conv restore brings them back)."""
     from ..services.lifecycle import delete as trash
 
-    _report(trash(_ws(), references), "deleted", json_out)
+    _report(trash(workspace(), references), "deleted", json_out)
 
 
 @app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv restore k3f9x2\n\n  conv list --deleted        # what the trash holds")
@@ -113,7 +107,7 @@ def restore(
     """Bring conversations back from the trash."""
     from ..services.lifecycle import restore as bring_back
 
-    _report(bring_back(_ws(), references), "restored", json_out)
+    _report(bring_back(workspace(), references), "restored", json_out)
 
 
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv clean --older 30d --dry-run\n\n  conv clean --older 90d\n\n"
@@ -130,7 +124,7 @@ def clean(
     from ..errors import UsageError
     from ..services import lifecycle
 
-    ws = _ws()
+    ws = workspace()
     if not purge:
         if references:
             raise UsageError("REFs go with --purge only", "To delete conversations: conv delete REF...")

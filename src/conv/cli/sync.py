@@ -4,7 +4,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import app
+from .app import app, workspace
 from .syncing import run
 
 PANEL = "Sync"
@@ -15,12 +15,6 @@ Remote = Annotated[Optional[str], typer.Argument(help="A remote's name (default:
 Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
-def _ws():
-    from ..services.workspace import Workspace
-
-    return Workspace()
-
-
 @remote_app.command("add", epilog="Examples:\n\n  conv remote add origin git@github.com:me/conversations.git\n\n"
                     "  conv remote add backup /mnt/usb/conversations.git")
 def add(name: Annotated[str, typer.Argument(help="A short name, e.g. origin.")],
@@ -28,7 +22,7 @@ def add(name: Annotated[str, typer.Argument(help="A short name, e.g. origin.")],
     """Add a remote."""
     from ..services.sync import remotes
 
-    remotes(_ws()).add(name, url)
+    remotes(workspace()).add(name, url)
 
 
 @remote_app.command("remove", epilog="Example:\n\n  conv remote remove backup")
@@ -36,7 +30,7 @@ def remove(name: Annotated[str, typer.Argument(help="The remote's name.")]) -> N
     """Forget a remote (nothing is deleted on it)."""
     from ..services.sync import remotes
 
-    remotes(_ws()).remove(name)
+    remotes(workspace()).remove(name)
 
 
 @remote_app.command("list", epilog="Example:\n\n  conv remote list")
@@ -45,7 +39,7 @@ def list_(json_out: Json = False) -> None:
     from .. import render
     from ..services.sync import remotes
 
-    known = remotes(_ws()).list()
+    known = remotes(workspace()).list()
     if json_out:
         render.emit_json([{"name": r.name, "url": r.shown} for r in known])
     elif known:

@@ -139,13 +139,6 @@ class Queries:
     def commits_matching(self, prefix: str) -> list[str]:
         return [r[0] for r in self._rows("SELECT DISTINCT sha FROM history WHERE sha LIKE ? || '%'", (prefix.lower(),))]
 
-    def forks_of(self) -> dict[str, list[str]]:
-        """parent id -> ids of its forks (for ``conv list --tree``)."""
-        out: dict[str, list[str]] = {}
-        for child, parent in self._rows("SELECT id, forked_from FROM conversations WHERE forked_from IS NOT NULL"):
-            out.setdefault(parent, []).append(child)
-        return out
-
     def short_id(self, conv_id: str) -> str:
         """The shortest prefix that names only this conversation (at least six
         characters after any agent prefix), from its neighbours in id order."""

@@ -24,12 +24,13 @@ class Log:
 def log(ws: Workspace, ref: str | None) -> Log:
     try:
         conv_id = ws.resolve(ref)
-    except RefError:
-        # a deleted conversation's history is still worth reading
-        found = ws.index.matching(refs.check(ref), trashed=True) if ref else []
-        if len(found) != 1:
+    except RefError as live:
+        if ref is None:
             raise
-        conv_id = found[0]
+        try:  # a deleted conversation's history is still worth reading
+            conv_id = refs.resolve(ws.index, ref, trashed=True)
+        except RefError:
+            raise live from None
     return Log(conv_id, ws.index.short_id(conv_id), ws.index.refresh().history(conv_id))
 
 

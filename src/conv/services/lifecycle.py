@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 from .. import refs
 from ..config import duration
-from ..errors import RefError, UsageError
+from ..errors import UsageError
 from ..format import iso
 from ..index import Filters
 from .workspace import Workspace
@@ -28,7 +28,7 @@ def delete(ws: Workspace, references: list[str]) -> Moved:
 
 
 def restore(ws: Workspace, references: list[str]) -> Moved:
-    return _move(ws, sorted({_in_trash(ws, ref) for ref in references}), to_trash=False)
+    return _move(ws, sorted({refs.resolve(ws.index, ref, trashed=True) for ref in references}), to_trash=False)
 
 
 def clean(ws: Workspace, older: str, dry_run: bool = False) -> Moved:
@@ -48,7 +48,7 @@ def purge(ws: Workspace, references: list[str]) -> Moved:
     """Erase conversations in the trash (all of it without references) from the
     store and from its whole history. Irreversible: the CLI asks first."""
     if references:
-        conv_ids = sorted({_in_trash(ws, ref) for ref in references})
+        conv_ids = sorted({refs.resolve(ws.index, ref, trashed=True) for ref in references})
     else:
         conv_ids = [row.id for row in trashed(ws)]
     if not conv_ids:
@@ -56,14 +56,6 @@ def purge(ws: Workspace, references: list[str]) -> Moved:
     ws.store.purge(conv_ids)
     ws.index.rebuild()  # every commit id after the first purged file changed
     return Moved(conv_ids, ws.store.head())
-
-
-def _in_trash(ws: Workspace, ref: str) -> str:
-    found = ws.index.refresh().matching(refs.check(ref), trashed=True)
-    if len(found) != 1:
-        what = "is ambiguous in the trash: " + ", ".join(found[:8]) if found else "matches nothing in the trash"
-        raise RefError(f"{ref!r} {what}", "See conv list --deleted")
-    return found[0]
 
 
 def trashed(ws: Workspace) -> list:

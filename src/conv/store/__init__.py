@@ -88,10 +88,6 @@ class Store:
         """A conversation's files, name -> blob id (conversation.md included)."""
         return files_in(self._snapshot(commit), conv_id, root)
 
-    def trashed(self, conv_id: str, commit: str | None = None) -> bool:
-        snap = self._snapshot(commit) if self.exists() else None
-        return snap is not None and snap.read(f"{TRASH}/{shard_path(conv_id)}/{META_FILE}") is not None
-
     def raw_files(self, conv_id: str, commit: str | None = None) -> dict[str, bytes]:
         snap = self._snapshot(commit)
         return {name: snap.blob(sha) for name, sha in files_in(snap, conv_id).items()}
@@ -299,7 +295,6 @@ class Store:
 
         old, new = self.git.update(build)
         return Written(old, new, [])
-
 
 
 @dataclass

@@ -25,7 +25,6 @@ AUTHOR = b"conv <conv@localhost>"
 ROOT_TIME = 1767225600  # 2026-01-01T00:00:00Z: the time of every store's first commit
 
 
-
 @dataclass(frozen=True)
 class Existing:
     """An object already in the store, placed at a path: a fork's turns, a
