@@ -21,7 +21,6 @@ Budget: overhead <= 120 ms median.
 
 import argparse
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -58,16 +57,7 @@ def importtime(size: int, turns: int, top: int = 15) -> None:
         cmd = [common.PYTHON, "-X", "importtime", str(common.CONV), "ask", "--cid", cid, "q"]
         subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True)  # warm-up
         err = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True).stderr
-    found = []
-    for line in err.splitlines():
-        m = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)", line)
-        if m:
-            found.append((int(m[2]), int(m[1]), len(m[3]) // 2, m[4]))
-    total = sum(self_us for _, self_us, _, _ in found)
-    print(f"\n`conv ask --cid` @{size}: {len(found)} modules imported, {total / 1000:.1f} ms of imports in all")
-    print(f"  {'cumulative':>10} {'self':>8}  depth  module")
-    for cumulative, self_us, depth, name in sorted(found, reverse=True)[:top]:
-        print(f"  {cumulative / 1000:8.1f} ms {self_us / 1000:5.1f} ms  {depth:5}  {name}")
+    common.show_importtime(err, f"conv ask --cid @{size}", top, indent="")
 
 
 def main(argv=None) -> list[dict]:

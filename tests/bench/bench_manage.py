@@ -45,7 +45,6 @@ import argparse
 import json
 import os
 import random
-import re
 import resource
 import subprocess
 import sys
@@ -201,16 +200,7 @@ def profile(args: list[str], env: dict, top: int = 12) -> None:
     """One run of ``conv ARGS`` under -X importtime, then under cProfile."""
     cmd = [common.PYTHON, "-X", "importtime", str(common.CONV), *args]
     err = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True).stderr
-    found = []
-    for line in err.splitlines():
-        m = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)", line)
-        if m:
-            found.append((int(m[2]), int(m[1]), len(m[3]) // 2, m[4]))
-    total = sum(self_us for _, self_us, _, _ in found)
-    print(f"\n  `conv {' '.join(args)}`: {len(found)} modules imported, {total / 1000:.1f} ms of imports in all")
-    print(f"    {'cumulative':>10} {'self':>8}  depth  module")
-    for cumulative, self_us, depth, name in sorted(found, reverse=True)[:top]:
-        print(f"    {cumulative / 1000:8.1f} ms {self_us / 1000:5.1f} ms  {depth:5}  {name}")
+    common.show_importtime(err, f"conv {' '.join(args)}", top, indent="  ")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "run.prof"
         subprocess.run([common.PYTHON, "-m", "cProfile", "-o", str(out), str(common.CONV), *args], env=env,

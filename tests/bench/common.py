@@ -7,6 +7,7 @@ an editable install recompiles its own modules at every start).
 """
 
 import math
+import re
 import os
 import pty
 import statistics
@@ -172,3 +173,17 @@ def summary(results: list[dict], bench: str | None = None, started: float | None
         budget = f"<= {r['budget']:g}" if r["budget"] is not None else ""
         print(f"{r.get('bench', bench) or '':<7} {r['name'].strip():<56} {r['median']:10.1f} {r['p90']:9.1f} "
               f"{r['n']:4} {budget:>8}  {r['verdict']}")
+
+
+def show_importtime(stderr: str, label: str, top: int = 15, indent: str = "  ") -> None:
+    """The costliest imports of one ``python -X importtime`` run (its stderr)."""
+    found = []
+    for line in stderr.splitlines():
+        m = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)", line)
+        if m:
+            found.append((int(m[2]), int(m[1]), len(m[3]) // 2, m[4]))
+    total = sum(self_us for _, self_us, _, _ in found)
+    print(f"\n{indent}`{label}`: {len(found)} modules imported, {total / 1000:.1f} ms of imports in all")
+    print(f"{indent}  {'cumulative':>10} {'self':>8}  depth  module")
+    for cumulative, self_us, depth, name in sorted(found, reverse=True)[:top]:
+        print(f"{indent}  {cumulative / 1000:8.1f} ms {self_us / 1000:5.1f} ms  {depth:5}  {name}")

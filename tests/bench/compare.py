@@ -332,18 +332,10 @@ class Sgpt:
 
 
 def same_texts(db: Path, source: Path) -> None:
-    """The logs.db read back with conv's own llm importer: the same
-    conversations, roles and texts as the store."""
-    from conv.importers import llm as importer
+    """The logs.db read back with conv's own llm importer (bench_manage's check)."""
+    from bench_manage import same_as_store
 
-    stored = set()
-    with open(source) as f:
-        for line in f:
-            stored.add(tuple((t["role"], t["content"]) for t in json.loads(line)["turns"]))
-    found = [tuple((t.role, t.content) for t in c.turns) for c in importer.read(db)]
-    if len(found) != len(stored) or not stored.issuperset(found):
-        sys.exit(f"compare: {db} does not hold the store's conversations ({len(found)} read back)")
-    say(f"{db}: read back with conv's llm importer, the same {len(found)} conversations")
+    same_as_store(db, source)
 
 
 # -- the run ------------------------------------------------------------------------------
