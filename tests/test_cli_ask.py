@@ -103,9 +103,12 @@ def test_no_save_leaves_the_store_alone(fake, store_path):
 
 
 def test_without_any_model_set_up_conv_says_how_and_stores_nothing(conv_home):
+    # no key, no Ollama (conftest), and the local model's file gone
+    ok("config", "set", "local.model", str(conv_home / "missing.gguf"))
     done = run_conv("ask", "hello")
     assert done.returncode == 3
-    assert "OPENAI_API_KEY" in done.stderr.decode() and "OPENAI_BASE_URL" in done.stderr.decode()
+    err = done.stderr.decode()
+    assert "conv-git[local]" in err and "OPENAI_API_KEY" in err and "conv models" in err
     assert not (conv_home / "store.git").exists()
     listed = run_conv("list")
     assert listed.returncode == 0 and listed.stdout == b"" and b"conv ask" in listed.stderr

