@@ -141,12 +141,14 @@ class Conversation:
     forked_from: dict | None = None
     summary: str | None = None
     imported_from: dict | None = None  # {source, id} for conversations brought in by conv import
+    system_hash: str | None = None  # the agent's system prompt (agents.prompt_hash) the turns were asked under
+    context_summary: dict | None = None  # {through: turn name, text, model}: the older turns, summarized by the model
     notes: str = ""  # the body of conversation.md: free text for people
     turns: list[Turn] = field(default_factory=list)
     meta: Any = None
 
     FIELDS = ("id", "title", "created", "model", "provider", "agent", "tags", "status", "forked_from", "summary",
-              "imported_from")
+              "imported_from", "system_hash", "context_summary")
 
     @classmethod
     def from_text(cls, text: str, where: str = "conversation.md") -> "Conversation":
@@ -168,6 +170,8 @@ class Conversation:
             forked_from=_plain(m.get("forked_from")) if isinstance(m.get("forked_from"), dict) else None,
             summary=_str_or_none(m.get("summary")),
             imported_from=_plain(m.get("imported_from")) if isinstance(m.get("imported_from"), dict) else None,
+            system_hash=_str_or_none(m.get("system_hash")),
+            context_summary=_plain(m.get("context_summary")) if isinstance(m.get("context_summary"), dict) else None,
             notes=doc.body,
             meta=m,
         )

@@ -25,6 +25,11 @@ def error(message: str) -> None:
     sys.stderr.flush()
 
 
+def plain(text: str) -> None:
+    """Text on stdout as it is, but cleaned (stored text may hold escape sequences)."""
+    sys.stdout.write(clean(text) + "\n")
+
+
 def emit_json(data) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
@@ -62,6 +67,14 @@ def ago(iso_time: str, now: datetime | None = None) -> str:
         if seconds >= size:
             return then.strftime("%Y-%m-%d") if unit == "d" and seconds >= 30 * size else f"{int(seconds // size)}{unit} ago"
     return "just now"
+
+
+def count(n: int) -> str:
+    """Token counts the way people read them: 950, 12.3k, 4.1M."""
+    for unit, size in (("M", 1_000_000), ("k", 1000)):
+        if n >= size:
+            return f"{n / size:.1f}{unit}"
+    return str(n)
 
 
 def table(headers: list[str], rows: list[list[str]]) -> None:

@@ -11,7 +11,8 @@ PANEL = "Ask"
 
 @app.command(rich_help_panel=PANEL, 
     epilog='Examples:\n\n  conv ask "explain git rebase"\n\n  conv ask -c "what about interactive mode?"\n\n'
-    '  git diff | conv ask "review this"\n\n  conv ask --cid k3f9x2 -m gpt-4o "and in Python?"'
+    '  git diff | conv ask "review this"\n\n  conv ask --cid k3f9x2 -m gpt-4o "and in Python?"\n\n'
+    '  conv ask -a coder -c "now add tests"\n\n  conv ask -c --dry-run "what would you be sent?"'
 )
 def ask(
     words: Annotated[Optional[list[str]], typer.Argument(help="The question; words are joined with spaces.", show_default=False)] = None,
@@ -24,6 +25,8 @@ def ask(
     json_out: Annotated[bool, typer.Option("--json", help="Print the answer with the conversation and turn ids as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="The answer only, no notices.")] = False,
     no_save: Annotated[bool, typer.Option("--no-save", help="Do not store this exchange.")] = False,
+    agent: Annotated[Optional[str], typer.Option("-a", "--agent", metavar="NAME", help="Start a conversation with this agent from config (its prompt, model, temperature, context); with -c, continue its latest.")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print exactly the messages that would be sent, and to which model; store nothing, call nothing.")] = False,
 ) -> None:
     """Ask a question; text piped on stdin is added to it."""
     from ..services.ask import AskOptions
@@ -31,9 +34,9 @@ def ask(
 
     options = AskOptions(
         words=words or [], follow=follow, cid=cid, new=new, model=model,
-        system=system, stream=not no_stream, save=not no_save,
+        system=system, stream=not no_stream, save=not no_save, agent=agent,
     )
-    run(AskCommand(options, json_out=json_out, quiet=quiet))
+    run(AskCommand(options, json_out=json_out, quiet=quiet, dry_run=dry_run))
 
 
 @app.command(rich_help_panel=PANEL, epilog='Examples:\n\n  conv retry                          # the current conversation\'s last answer, again\n\n'

@@ -16,6 +16,7 @@ class AskCommand:
     options: AskOptions
     json_out: bool = False
     quiet: bool = False
+    dry_run: bool = False
 
 
 def run(command: AskCommand, how=None) -> None:
@@ -35,6 +36,8 @@ def run(command: AskCommand, how=None) -> None:
         notice=(lambda m: None) if command.quiet else render.notice,
         on_text=printer if streaming else (lambda text: None),
     )
+    if command.dry_run:
+        return show_preview(asker.preview(opts), command.json_out)
     try:
         result = how(asker, opts) if how else asker.ask(opts)
     finally:
@@ -49,6 +52,23 @@ def run(command: AskCommand, how=None) -> None:
     elif not streaming:
         printer(result.text)
         printer.finish()
+
+
+def show_preview(preview, json_out: bool) -> None:
+    """--dry-run: the messages, each under a rule naming its role (or as JSON)."""
+    from .. import render
+
+    if json_out:
+        return render.emit_json(preview.to_dict())
+    choice, plan = preview.choice, preview.plan
+    render.notice(f"would be sent to {choice.spec} (chosen by {choice.source}); nothing stored, nothing called")
+    if plan.needs_summary:
+        render.notice(f"the {len(plan.to_summarize)} older messages would first be summarized by {choice.spec};"
+                      " the summary below is the one stored so far" if plan.summary else
+                      f"the {len(plan.to_summarize)} older messages would first be summarized by {choice.spec}"
+                      " and the summary sent ahead of the rest")
+    for message in plan.messages():
+        render.plain(f"--- {message.role} ---\n{message.content}\n")
 
 
 def read_stdin() -> str | None:

@@ -50,10 +50,13 @@ def list_(
     if not listing:
         render.notice("the trash is empty" if deleted else 'no conversations yet; start one with: conv ask "…"')
         return
+    from ..pricing import dollars
+
     render.table(
-        ["ID", "TURNS", "UPDATED", "MODEL", "TITLE"],
+        ["ID", "TURNS", "UPDATED", "MODEL", "TOKENS", "COST", "TITLE"],
         [
             [("*" if i.current else " ") + i.short, str(i.row.turns), render.ago(i.row.updated), i.row.model or "-",
+             render.count(i.row.tokens), dollars(i.row.cost) if i.row.tokens else "-",
              "  " * i.depth + ("└ " if i.depth else "")
              + (f"[unreadable: {i.row.broken}]" if i.row.broken else i.row.title or "-")]
             for i in listing
@@ -105,10 +108,25 @@ def show(
         return
     conv = browse.conversation(ref)
     if json_out:
-        render.emit_json(conv.to_dict())
+        from ..pricing import totals
+
+        render.emit_json(conv.to_dict() | {"usage": totals(conv.turns)})
         return
+    print_conversation(conv, last)
+
+
+def print_conversation(conv, last: int | None = None) -> None:
+    """A conversation as ``conv show`` prints it (``conv chat``'s /show too)."""
+    from .. import render
+
     first = max(len(conv.turns) - last, 0) if last else 0
-    info = f"{conv.id} · {len(conv.turns)} turns · {conv.model or '-'} · updated {render.ago(conv.updated)}"
+    from ..pricing import dollars, totals
+
+    used = totals(conv.turns)
+    spent = used["prompt_tokens"] + used["completion_tokens"]
+    usage = f" · {render.count(spent)} tokens" + (f" · {dollars(used['cost'])}" if used["cost"] is not None else "")
+    info = (f"{conv.id} · {len(conv.turns)} turns · {conv.model or '-'}{usage if spent else ''}"
+            f" · updated {render.ago(conv.updated)}")
     sections = [("summary", conv.summary)] if conv.summary else []
     for n, turn in enumerate(conv.turns[first:], first + 1):
         meta = [turn.role, turn.created[:16].replace("T", " "), turn.model, _finish(turn)]

@@ -20,6 +20,8 @@ _FLAGS = {  # spelling -> (field, takes a value)
     "--json": ("json_out", False),
     "-q": ("quiet", False), "--quiet": ("quiet", False),
     "--no-save": ("no_save", False),
+    "-a": ("agent", True), "--agent": ("agent", True),
+    "--dry-run": ("dry_run", False),
 }
 
 
@@ -55,9 +57,10 @@ def parse_ask(args: list[str]):
     options = AskOptions(
         words=words, follow=seen.get("follow", False), cid=seen.get("cid"), new=seen.get("new", False),
         model=seen.get("model"), system=seen.get("system"), stream=not seen.get("no_stream", False),
-        save=not seen.get("no_save", False),
+        save=not seen.get("no_save", False), agent=seen.get("agent"),
     )
-    return AskCommand(options, json_out=seen.get("json_out", False), quiet=seen.get("quiet", False))
+    return AskCommand(options, json_out=seen.get("json_out", False), quiet=seen.get("quiet", False),
+                      dry_run=seen.get("dry_run", False))
 
 
 def parse_sync(args: list[str]) -> tuple[str | None, bool] | None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from .. import ids, paths
 from ..errors import RefError, StoreError
 from ..format import Conversation
+from ..pricing import totals
 from ..store import ROOT, TRASH, Store
 from . import db as sql
 from .queries import Event, Filters, Hit, Queries, Row
@@ -173,10 +174,12 @@ class Index(Queries):
         names = [t.name for t in conv.turns]
         updated = max([conv.created] + [ids.turn_time(n) for n in sorted(names)[-1:]])
         forked = (conv.forked_from or {}).get("conversation")
+        used = totals(conv.turns)
         self.db.execute(
-            f"INSERT OR REPLACE INTO conversations ({Row.COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)",
+            f"INSERT OR REPLACE INTO conversations ({Row.COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?)",
             (conv.id, conv.title, conv.created, updated, conv.model, conv.provider, conv.agent,
-             json.dumps(conv.tags), conv.status, len(names), forked, conv.summary, int(trashed)),
+             json.dumps(conv.tags), conv.status, len(names), forked, conv.summary, int(trashed),
+             used["prompt_tokens"] + used["completion_tokens"], used["cost"]),
         )
 
     def _index_turns(self, conv: Conversation, files: dict[str, str]) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..errors import StoreError
 
-SCHEMA = 3  # bump when the tables change: an old cache is rebuilt, never migrated
+SCHEMA = 4  # bump when the tables change: an old cache is rebuilt, never migrated
 BUSY_SECONDS = 30
 
 # Kept apart: a rebuild fills the turns without them and indexes the text in one go.
@@ -28,7 +28,8 @@ CREATE TABLE conversations (
     id TEXT PRIMARY KEY, title TEXT, created TEXT, updated TEXT,
     model TEXT, provider TEXT, agent TEXT, tags TEXT, status TEXT,
     turns INTEGER, broken TEXT, forked_from TEXT, summary TEXT,
-    trashed INTEGER NOT NULL DEFAULT 0
+    trashed INTEGER NOT NULL DEFAULT 0,
+    tokens INTEGER NOT NULL DEFAULT 0, cost REAL  -- over its answers; cost NULL when not every answer has one
 );
 CREATE INDEX conversations_updated ON conversations (trashed, updated);
 CREATE TABLE parsed (sha TEXT PRIMARY KEY, data TEXT NOT NULL);

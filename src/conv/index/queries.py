@@ -25,13 +25,16 @@ class Row:
     forked_from: str | None
     summary: str | None
     trashed: bool
+    tokens: int  # prompt and answer tokens over its answers
+    cost: float | None  # US dollars, when every answer that used tokens has a cost
 
-    COLUMNS = "id, title, created, updated, model, provider, agent, tags, status, turns, broken, forked_from, summary, trashed"
+    COLUMNS = ("id, title, created, updated, model, provider, agent, tags, status, turns, broken, forked_from, summary,"
+               " trashed, tokens, cost")
 
     @classmethod
     def from_sql(cls, r: tuple) -> "Row":
         return cls(r[0], r[1] or "", r[2] or "", r[3] or "", r[4], r[5], r[6], json.loads(r[7] or "[]"),
-                   r[8] or "active", r[9] or 0, r[10], r[11], r[12], bool(r[13]))
+                   r[8] or "active", r[9] or 0, r[10], r[11], r[12], bool(r[13]), r[14] or 0, r[15])
 
 
 @dataclass
@@ -162,3 +165,18 @@ class Queries:
             (ref, like, int(trashed)),
         )
         return sorted(r[0] for r in rows)
+
+    def recent_with_text(self, limit: int, chars: int) -> list[tuple[Row, str, str]]:
+        """The most recently updated live conversations, each with the start of
+        its first question and of its last turn (what ``conv resume`` matches)."""
+        columns = ", ".join("c." + col.strip() for col in Row.COLUMNS.split(","))
+        rows = self._rows(
+            f"""SELECT {columns},
+                   (SELECT substr(content, 1, :chars) FROM turns t WHERE t.conv_id = c.id AND t.role = 'user'
+                    ORDER BY t.name LIMIT 1),
+                   (SELECT substr(content, 1, :chars) FROM turns t WHERE t.conv_id = c.id ORDER BY t.name DESC LIMIT 1)
+                FROM (SELECT * FROM conversations WHERE trashed = 0 ORDER BY updated DESC, id LIMIT :limit) c
+                ORDER BY c.updated DESC, c.id""",
+            {"limit": limit, "chars": chars},
+        )
+        return [(Row.from_sql(r[:14]), r[14] or "", r[15] or "") for r in rows]

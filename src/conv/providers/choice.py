@@ -71,14 +71,21 @@ def chain(config: Config, flag: str | None = None, agent: tuple[str, str | None]
     ``choose`` (a follow-up stops at the first step that answers)."""
     name, agent_model = agent or (None, None)
     return [
-        Step("-m", flag),
-        Step(f"agent {name}" if name else "agent (-a)", agent_model),
-        Step("CONV_MODEL", os.environ.get("CONV_MODEL") or None),
-        Step("config model", config.get("model")),
+        Step("-m", flag, "per question: conv ask -m PROVIDER:MODEL"),
+        Step(f"agent {name}" if name else "agent (-a)", agent_model, "agents.NAME.model in config"),
+        Step("CONV_MODEL", os.environ.get("CONV_MODEL") or None, "environment variable"),
+        Step("config model", config.get("model"), "conv config set model PROVIDER:MODEL"),
         Step("OPENAI_API_KEY / OPENAI_BASE_URL",
              f"openai:{OPENAI_DEFAULT}" if os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL") else None),
         Step("ANTHROPIC_API_KEY", f"anthropic:{ANTHROPIC_DEFAULT}" if os.environ.get("ANTHROPIC_API_KEY") else None),
     ]
+
+
+def report(config: Config) -> tuple[list[Step], int | None]:
+    """Every step, Ollama and the local model probed too, and which one wins."""
+    steps = chain(config) + [ollama_step(), local_step()]
+    chosen = next((n for n, step in enumerate(steps) if step.spec), None)
+    return steps, chosen
 
 
 def choose(config: Config, flag: str | None = None, agent: tuple[str, str | None] | None = None) -> Choice:

@@ -9,15 +9,15 @@ came with ``finish: interrupted`` or ``finish: error``.
 import signal
 from contextlib import contextmanager
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from .. import ids, refs
-from ..context import build_messages
+from .. import agents, context, ids, pricing, refs
+from ..agents import Agent
 from ..errors import Interrupted, ProviderError, UsageError
 from ..format import Conversation, Turn, now_iso
 from ..store import Written
 from ..providers import Message, Provider, get_provider
-from ..providers.choice import choose
+from ..providers.choice import Choice, choose
 from .current import current
 from .workspace import Workspace
 
@@ -36,6 +36,7 @@ class AskOptions:
     stream: bool = True
     save: bool = True
     last_command: tuple[str, str] | None = None  # (command line, exit status), shared by opt-in
+    agent: str | None = None  # -a: start (or with -c continue) this agent's conversation
 
 
 @dataclass
@@ -59,6 +60,21 @@ class AskResult:
 
 
 @dataclass
+class Preview:
+    """What ``conv ask --dry-run`` shows: who would answer, and exactly what they would be sent."""
+
+    choice: Choice
+    plan: context.Plan
+
+    def to_dict(self) -> dict:
+        return {
+            "provider": self.choice.provider, "model": self.choice.model, "chosen_by": self.choice.source,
+            "messages": [{"role": m.role, "content": m.content} for m in self.plan.messages()],
+            "summary_needed": len(self.plan.to_summarize) if self.plan.needs_summary else 0,
+        }
+
+
+@dataclass
 class Answering:
     """What one model call is for: the options, who answers, what it replaces."""
 
@@ -68,6 +84,18 @@ class Answering:
     model: str
     replaces: str | None = None  # the answer a retry supersedes
     hint: str | None = None  # why the old answer was wrong
+    temperature: float | None = None
+
+
+@dataclass
+class Setup:
+    """An ask worked out before anything is stored: where, what, by whom."""
+
+    conv_id: str | None
+    prompt: str
+    agent: Agent | None
+    choice: Choice
+    system: str | None
 
 
 @dataclass
@@ -77,20 +105,22 @@ class Asker:
     on_text: Callable[[str], None]
 
     def ask(self, opts: AskOptions) -> AskResult:
-        _prompt(opts.words, opts.stdin_text)  # refuse an empty question before anything else
-        conv_id, words = self._target(opts)
-        prompt = _prompt(words, opts.stdin_text)
-        if opts.last_command:
-            command, status = opts.last_command
-            prompt += f"\n\n(My last shell command was `{command}`; it exited with status {status}.)"
-        choice = choose(self.ws.config, opts.model)
-        provider_name, model = choice.provider, choice.model
-        provider = get_provider(provider_name, self.ws.config)
-        conv, question = self._store_question(conv_id, prompt, opts, provider_name, model)
-        messages = build_messages(
-            conv.turns, question, self.ws.config.get("context.max_messages"), self.ws.config.get("context.max_tokens")
-        )
-        return self._answer(conv, question, messages, Answering(opts, provider, provider_name, model))
+        setup = self._setup(opts)
+        provider = get_provider(setup.choice.provider, self.ws.config)
+        conv, question = self._store_question(setup, opts)
+        plan = context.plan(conv, question, self._budget(setup.agent))
+        if plan.needs_summary:
+            plan = self._summarized(conv, plan, provider, setup.choice, opts)
+        job = Answering(opts, provider, setup.choice.provider, setup.choice.model,
+                        temperature=setup.agent.temperature if setup.agent else None)
+        return self._answer(conv, question, plan.messages(), job)
+
+    def preview(self, opts: AskOptions) -> Preview:
+        """The ask, stopped before anything is stored or any model is called."""
+        opts = replace(opts, save=False)
+        setup = self._setup(opts)
+        conv, question = self._store_question(setup, opts)
+        return Preview(setup.choice, context.plan(conv, question, self._budget(setup.agent)))
 
     def retry(self, ref: str | None, hint: str | None, wrong: bool, opts: AskOptions) -> AskResult:
         """Answer the conversation's last question again. The new answer replaces
@@ -101,20 +131,67 @@ class Asker:
         if question is None:
             raise UsageError(f"{conv.id} has no question to answer again", f'Ask one: conv ask --cid {conv.id} "…"')
         old = next((t for t in conv.turns if t.role == "assistant" and t.parent == question.name), None)
+        agent = agents.find(self.ws.config, conv.agent)
         spec = opts.model or (f"{old.provider}:{old.model}" if old and old.provider and old.model else None)
-        choice = choose(self.ws.config, spec)
-        provider_name, model = choice.provider, choice.model
-        provider = get_provider(provider_name, self.ws.config)
-        before = conv.turns[: conv.turns.index(question) + 1]
-        messages = build_messages(
-            before, question, self.ws.config.get("context.max_messages"), self.ws.config.get("context.max_tokens")
-        )
+        choice = choose(self.ws.config, spec, (agent.name, agent.model) if agent else None)
+        provider = get_provider(choice.provider, self.ws.config)
+        before = replace(conv, turns=conv.turns[: conv.turns.index(question) + 1])
+        plan = context.plan(before, question, self._budget(agent))
+        if plan.needs_summary:
+            plan = self._summarized(conv, plan, provider, choice, opts)
+        messages = plan.messages()
         if old is not None and (hint or wrong):
             said = (hint or "").strip()
             because = f": {said}" + ("" if said[-1:] in ".!?" else ".") if said else "."
             messages += [Message("assistant", old.content), Message("user", f"That answer was wrong{because} Please answer again.")]
-        job = Answering(opts, provider, provider_name, model, replaces=old.name if old else None, hint=hint)
+        job = Answering(opts, provider, choice.provider, choice.model, replaces=old.name if old else None, hint=hint,
+                        temperature=agent.temperature if agent else None)
         return self._answer(conv, question, messages, job)
+
+    def _setup(self, opts: AskOptions) -> Setup:
+        _prompt(opts.words, opts.stdin_text)  # refuse an empty question before anything else
+        conv_id, words = self._target(opts)
+        prompt = _prompt(words, opts.stdin_text)
+        if opts.last_command:
+            command, status = opts.last_command
+            prompt += f"\n\n(My last shell command was `{command}`; it exited with status {status}.)"
+        agent = self._agent(opts, conv_id)
+        choice = choose(self.ws.config, opts.model, (agent.name, agent.model) if agent else None)
+        system = opts.system if opts.system is not None else (agent.system if agent else None)
+        return Setup(conv_id, prompt, agent, choice, system)
+
+    def _agent(self, opts: AskOptions, conv_id: str | None) -> Agent | None:
+        """A new conversation takes ``-a``'s agent; an existing one keeps its own."""
+        if conv_id is None:
+            return agents.load(self.ws.config, opts.agent) if opts.agent else None
+        row = self.ws.index.get(conv_id)
+        own = row.agent if row else None
+        if opts.agent and opts.agent != own:
+            short = self.ws.index.short_id(conv_id)
+            self.notice(f"{short} belongs to agent {own}; it goes on with {own}'s settings" if own else
+                        f"{short} was started without an agent; -a {opts.agent} applies to new conversations")
+        return agents.find(self.ws.config, own)
+
+    def _budget(self, agent: Agent | None) -> context.Budget:
+        config = self.ws.config
+        return context.Budget(
+            (agent and agent.max_messages) or config.get("context.max_messages"),
+            (agent and agent.max_tokens) or config.get("context.max_tokens"),
+        )
+
+    def _summarized(self, conv: Conversation, plan: context.Plan, provider: Provider, choice: Choice,
+                    opts: AskOptions) -> context.Plan:
+        """The plan with its summary made (and stored); without one, if the model can't make it."""
+        from . import summary
+
+        try:
+            text = summary.summarize(provider, choice.model, plan)
+        except ProviderError as exc:
+            self.notice(f"could not summarize the older turns ({exc.message}); sending the latest ones only")
+            return replace(plan, to_summarize=[])
+        if opts.save:
+            summary.store(self.ws, conv.id, plan.through, text, choice.spec)
+        return replace(plan, summary=text, to_summarize=[])
 
     def _answer(self, conv: Conversation, question: Turn, messages: list[Message], job: "Answering") -> AskResult:
         """Stream the model's answer and store it, whole or as far as it came."""
@@ -129,7 +206,7 @@ class Asker:
                            None, "", job.model, job.provider_name)
         try:
             with _terminal_loss_interrupts():
-                reply = job.provider.complete(messages, job.model, receive, stream=opts.stream)
+                reply = job.provider.complete(messages, job.model, receive, stream=opts.stream, temperature=job.temperature)
         except (KeyboardInterrupt, Interrupted) as exc:
             with _ignoring_interrupts():
                 self._store_answer(conv, question, result, pieces, "interrupted", job)
@@ -138,7 +215,10 @@ class Asker:
             with _ignoring_interrupts():
                 self._store_answer(conv, question, result, pieces, "error", job, error=exc.message)
             raise
-        result.model, result.usage = reply.model or job.model, reply.usage
+        result.model, result.usage = reply.model or job.model, dict(reply.usage)
+        spent = pricing.cost(self.ws.config, job.provider_name, result.model, result.usage)
+        if spent is not None and result.usage:
+            result.usage["cost"] = spent
         self._store_answer(conv, question, result, pieces, reply.finish, job)
         return result
 
@@ -154,7 +234,22 @@ class Asker:
             found = refs.candidates(self.ws.index, words[0])
             if len(found) == 1:
                 return found[0], words[1:]
+        if opts.agent:
+            return self._agents_latest(opts.agent), words
         return self._current(), words
+
+    def _agents_latest(self, name: str) -> str | None:
+        """-a with -c: this terminal's conversation if it is the agent's, else the agent's latest."""
+        from ..index.queries import Filters
+
+        now = current(self.ws)
+        row = self.ws.index.get(now.conv_id) if now.conv_id and now.why != "session-expired" else None
+        if row and row.agent == name:
+            return row.id
+        latest = self.ws.index.recent(1, Filters(agent=name))
+        if not latest:
+            self.notice(f"agent {name} has no conversation yet; starting one")
+        return latest[0].id if latest else None
 
     def _current(self) -> str | None:
         now = current(self.ws)
@@ -169,17 +264,21 @@ class Asker:
         return now.conv_id
 
     # -- storing -------------------------------------------------------------
-    def _store_question(self, conv_id, prompt, opts, provider_name, model) -> tuple[Conversation, Turn]:
+    def _store_question(self, setup: Setup, opts: AskOptions) -> tuple[Conversation, Turn]:
+        conv_id, agent, choice = setup.conv_id, setup.agent, setup.choice
         new_conv = None
         if conv_id is None:
             new_conv = Conversation(
-                id=ids.new_conversation_id(), created=now_iso(), title=_title(opts.words, prompt),
-                model=model, provider=provider_name,
+                id=ids.new_conversation_id(agent.name if agent else None), created=now_iso(),
+                title=_title(opts.words, setup.prompt), model=choice.model, provider=choice.provider,
+                agent=agent.name if agent else None, system_hash=agent.prompt_hash if agent else None,
             )
             conv_id = new_conv.id
-        system = opts.system
-        if system is not None and new_conv is None and self._last_system(conv_id) == system:
+        existing = None if new_conv else self.ws.conversation(conv_id)
+        system = setup.system
+        if system is not None and existing and _last_system(existing) == system:
             system = None  # unchanged: only a new system prompt becomes a turn
+        changed = self._prompt_changed(existing, agent)
         made: list[Turn] = []
 
         def make_turns(parent: str | None) -> list[Turn]:
@@ -188,21 +287,38 @@ class Asker:
                 turn = Turn(ids.new_turn_name("system"), "system", system, now_iso(), parent)
                 made.append(turn)
                 parent = turn.name
-            made.append(Turn(ids.new_turn_name("user"), "user", prompt, now_iso(), parent))
+            made.append(Turn(ids.new_turn_name("user"), "user", setup.prompt, now_iso(), parent))
             return made
 
         if not opts.save:
-            conv = new_conv or self.ws.conversation(conv_id)
+            conv = new_conv or existing
             conv.turns += make_turns(conv.turns[-1].name if conv.turns else None)
             return conv, made[-1]
-        written = self.ws.store.add_turns(conv_id, make_turns, f"{conv_id}: ask", new_conv)
+        if changed:
+            def edit(draft) -> str:
+                draft.conv.system_hash = agent.prompt_hash
+                draft.save_meta()
+                names = draft.turn_names
+                for turn in make_turns(names[-1] if names else None):
+                    draft.put(turn)
+                return f"{conv_id}: ask (agent {agent.name}'s prompt changed)"
+
+            written = self.ws.store.change(conv_id, edit)
+        else:
+            written = self.ws.store.add_turns(conv_id, make_turns, f"{conv_id}: ask", new_conv)
         conv = self.ws.conversation(conv_id, written.new)
         self._after_commit(conv, written)
         return conv, made[-1]
 
-    def _last_system(self, conv_id: str) -> str | None:
-        turns = self.ws.conversation(conv_id).turns
-        return next((t.content for t in reversed(turns) if t.role == "system"), None)
+    def _prompt_changed(self, conv: Conversation | None, agent: Agent | None) -> bool:
+        """Whether the agent's system prompt differs from the one the conversation
+        last ran under (a warning, and the stored hash follows)."""
+        if conv is None or agent is None or agent.prompt_hash is None or conv.system_hash == agent.prompt_hash:
+            return False
+        if conv.system_hash:
+            self.notice(f"agent {agent.name}'s system prompt has changed since this conversation last used it; "
+                        "the new one applies from here (the old one stays in its history)")
+        return True
 
     def _store_answer(self, conv, question, result, pieces, finish, job: "Answering", error=None) -> None:
         text = "".join(pieces)
@@ -242,6 +358,10 @@ class Asker:
 
     def _short(self, conv_id: str, opts: AskOptions) -> str:
         return self.ws.index.short_id(conv_id) if opts.save else conv_id
+
+
+def _last_system(conv: Conversation) -> str | None:
+    return next((t.content for t in reversed(conv.turns) if t.role == "system"), None)
 
 
 def _prompt(words: list[str], stdin_text: str | None) -> str:
