@@ -32,6 +32,7 @@ DEFAULT_REPLY = "Hello from fake."
 SLOW_REPLY = " ".join(f"word{i}" for i in range(1, 101))  # 100 words
 SLOW_CHUNK_DELAY = 0.2
 MODELS = ["gpt-4o-mini", "gpt-4o", "fake-model"]
+OLLAMA_MODELS = ["llama3:8b", "qwen2.5:0.5b"]  # the second is the newest
 
 ERRORS = {
     401: {"message": "Incorrect API key provided", "type": "invalid_request_error",
@@ -213,6 +214,9 @@ class _Handler(BaseHTTPRequestHandler):
             return self._json(200, {"object": "list", "data": [
                 {"id": m, "object": "model", "created": 1700000000, "owned_by": "fake"}
                 for m in MODELS]})
+        if path == "/api/tags":  # Ollama's list of pulled models: this fake can stand in for it
+            return self._json(200, {"models": [{"name": m, "modified_at": f"2026-11-0{n + 1}T00:00:00Z"}
+                                               for n, m in enumerate(OLLAMA_MODELS)]})
         if path == "/_fake/requests":
             with self.fake._lock:
                 return self._json(200, list(self.fake.requests))

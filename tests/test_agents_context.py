@@ -1,0 +1,237 @@
+"""Agents, the context budget with its stored summary, --dry-run, usage and
+cost, and the model chain (conv models) — all through real conv processes
+against the loopback fake server, the store checked with git."""
+
+import json
+
+from conftest import fails, git, ok, run_conv
+
+SUMMARIZE = "You condense conversations"
+
+
+def conversation_md(store_path, conv_id: str) -> str:
+    path = git(store_path, "ls-tree", "-r", "--name-only", "HEAD")
+    meta = next(p for p in path.splitlines() if p.endswith(f"/{conv_id}/conversation.md"))
+    return git(store_path, "show", f"HEAD:{meta}")
+
+
+def show(ref: str | None = None) -> dict:
+    return json.loads(ok("show", "--json", *([ref] if ref else [])).stdout)
+
+
+def answer_requests(fake) -> list[dict]:
+    return [r for r in fake.requests if SUMMARIZE not in r["messages"][0]["content"]]
+
+
+def summary_requests(fake) -> list[dict]:
+    return [r for r in fake.requests if SUMMARIZE in r["messages"][0]["content"]]
+
+
+# -- agents ---------------------------------------------------------------------
+
+def make_coder(prompt="You write terse Python."):
+    ok("config", "set", "agents.coder.system", prompt)
+    ok("config", "set", "agents.coder.temperature", "0.2")
+
+
+def test_an_agent_gives_its_prompt_temperature_and_id_prefix(fake, store_path):
+    make_coder()
+    ok("ask", "-a", "coder", "reverse a list")
+    conv = show()
+    assert conv["id"].startswith("coder-") and conv["agent"] == "coder"
+    body = fake.requests[-1]
+    assert body["messages"][0] == {"role": "system", "content": "You write terse Python."}
+    assert body["temperature"] == 0.2
+    meta = conversation_md(store_path, conv["id"])
+    assert "agent: coder" in meta and "system_hash: \"sha256:" in meta
+    git(store_path, "fsck", "--strict")
+
+
+def test_agent_with_c_continues_that_agents_latest_conversation(fake):
+    make_coder()
+    ok("ask", "-a", "coder", "first coder question")
+    coder = show()["id"]
+    ok("ask", "--new", "an unrelated question")  # now the terminal's current one is not coder's
+    ok("ask", "-a", "coder", "-c", "and a follow-up")
+    assert show(coder)["turn_count"] == 5  # system, q, a, q, a
+    sent = [m["content"] for m in fake.requests[-1]["messages"]]
+    assert "first coder question" in sent and "an unrelated question" not in sent
+
+
+def test_a_changed_agent_prompt_warns_once_and_applies(fake, store_path):
+    make_coder("Old prompt.")
+    ok("ask", "-a", "coder", "q1")
+    conv_id = show()["id"]
+    before = conversation_md(store_path, conv_id)
+    make_coder("New prompt.")
+    done = ok("ask", "-c", "q2")  # a follow-up of an agent conversation keeps the agent
+    assert "system prompt has changed" in done.stderr.decode()
+    assert fake.requests[-1]["messages"][0]["content"] == "New prompt."
+    after = conversation_md(store_path, conv_id)
+    assert before != after and "system_hash" in after
+    again = ok("ask", "-c", "q3")
+    assert "changed" not in again.stderr.decode()
+    roles = [t["role"] for t in show(conv_id)["turns"]]
+    assert roles.count("system") == 2  # both prompts stay in the record
+
+
+def test_unknown_agent_is_a_one_line_error_and_stores_nothing(fake, conv_home):
+    line = fails("ask", "-a", "nobody", "hello", code=2)
+    assert "no agent 'nobody'" in line and "conv config set agents.nobody.system" in line
+    assert not fake.requests
+
+
+def test_bad_agent_name_in_config_is_refused(fake):
+    line = fails("config", "set", "agents.Bad_Name.system", "x", code=2)
+    assert "agent name" in line
+
+
+# -- context budget and summary -------------------------------------------------
+
+def test_whole_conversation_sent_while_it_fits(fake):
+    ok("config", "set", "context.max_messages", "10")
+    for n in range(3):
+        ok("ask", "-c", f"question {n}")
+    assert not summary_requests(fake)
+    assert len(fake.requests[-1]["messages"]) == 5  # q0 a0 q1 a1 q2
+
+
+def test_summary_made_once_stored_and_extended(fake, store_path):
+    ok("config", "set", "context.max_messages", "4")
+    fake.set(reply="ECHO")  # the answer repeats the question: easy to trace
+    for n in range(3):
+        ok("ask", "-c", f"question {n}")
+    assert not summary_requests(fake)  # 4 earlier messages fit
+    ok("ask", "-c", "question 3")  # 6 earlier messages: over the budget
+    [first] = summary_requests(fake)
+    assert "question 0" in first["messages"][1]["content"]
+    conv = show()
+    stored = conv["context_summary"]
+    assert stored["text"] and stored["through"] in [t["name"] for t in conv["turns"]]
+    sent = fake.requests[-1]["messages"]
+    assert sent[0]["role"] == "system" and "Summary of the earlier part" in sent[0]["content"]
+    assert stored["text"] in sent[0]["content"]
+    assert sent[-1] == {"role": "user", "content": "question 3"}
+    assert len(sent) <= 1 + 4 + 1
+    assert "context_summary" in conversation_md(store_path, conv["id"])
+    log = git(store_path, "log", "--format=%s")
+    assert "summary of the older turns" in log
+
+    ok("ask", "-c", "question 4")  # fits beside the stored summary: no new summary
+    assert len(summary_requests(fake)) == 1
+    for n in range(5, 8):
+        ok("ask", "-c", f"question {n}")
+    later = summary_requests(fake)
+    # half the budget is kept verbatim after each summary, so it is extended every
+    # other turn here (questions 3, 5, 7), not at each of the five over the budget
+    assert len(later) == 3
+    assert later[-1]["messages"][1]["content"].startswith("Summary so far:")
+    git(store_path, "fsck", "--strict")
+
+
+def test_token_budget_trims_and_summarizes(fake):
+    ok("config", "set", "context.max_tokens", "30")  # about 120 characters of earlier messages
+    fake.set(reply="x" * 100)
+    ok("ask", "-c", "a long first question " * 3)
+    ok("ask", "-c", "second")
+    ok("ask", "-c", "third")
+    assert summary_requests(fake)
+    sent = fake.requests[-1]["messages"]
+    earlier = sum(len(m["content"]) for m in sent[1:-1])
+    assert earlier <= 30 * 4
+
+
+def test_a_failed_summary_still_answers_with_the_latest_turns(fake):
+    ok("config", "set", "context.max_messages", "2")
+    for n in range(2):
+        ok("ask", "-c", f"q{n}")
+    fake.set(mode="401", fail_times=1)  # the summary request fails, the answer then works
+    done = ok("ask", "-c", "q2")
+    assert "could not summarize" in done.stderr.decode()
+    assert fake.requests[-1]["messages"][-1]["content"] == "q2"
+
+
+# -- --dry-run ----------------------------------------------------------------
+
+def test_dry_run_prints_exactly_what_is_sent_and_stores_nothing(fake, store_path):
+    ok("config", "set", "context.max_messages", "2")
+    for n in range(3):
+        ok("ask", "-c", f"question {n}")
+    head = git(store_path, "rev-parse", "HEAD")
+    count = len(fake.requests)
+    preview = json.loads(ok("ask", "-c", "--dry-run", "--json", "what now?").stdout)
+    assert git(store_path, "rev-parse", "HEAD") == head and len(fake.requests) == count
+    assert preview["provider"] == "openai" and preview["chosen_by"].startswith("OPENAI")
+    ok("ask", "-c", "what now?")
+    assert preview["messages"] == fake.requests[-1]["messages"]
+
+    text = ok("ask", "-c", "--dry-run", "and then?").stdout.decode()
+    assert "--- user ---\nand then?" in text and "--- system ---" in text
+    assert git(store_path, "rev-parse", "HEAD") != head  # only the real ask above committed
+
+
+def test_dry_run_says_when_a_summary_would_be_made(fake):
+    ok("config", "set", "context.max_messages", "2")
+    for n in range(2):
+        ok("ask", "-c", f"question {n}")
+    done = ok("ask", "-c", "--dry-run", "third")
+    assert "would first be summarized" in done.stderr.decode()
+    assert not summary_requests(fake)
+
+
+# -- usage and cost -------------------------------------------------------------
+
+def test_usage_and_cost_per_turn_and_in_totals(fake):
+    ok("config", "set", "prices.gpt-4o-mini.input", "1000000")  # $1 a token: easy sums
+    ok("config", "set", "prices.gpt-4o-mini.output", "2000000")
+    ok("ask", "one two three")
+    conv = show()
+    answer = conv["turns"][-1]
+    usage = answer["usage"]
+    assert usage["cost"] == usage["prompt_tokens"] * 1 + usage["completion_tokens"] * 2
+    assert conv["usage"]["cost"] == usage["cost"]
+    listed = json.loads(ok("list", "--json").stdout)[0]
+    assert listed["cost"] == usage["cost"] and listed["tokens"] == usage["prompt_tokens"] + usage["completion_tokens"]
+    table = ok("list").stdout.decode()
+    assert "COST" in table and f"${usage['cost']:.2f}" in table
+    assert "tokens" in ok("show").stdout.decode()
+
+
+def test_a_model_without_price_has_no_cost(fake):
+    ok("ask", "hello")
+    assert "cost" not in show()["turns"][-1]["usage"]
+    assert json.loads(ok("list", "--json").stdout)[0]["cost"] is None
+
+
+# -- the model chain ------------------------------------------------------------
+
+def test_models_shows_the_chain_and_what_wins(fake, monkeypatch):
+    chain = json.loads(ok("models", "--json").stdout)["chain"]
+    chosen = [s for s in chain if s["chosen"]]
+    assert [s["step"] for s in chosen] == ["OPENAI_API_KEY / OPENAI_BASE_URL"]
+    assert [s["step"] for s in chain][:4] == ["-m", "agent (-a)", "CONV_MODEL", "config model"]
+    ok("config", "set", "model", "anthropic:claude-x")
+    chain = json.loads(ok("models", "--json").stdout)["chain"]
+    assert [s["model"] for s in chain if s["chosen"]] == ["anthropic:claude-x"]
+    assert "→" in ok("models").stdout.decode()
+
+
+def test_ollama_on_its_port_answers_when_nothing_else_is_set(fake, monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{fake.port}")
+    chain = json.loads(ok("models", "--json").stdout)["chain"]
+    assert [s["model"] for s in chain if s["chosen"]] == ["ollama:qwen2.5:0.5b"]  # the newest pulled
+    ok("ask", "hi ollama")
+    assert fake.requests[-1]["model"] == "qwen2.5:0.5b"
+    assert show()["turns"][-1]["provider"] == "ollama"
+    assert show()["turns"][-1]["usage"]["cost"] == 0.0  # runs on this machine
+
+
+def test_m_beats_config_and_config_beats_keys(fake):
+    ok("config", "set", "model", "gpt-4o")
+    ok("ask", "one")
+    assert fake.requests[-1]["model"] == "gpt-4o"
+    ok("ask", "-m", "openai:fake-model", "two")
+    assert fake.requests[-1]["model"] == "fake-model"
+    done = run_conv("ask", "-m", "openai:", "three")
+    assert done.returncode == 2 and b"names no model" in done.stderr
