@@ -132,7 +132,7 @@ class Queries:
             if len(rows) >= limit or pool >= self._rows("SELECT count(*) FROM turn_fts WHERE turn_fts MATCH ?", (query,))[0][0]:
                 break
             pool *= 10
-        return [Hit(Row.from_sql(r[:14]), r[14], r[15], r[16]) for r in rows]
+        return [Hit(Row.from_sql(r[:-3]), *r[-3:]) for r in rows]
 
     def history(self, conv_id: str) -> list[Event]:
         """Newest first, as git log shows it."""
@@ -179,4 +179,4 @@ class Queries:
                 ORDER BY c.updated DESC, c.id""",
             {"limit": limit, "chars": chars},
         )
-        return [(Row.from_sql(r[:14]), r[14] or "", r[15] or "") for r in rows]
+        return [(Row.from_sql(r[:-2]), r[-2] or "", r[-1] or "") for r in rows]

@@ -1,0 +1,183 @@
+"""``conv chat``: a conversation typed line by line at a prompt, each turn saved
+as ``conv ask`` saves it. What a line means is services/chat.py; here is the
+terminal: readline, the prompt, Ctrl-C and Ctrl-D."""
+
+import os
+import signal
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from .app import app
+
+HISTORY_LINES = 1000  # kept in the history file, which is trimmed to this after each line
+HELP = """\
+Type a message and press Enter: the answer streams below, and every turn is saved.
+A line ending in \\ goes on on the next line; the lines between two lines of \"\"\" are one
+message, taken as typed (for pasting code). // at the start sends a message starting with /.
+{commands}
+Tab completes a command. Ctrl-C stops an answer (the part that arrived is saved) or drops
+what you are typing."""
+
+
+@app.command(rich_help_panel="Ask", epilog="Examples:\n\n  conv chat                       # a new conversation\n\n"
+             "  conv chat k3f9x2                # go on with k3f9x2\n\n  conv chat -c -m gpt-4o\n\n"
+             "  conv chat -a coder -s 'Answer in one line.'")
+def chat(
+    ref: Annotated[Optional[str], typer.Argument(help="Conversation to go on with (id, unique prefix or suffix; default: a new one).", show_default=False)] = None,
+    follow: Annotated[bool, typer.Option("-c", "--continue", help="Go on with this terminal's current conversation.")] = False,
+    model: Annotated[Optional[str], typer.Option("-m", "--model", help="Model, or PROVIDER:MODEL. Default: CONV_MODEL, then config.")] = None,
+    system: Annotated[Optional[str], typer.Option("-s", "--system", help="System prompt (kept with the conversation).")] = None,
+    agent: Annotated[Optional[str], typer.Option("-a", "--agent", metavar="NAME", help="Start the conversation with this agent from config.")] = None,
+) -> None:
+    """Talk with a model turn by turn at a prompt; every turn is saved as it happens.
+
+    Type /help in the chat for its commands (/retry, /fork, /title, /show, /exit)."""
+    from .. import render
+    from ..services.chat import Chat
+
+    Terminal(Chat.open(ref, follow, render.notice, model=model, system=system, agent=agent)).run()
+
+
+class Terminal:
+    """The read-answer loop around a Chat."""
+
+    def __init__(self, chat):
+        from ..services.chat import Composer
+
+        self.chat = chat
+        self.composer = Composer()
+        self.interactive = sys.stdin.isatty()
+        self.styled = self.interactive and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        self.history = _history() if self.interactive else None
+
+    def run(self) -> None:
+        from .. import render
+        from ..errors import ConvError, Interrupted
+
+        where = f"going on with {self.chat.short}" if self.chat.conv_id else "a new conversation"
+        render.notice(f"{where}; /help for commands, Ctrl-D to leave")
+        while True:
+            try:
+                line = self._read()
+            except EOFError:  # Ctrl-D: the cursor is still on the prompt's line
+                self._newline()
+                break
+            except Interrupted:  # Ctrl-C at the prompt: drop the line and start a fresh one, as a shell does
+                self.composer.reset()
+                self._newline()
+                continue
+            try:
+                entry = self.composer.feed(line)
+                if entry is not None and not self._do(entry):
+                    break
+            except Interrupted as exc:
+                if exc.exit_code != 128 + signal.SIGINT:
+                    raise  # the terminal went away (or SIGTERM): leave as conv ask does
+                render.notice("stopped")
+            except ConvError as exc:
+                render.error(str(exc))
+        if self.composer.pending:
+            render.notice("the unfinished message was not sent")
+        if self.chat.conv_id:
+            short = self.chat.short
+            render.notice(f'to go on later: conv chat {short}, or conv ask --cid {short} "…"')
+
+    def _read(self) -> str:
+        """One line from the prompt (remembered in the history file)."""
+        import readline
+
+        before = readline.get_current_history_length()
+        line = input(self._prompt())
+        if self.history and readline.get_current_history_length() > before:
+            try:
+                readline.append_history_file(1, self.history)
+            except OSError:
+                pass  # history is a convenience: never a reason to stop
+        return line
+
+    def _prompt(self) -> str:
+        if not self.interactive:
+            return ""
+        if self.composer.pending:
+            return "... "
+        text = f"conv {self.chat.short}>" if self.chat.conv_id else "conv>"
+        # \001 \002 tell readline the colour codes take no room on the line
+        return f"\001\x1b[36m\002{text}\001\x1b[0m\002 " if self.styled else f"{text} "
+
+    def _newline(self) -> None:
+        if self.interactive:
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+
+    def _do(self, entry) -> bool:
+        """Carry out a message or command; False to leave."""
+        from .. import render
+        from ..sanitize import clean
+        from ..services.chat import COMMANDS
+
+        chat = self.chat
+        if isinstance(entry, str):
+            self._answer(lambda out: chat.send(entry, out))
+        elif entry.name == "exit":
+            return False
+        elif entry.name == "retry":
+            self._answer(lambda out: chat.retry(entry.arg, out))
+        elif entry.name == "fork":
+            forked = chat.fork(entry.arg)
+            parent = chat.ws.index.short_id(forked.parent)
+            render.notice(f"forked {parent} at turn {forked.at}; this chat goes on in {forked.short}")
+        elif entry.name == "title":
+            typer.echo(clean(chat.title(entry.arg)) or "(untitled)")
+        elif entry.name == "show":
+            from .browse import print_conversation
+
+            print_conversation(chat.conversation())
+        else:  # help
+            lines = [f"  /{name} {arg}".ljust(18) + what for name, (arg, what) in COMMANDS.items()]
+            typer.echo(HELP.format(commands="\n".join(lines)))
+        return True
+
+    def _answer(self, ask) -> None:
+        """Stream an answer as conv ask does; Ctrl-C stops it and the chat goes on."""
+        from .. import render
+        from ..errors import Interrupted
+
+        printer, stopped = render.AnswerPrinter(), False
+        try:
+            ask(printer)
+        except Interrupted as exc:
+            if exc.exit_code != 128 + signal.SIGINT:
+                raise
+            stopped = True
+        finally:
+            printer.finish()
+        if stopped:
+            render.notice("answer stopped; the part that arrived is saved (/retry asks again)")
+
+
+def _history() -> str | None:
+    """Line editing and the history file for the prompt; the file's path, or None
+    if it cannot be made. Tab completes the commands."""
+    import readline
+
+    from .. import paths
+    from ..services.chat import COMMANDS
+
+    def complete(text: str, state: int) -> str | None:
+        found = [f"/{name} " for name in COMMANDS if text.startswith("/") and f"/{name}".startswith(text)]
+        return found[state] if state < len(found) else None
+
+    readline.set_completer(complete)
+    readline.set_completer_delims(" \t\n")
+    readline.parse_and_bind("bind ^I rl_complete" if "libedit" in (readline.__doc__ or "") else "tab: complete")
+    readline.set_history_length(HISTORY_LINES)
+    path = paths.state_dir() / "chat_history"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))  # private: it holds what was asked
+        readline.read_history_file(path)
+    except OSError:
+        return None
+    return str(path)

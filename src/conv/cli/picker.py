@@ -1,0 +1,219 @@
+"""The terminal picker of ``conv resume``: type to filter (fuzzy, see
+services/resume.py), Up/Down or Ctrl-P/Ctrl-N to move, Enter to choose,
+Esc or Ctrl-G to cancel, Ctrl-C to interrupt.
+
+It reads and draws on /dev/tty, so stdout stays clean, and puts the terminal
+back as it found it however it ends (a choice, a cancel, Ctrl-C, SIGTERM,
+SIGHUP, an exception). Every piece of conversation text it draws goes through
+``sanitize.clean``: a title cannot drive the terminal.
+"""
+
+import codecs
+import os
+import re
+import select
+import signal
+import sys
+import termios
+import unicodedata
+from contextlib import contextmanager
+from itertools import groupby
+
+from ..errors import Interrupted
+from ..render import ago
+from ..sanitize import clean
+from ..services.resume import Candidate, Ranked, rank
+
+ROWS = 10
+ESC_WAIT = 0.05  # seconds: a lone Esc followed by nothing this soon is the Esc key, not an arrow key's start
+SNIPPET_BEFORE = 12  # characters of context shown before a match in the text
+
+KEYS = {
+    "\x1b[A": "up", "\x1bOA": "up", "\x10": "up",
+    "\x1b[B": "down", "\x1bOB": "down", "\x0e": "down",
+    "\r": "enter", "\n": "enter",
+    "\x1b": "cancel", "\x1b\x1b": "cancel", "\x07": "cancel",
+    "\x03": "interrupt",
+    "\x7f": "backspace", "\x08": "backspace",
+    "\x15": "clear",  # Ctrl-U
+}
+STYLES = {"id": ("\x1b[36m", "\x1b[39m"), "match": ("\x1b[32m", "\x1b[39m"),
+          "dim": ("\x1b[2m", "\x1b[22m"), "bold": ("\x1b[1m", "\x1b[0m")}
+NO_COLOR_STYLES = {"id": ("", ""), "match": ("\x1b[4m", "\x1b[24m")}  # matches underlined instead
+_TOKEN = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1bO.|\x1b.|.", re.S)  # a key: a sequence, Alt+key, or a character
+_UNFINISHED = re.compile(rb"\x1b(\[[0-?]*[ -/]*|O)?$")  # bytes that may be the start of a longer key
+
+
+def available() -> bool:
+    """A person at a terminal: both stdin and stdout are one."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def pick(found: list[Candidate], query: str = "") -> Candidate | None:
+    """The candidate chosen, or None when cancelled (Ctrl-C raises Interrupted)."""
+    fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+    try:
+        with _signals_interrupt(), _raw(fd):
+            return _Picker(fd, found, query).run()
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def _raw(fd: int):
+    """Keys one by one, unechoed; Ctrl-C, Ctrl-Z, Ctrl-S arrive as keys."""
+    saved = termios.tcgetattr(fd)
+    mode = termios.tcgetattr(fd)
+    mode[0] &= ~(termios.ICRNL | termios.IXON)
+    mode[3] &= ~(termios.ICANON | termios.ECHO | termios.ISIG | termios.IEXTEN)
+    mode[6][termios.VMIN], mode[6][termios.VTIME] = 1, 0
+    termios.tcsetattr(fd, termios.TCSADRAIN, mode)  # not FLUSH: keys typed ahead are kept
+    try:
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+@contextmanager
+def _signals_interrupt():
+    """SIGTERM and SIGHUP end the picker as Ctrl-C does: through the finally
+    clauses that restore the terminal (conv then exits 128 + the signal)."""
+
+    def interrupt(signum, frame):
+        raise Interrupted(signum)
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+class _Picker:
+    def __init__(self, fd: int, found: list[Candidate], query: str):
+        self.fd, self.found, self.query = fd, found, " ".join(clean(query).split())
+        self.ranked: list[Ranked] = rank(self.query, found)
+        self.selected = self.top = 0
+        self.styles = {**STYLES, **(NO_COLOR_STYLES if os.environ.get("NO_COLOR") else {})}
+        self.decoder = codecs.getincrementaldecoder("utf-8")("ignore")
+
+    def run(self) -> Candidate | None:
+        try:
+            while True:
+                self._draw()
+                for key in self._keys():
+                    if key == "enter" and self.ranked:
+                        return self.ranked[self.selected].candidate
+                    if key == "cancel":
+                        return None
+                    if key == "interrupt":
+                        raise Interrupted(signal.SIGINT)
+                    self._apply(key)
+        finally:
+            self._write("\r\x1b[J")  # the picker's lines go; the cursor is back where it started
+
+    # -- keys ------------------------------------------------------------------
+    def _keys(self) -> list[str]:
+        """The keys of the next read: named ones (see KEYS) or printable characters."""
+        data = os.read(self.fd, 1024)
+        if not data:
+            raise Interrupted(signal.SIGHUP)  # the terminal went away
+        while _UNFINISHED.search(data) and select.select([self.fd], [], [], ESC_WAIT)[0]:
+            data += os.read(self.fd, 1024)
+        keys = []
+        for token in _TOKEN.findall(self.decoder.decode(data)):
+            if token in KEYS:
+                keys.append(KEYS[token])
+            elif len(token) == 1 and token.isprintable():
+                keys.append(token)
+        return keys
+
+    def _apply(self, key: str) -> None:
+        if key == "up":
+            self.selected = max(self.selected - 1, 0)
+        elif key == "down":
+            self.selected = min(self.selected + 1, max(len(self.ranked) - 1, 0))
+        elif key in ("backspace", "clear") or len(key) == 1:
+            self.query = "" if key == "clear" else self.query[:-1] if key == "backspace" else self.query + key
+            self.ranked = rank(self.query, self.found)
+            self.selected = self.top = 0
+
+    # -- drawing ---------------------------------------------------------------
+    def _draw(self) -> None:
+        """The prompt line and up to ROWS rows below it, in one write; the
+        cursor is left after the query."""
+        size = os.get_terminal_size(self.fd)
+        width, rows = max(size.columns - 1, 20), max(min(ROWS, size.lines - 1), 1)
+        self.top = min(max(self.top, self.selected - rows + 1), self.selected)
+        shown = self.ranked[self.top: self.top + rows]
+        query = self.query
+        while _width(query) > width // 2:
+            query = query[1:]  # a long query shows its end
+        count = f"  {len(self.ranked)}/{len(self.found)}"
+        lines = [f"> {query}" + self._paint("dim", count if 2 + _width(query) + len(count) <= width else "")]
+        times = [ago(r.candidate.updated) for r in shown]
+        id_width = max((len(r.candidate.short) for r in shown), default=0)
+        time_width = max(map(len, times), default=0)
+        for n, (ranked, when) in enumerate(zip(shown, times), self.top):
+            lines.append(self._row(ranked, when, id_width, time_width, width, n == self.selected))
+        out = "\r\x1b[J" + "\r\n".join(lines)
+        if len(lines) > 1:
+            out += f"\x1b[{len(lines) - 1}A"
+        out += f"\r\x1b[{2 + _width(query)}C"
+        self._write(out)
+
+    def _row(self, ranked: Ranked, when: str, id_width: int, time_width: int, width: int, selected: bool) -> str:
+        """``> *k3f9x2  5m ago  title  …text``: matched characters highlighted,
+        text from the first question or last turn when a word matched there."""
+        c = ranked.candidate
+        head = ("> " if selected else "  ") + ("*" if c.current else " ")
+        room = width - len(head) - id_width - time_width - 4
+        title, used = _fit(c.title or "(untitled)", ranked.marks.get("title", []), room, self._match)
+        line = head + self._paint("id", c.short.ljust(id_width)) + "  " + when.rjust(time_width) + "  " + title
+        for name in ("first", "last"):
+            marks = ranked.marks.get(name)
+            if marks and room - used > 8:
+                start = max(marks[0] - SNIPPET_BEFORE, 0)
+                text = ("…" if start else "") + getattr(c, name)[start:]
+                shifted = [m - start + (1 if start else 0) for m in marks]
+                snippet, _ = _fit(text, shifted, room - used - 2, self._match)
+                line += "  " + self._paint("dim", snippet)
+                break
+        return self._paint("bold", line) if selected else line
+
+    def _match(self, text: str) -> str:
+        return self._paint("match", text)
+
+    def _paint(self, style: str, text: str) -> str:
+        on, off = self.styles[style]
+        return f"{on}{text}{off}" if text else text
+
+    def _write(self, text: str) -> None:
+        data = text.encode("utf-8", "replace")
+        while data:
+            data = data[os.write(self.fd, data):]
+
+
+def _fit(text: str, marks: list[int], room: int, mark) -> tuple[str, int]:
+    """``text`` cleaned, cut to ``room`` columns (with "…"), each run of
+    characters at ``marks`` passed through ``mark``; and the columns it takes."""
+    if room < 2:
+        return "", 0
+    text, end, used = clean(text), 0, 0
+    while end < len(text) and used + _width(text[end]) <= room - (end < len(text) - 1):
+        used += _width(text[end])
+        end += 1
+    marked, out = set(marks), []
+    for on, group in groupby(enumerate(text[:end]), lambda item: item[0] in marked):
+        part = "".join(ch for _, ch in group)
+        out.append(mark(part) if on else part)
+    if end < len(text):
+        out.append("…")
+        used += 1
+    return "".join(out), used
+
+
+def _width(text: str) -> int:
+    """Columns on a terminal: wide East Asian characters take two, combining marks none."""
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)

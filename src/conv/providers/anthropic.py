@@ -1,0 +1,143 @@
+"""Anthropic's Messages API (Claude models), without the anthropic SDK: its
+import alone would cost more than a whole follow-up.
+
+Only the wire format is here: the system prompt as a top-level field, turns
+that must alternate, a ``max_tokens`` the API requires, and typed SSE events
+(message_start … message_stop). The POST, its one retry (429, 5xx, 529
+overloaded) and the errors are httpapi.py's, shared with the OpenAI provider.
+"""
+
+import os
+from dataclasses import dataclass
+
+from ..config import Config
+from ..errors import ProviderError
+from . import Message, OnText, Reply
+from .httpapi import Hints, call, cut_short, error_message, json_object
+from .sse import events
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+API_VERSION = "2023-06-01"
+MAX_TOKENS = 4096  # the API requires a cap on the answer; 4096 fits every Claude model
+FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}  # stop_reason -> conv's finish
+INPUT_KEYS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+HINTS = Hints(
+    key="ANTHROPIC_API_KEY",
+    url="ANTHROPIC_BASE_URL",
+    example=DEFAULT_BASE_URL,
+    where="Check the network, and ANTHROPIC_BASE_URL if it is set",
+    api="an Anthropic Messages API",
+)
+
+
+@dataclass
+class AnthropicProvider:
+    base_url: str
+    api_key: str | None
+    connect_timeout: float
+    read_timeout: float
+    name: str = "anthropic"
+
+    @classmethod
+    def from_config(cls, config: Config) -> "AnthropicProvider":
+        base_url = os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
+        api_key = os.environ.get("ANTHROPIC_API_KEY") or None
+        if base_url.rstrip("/") == DEFAULT_BASE_URL and not api_key:
+            raise ProviderError(
+                "no model is set up: Anthropic needs ANTHROPIC_API_KEY",
+                "Export it (keys are at console.anthropic.com), or point conv at another server with ANTHROPIC_BASE_URL",
+            )
+        return cls(base_url, api_key, config.get("timeout.connect"), config.get("timeout.read"))
+
+    def complete(
+        self, messages: list[Message], model: str, on_text: OnText, stream: bool = True,
+        temperature: float | None = None,
+    ) -> Reply:
+        body = {"model": model, "max_tokens": MAX_TOKENS, **_conversation(messages)}
+        if temperature is not None:
+            body["temperature"] = temperature
+        if stream:
+            body["stream"] = True
+        headers = {"anthropic-version": API_VERSION} | ({"x-api-key": self.api_key} if self.api_key else {})
+        read = _read_stream if stream else _read_whole
+        return call(
+            self.base_url, "/v1/messages", body, headers, (self.connect_timeout, self.read_timeout), HINTS,
+            lambda response: read(response, model, on_text),
+        )
+
+
+def _conversation(messages: list[Message]) -> dict:
+    """``system`` and ``messages`` as the API takes them: system prompts joined
+    into one field, consecutive turns of one role merged (roles must alternate)."""
+    system = "\n\n".join(m.content for m in messages if m.role == "system")
+    turns: list[dict] = []
+    for m in messages:
+        if m.role == "system":
+            continue
+        if turns and turns[-1]["role"] == m.role:
+            turns[-1]["content"] += "\n\n" + m.content
+        else:
+            turns.append({"role": m.role, "content": m.content})
+    return {"system": system, "messages": turns} if system else {"messages": turns}
+
+
+def _read_stream(response, model: str, on_text: OnText) -> Reply:
+    """Apply events until ``message_stop``; a stream that stops short is an error."""
+    reply = Reply(model=model, finish="")
+    counts: dict = {}  # the usage fields seen so far: message_delta's are cumulative
+    try:
+        for kind, data in events(response):
+            event = _checked(data)
+            kind = event.get("type") or kind
+            if kind == "message_start":
+                message = event.get("message") or {}
+                reply.model = message.get("model") or reply.model
+                reply.usage = _usage(counts, message.get("usage"))
+            elif kind == "content_block_delta":
+                delta = event.get("delta") or {}
+                if delta.get("type") == "text_delta" and delta.get("text"):
+                    on_text(delta["text"])
+            elif kind == "message_delta":
+                reply.finish = _finish((event.get("delta") or {}).get("stop_reason")) or reply.finish
+                reply.usage = _usage(counts, event.get("usage"))
+            elif kind == "message_stop":
+                reply.finish = reply.finish or "stop"
+                return reply
+    except ConnectionError as exc:
+        raise cut_short() from exc
+    raise cut_short()
+
+
+def _read_whole(response, model: str, on_text: OnText) -> Reply:
+    message = _checked(response.read().decode("utf-8", "replace"))
+    blocks = message.get("content") or []
+    text = "".join(b.get("text") or "" for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+    if text:
+        on_text(text)
+    finish = _finish(message.get("stop_reason")) or "stop"
+    return Reply(message.get("model") or model, finish, _usage({}, message.get("usage")))
+
+
+def _checked(text: str) -> dict:
+    """An event's data or a whole response; the server's error as a ProviderError."""
+    event = json_object(text, HINTS)
+    if event.get("type") == "error":
+        raise ProviderError(f"the server reported an error: {error_message(event)}", "Anything received is kept; try again")
+    return event
+
+
+def _finish(stop_reason) -> str:
+    return FINISH.get(stop_reason, stop_reason) if isinstance(stop_reason, str) else ""
+
+
+def _usage(counts: dict, usage) -> dict:
+    """conv's prompt/completion tokens after adding ``usage``'s fields to ``counts``.
+    Cache writes and reads are part of the prompt."""
+    if isinstance(usage, dict):
+        counts |= {k: v for k, v in usage.items() if isinstance(v, int)}
+    out = {}
+    if "input_tokens" in counts:
+        out["prompt_tokens"] = sum(counts.get(k, 0) for k in INPUT_KEYS)
+    if "output_tokens" in counts:
+        out["completion_tokens"] = counts["output_tokens"]
+    return out

@@ -1,0 +1,194 @@
+"""``conv resume``: which conversations to offer, and how well typed text
+matches each one. Pure logic apart from reading the index, so the ranking is
+tested without a terminal (the picker itself is cli/picker.py).
+
+Matching is fzf-like: every word typed must appear, in order but not
+necessarily adjacent (a subsequence), in the title, the first question or the
+last turn; consecutive letters and letters that start a word score higher.
+"""
+
+from dataclasses import dataclass, field
+
+from .. import session
+from ..errors import RefError, UsageError
+from ..sanitize import clean
+from .current import current
+from .current import use as make_current
+from .workspace import Workspace
+
+LIMIT = 300  # the most recently updated conversations offered
+TEXT_CHARS = 300  # of the first question and of the last turn
+
+FIELDS = ("title", "first", "last")
+
+# fzf's constants: a match is worth 16, a gap costs 3 then 1 a character, a
+# match that starts a word earns 8 (twice that for a word's first letter).
+MATCH, GAP_START, GAP_EXTEND = 16, -3, -1
+BOUNDARY, CAMEL, CONSECUTIVE, FIRST_LETTER = 8, 7, 4, 2
+IN_TITLE = 16  # a word found in the title outweighs the same word in the text
+MAX_STARTS = 16  # alignments tried per word and field: enough, and fast per keystroke
+
+TIER_TITLE, TIER_TEXT, TIER_FUZZY = 2, 1, 0
+
+
+@dataclass
+class Candidate:
+    id: str
+    short: str
+    updated: str
+    current: bool
+    title: str  # these three are one line each, cleaned: what is matched is what is shown
+    first: str
+    last: str
+    lower: dict[str, str] = field(init=False, repr=False)  # each field lower-cased, computed once
+
+    def __post_init__(self):
+        self.lower = {name: _lower(getattr(self, name)) for name in FIELDS}
+
+
+@dataclass
+class Ranked:
+    candidate: Candidate
+    score: int
+    tier: int  # TIER_TITLE: every word as typed in the title; TIER_TEXT: in some field; else fuzzy only
+    marks: dict[str, list[int]]  # field -> matched character positions, for highlighting
+
+
+def candidates(ws: Workspace, limit: int = LIMIT) -> list[Candidate]:
+    """The conversations to choose from, most recently updated first. Checked
+    first: a terminal without a session could not keep the choice, and an
+    empty store offers nothing."""
+    if not session.session_name():
+        raise UsageError("this terminal has no conv session", 'Load the shell plugin: eval "$(conv init zsh)" (or bash, fish)')
+    rows = ws.index.refresh().recent_with_text(limit, TEXT_CHARS)
+    if not rows:
+        raise RefError("no conversations to resume yet", 'Ask first: conv ask "…"')
+    now = current(ws).conv_id
+    return [
+        Candidate(row.id, ws.index.short_id(row.id), row.updated, row.id == now,
+                  _line(row.title), _line(first), _line(last) if last != first else "")
+        for row, first, last in rows
+    ]
+
+
+def choose(ws: Workspace, candidate: Candidate) -> None:
+    """Make the choice this terminal's current conversation, as ``conv use`` does."""
+    make_current(ws, candidate.id)
+
+
+def rank(query: str, found: list[Candidate]) -> list[Ranked]:
+    """The candidates that match ``query``, best first: words as typed in the
+    title, then words as typed anywhere, then fuzzy matches; by score within
+    each, the most recent first on a tie. An empty query keeps them all, newest first."""
+    words = query.lower().split()
+    if not words:
+        return [Ranked(c, 0, TIER_FUZZY, {}) for c in found]
+    ranked = [r for r in (_match(words, c) for c in found) if r is not None]
+    return sorted(ranked, key=lambda r: (-r.tier, -r.score))  # stable: ties stay newest first
+
+
+def clear_choice(ranked: list[Ranked]) -> Candidate | None:
+    """The one conversation the text names, if it names one: the only match of
+    the best tier that has any (so one title holding the words wins over
+    others that merely mention them; two such titles are a question)."""
+    if not ranked or (len(ranked) > 1 and ranked[1].tier == ranked[0].tier):
+        return None
+    return ranked[0].candidate
+
+
+def unresolved(query: str, ranked: list[Ranked], shown: int = 5) -> RefError:
+    """The error when no picker can settle it (no terminal): the best few
+    candidates, so the next try can name one."""
+    names = ", ".join(f'{r.candidate.short} "{_cut(r.candidate.title or "(untitled)", 40)}"' for r in ranked[:shown])
+    if not query:
+        return RefError(f"no terminal to pick on; the latest are {names}", "Give text that names one (conv resume TEXT) or use conv use REF")
+    if not ranked:
+        return RefError(f"no conversation matches {query!r}", "Give less text, or see conv list")
+    more = f" … ({len(ranked)} in all)" if len(ranked) > shown else ""
+    return RefError(f"{query!r} matches {len(ranked)} conversations: {names}{more}", "Give more text, or use conv use REF")
+
+
+def fuzzy(term: str, text: str, lower: str | None = None) -> tuple[int, list[int]] | None:
+    """The best score of ``term`` (lower case) as a subsequence of ``text``, and
+    the positions matched; None when it is not one. Each occurrence of the
+    term's first letter (up to MAX_STARTS) starts a greedy alignment."""
+    lower = _lower(text) if lower is None else lower
+    best = None
+    start = lower.find(term[0])
+    for _ in range(MAX_STARTS):
+        if start < 0:
+            break
+        positions, at = [start], start
+        for letter in term[1:]:
+            at = lower.find(letter, at + 1)
+            if at < 0:
+                return best  # a later start cannot fit the term either
+            positions.append(at)
+        score = _score(text, positions)
+        if best is None or score > best[0]:
+            best = (score, positions)
+        start = lower.find(term[0], start + 1)
+    return best
+
+
+def _match(words: list[str], c: Candidate) -> Ranked | None:
+    """Every word must match some field; each counts where it matches best."""
+    marks: dict[str, set[int]] = {}
+    total = 0
+    for word in words:
+        hits = [(hit[0] + (IN_TITLE if name == "title" else 0), name, hit[1])
+                for name in FIELDS if (hit := fuzzy(word, getattr(c, name), c.lower[name]))]
+        if not hits:
+            return None
+        score, name, positions = max(hits, key=lambda h: h[0])
+        total += score
+        marks.setdefault(name, set()).update(positions)
+    if all(w in c.lower["title"] for w in words):
+        tier = TIER_TITLE
+    elif all(any(w in c.lower[name] for name in FIELDS) for w in words):
+        tier = TIER_TEXT
+    else:
+        tier = TIER_FUZZY
+    return Ranked(c, total, tier, {name: sorted(p) for name, p in marks.items()})
+
+
+def _score(text: str, positions: list[int]) -> int:
+    """fzf's scoring: a run of consecutive matches keeps the bonus its first
+    letter earned, a gap costs by its length."""
+    score, run_bonus, previous = 0, 0, None
+    for n, at in enumerate(positions):
+        bonus = _bonus(text, at)
+        if previous is not None and at == previous + 1:
+            run_bonus = max(run_bonus, bonus, CONSECUTIVE)
+            bonus = run_bonus
+        else:
+            if previous is not None:
+                score += GAP_START + GAP_EXTEND * (at - previous - 2)
+            run_bonus = bonus
+        score += MATCH + bonus * (FIRST_LETTER if n == 0 else 1)
+        previous = at
+    return score
+
+
+def _bonus(text: str, at: int) -> int:
+    letter = text[at]
+    before = text[at - 1] if at else " "
+    if letter.isalnum() and not before.isalnum():
+        return BOUNDARY
+    if (before.islower() and letter.isupper()) or (before.isalpha() and letter.isdigit()):
+        return CAMEL
+    return 0
+
+
+def _lower(text: str) -> str:
+    """Lower case, one character for one, so positions in it are positions in ``text``."""
+    return "".join(ch if len(low := ch.lower()) != 1 else low for ch in text)
+
+
+def _cut(text: str, length: int) -> str:
+    return text if len(text) <= length else text[: length - 1] + "…"
+
+
+def _line(text: str) -> str:
+    """Store text as one printable line: no escape sequences, no line breaks."""
+    return " ".join(clean(text).split())

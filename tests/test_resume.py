@@ -1,0 +1,202 @@
+"""conv resume: the fuzzy ranking as pure functions, then the real command,
+without a terminal and driven through a pseudo-terminal (pexpect)."""
+
+import io
+import json
+import os
+import shlex
+import signal
+import sys
+
+import pexpect
+import pytest
+
+from conftest import conv_env, fails, ok
+
+from conv.services.resume import TIER_FUZZY, TIER_TEXT, TIER_TITLE, Candidate, clear_choice, fuzzy, rank
+
+SESSION = {"CONV_SESSION": "term-r"}
+DOWN, UP, ESC = "\x1b[B", "\x1b[A", "\x1b"
+
+
+# -- scoring, without a terminal -------------------------------------------------
+def candidate(title: str, first: str = "", last: str = "", n: int = 0) -> Candidate:
+    return Candidate(f"id{n}", f"s{n}", "2026-01-01T00:00:00Z", False, title, first, last)
+
+
+def test_a_term_matches_as_a_subsequence_in_any_case():
+    score, positions = fuzzy("gtrb", "Git ReBase")
+    assert positions == [0, 2, 4, 6]
+    assert fuzzy("gtrb", "git") is None
+    assert fuzzy("bg", "git rebase") is None  # letters in order only
+
+
+def test_word_starts_and_consecutive_letters_score_higher():
+    assert fuzzy("gc", "git commit")[0] > fuzzy("gc", "jiggcar")[0] > fuzzy("gc", "jig hunch")[0]
+    assert fuzzy("reb", "the rebase")[0] > fuzzy("reb", "re-mob")[0]
+    assert fuzzy("reb", "re-rebase")[1] == [3, 4, 5]  # the best alignment, not the first
+    assert fuzzy("gr", "gitRebase")[0] > fuzzy("gr", "gitrebase")[0]  # camelCase counts as a word start
+
+
+def test_ranking_puts_titles_holding_the_words_first_then_text_then_fuzzy():
+    found = [
+        candidate("grep with regex base", n=0),
+        candidate("squash commits", "how?", "use git rebase -i", n=1),
+        candidate("git rebase interactive", n=2),
+        candidate("rust borrow checker", n=3),
+    ]
+    ranked = rank("reb", found)
+    assert [(r.candidate.id, r.tier) for r in ranked] == [("id2", TIER_TITLE), ("id1", TIER_TEXT), ("id0", TIER_FUZZY)]
+    assert ranked[0].marks == {"title": [4, 5, 6]} and ranked[1].marks == {"last": [8, 9, 10]}
+    assert clear_choice(ranked) is found[2]  # the only title holding the words
+    assert rank("zzz", found) == [] and clear_choice([]) is None
+
+
+def test_every_word_must_match_and_a_tie_keeps_the_newest_first():
+    found = [candidate("rebase notes", n=0), candidate("rebase notes", n=1), candidate("python rebase", n=2)]
+    assert [r.candidate.id for r in rank("python reb", found)] == ["id2"]
+    assert [r.candidate.id for r in rank("rebase", found)][:2] == ["id0", "id1"]
+    assert clear_choice(rank("rebase notes", found)) is None  # two titles hold the words: a question
+    assert [r.candidate.id for r in rank("", found)] == ["id0", "id1", "id2"]  # no text: all, newest first
+
+
+# -- the command -----------------------------------------------------------------
+def ask(*words: str) -> str:
+    """A new conversation (outside the test's terminal session); its id."""
+    return json.loads(ok("ask", "--json", *words).stdout)["conversation"]
+
+
+def followed_up_after_resume(fake) -> str:
+    """The first question of the conversation a follow-up in SESSION went to."""
+    ok("ask", "-c", "and then?", env=SESSION)
+    return fake.requests[-1]["messages"][0]["content"]
+
+
+@pytest.fixture
+def three(fake):
+    """Three conversations, oldest first."""
+    return [ask("explain git rebase"), ask("reverse a list in python"), ask("borrow checker in rust")]
+
+
+def spawn(*args: str, command: str | None = None, cwd=None) -> pexpect.spawn:
+    """conv resume ARGS on a pseudo-terminal of 24×100, in SESSION; or a shell
+    ``command`` there (which may run conv)."""
+    program, argv = ("sh", ["-c", command]) if command else (sys.executable, ["-m", "conv", "resume", *args])
+    return pexpect.spawn(program, argv, env=conv_env(SESSION), cwd=cwd, dimensions=(24, 100), encoding="utf-8", timeout=30)
+
+
+def finished(child: pexpect.spawn) -> int:
+    child.expect(pexpect.EOF)
+    child.close()
+    return child.exitstatus
+
+
+def test_typing_a_fuzzy_query_and_enter_resumes_that_conversation(three, fake):
+    child = spawn()
+    child.expect("3/3")
+    child.send("revpy")  # r-e-v … p-y: only "reverse a list in python"
+    child.expect("1/3")
+    child.send("\r")
+    child.expect("this terminal now continues")
+    child.expect('follow up with: conv ask -c "…"')
+    assert finished(child) == 0
+    assert followed_up_after_resume(fake) == "reverse a list in python"
+
+
+def test_arrow_keys_and_ctrl_n_ctrl_p_move_the_selection(three, fake):
+    child = spawn()
+    child.expect("3/3")  # newest first: rust, python, rebase
+    child.send(DOWN + DOWN + UP)
+    child.send("\r")
+    assert finished(child) == 0
+    assert followed_up_after_resume(fake) == "reverse a list in python"
+    child = spawn()
+    child.expect("3/3")
+    child.send("\x0e\x0e\x0e\x10\x0e")  # python (now newest), rust, rebase: Ctrl-N past the end stays
+    child.send("\r")
+    assert finished(child) == 0
+    assert followed_up_after_resume(fake) == "explain git rebase"
+
+
+def test_text_opens_the_picker_already_typed_and_backspace_widens_it(three, fake):
+    child = spawn("rxyz")  # matches nothing: the picker opens on it
+    child.expect("0/3")
+    child.send("\x7f\x7f\x7f")  # back to "r": all three hold an r
+    child.expect("3/3")
+    child.send("ust\r")
+    assert finished(child) == 0
+    assert followed_up_after_resume(fake) == "borrow checker in rust"
+
+
+@pytest.mark.parametrize("key, code", [(ESC, 1), ("\x07", 1), ("\x03", 130), ("SIGTERM", 143)])
+def test_esc_ctrl_g_ctrl_c_and_sigterm_change_nothing_and_restore_the_terminal(three, fake, key, code, tmp_path):
+    ok("use", three[0][:8], env=SESSION)  # a prefix: conv use of a whole id can meet a stale index (reported)
+    conv = shlex.quote(sys.executable) + " -m conv resume"
+    child = spawn(command=f"stty -g > before; {conv}; echo EXIT=$?; stty -g > after; cmp -s before after && echo SAME",
+                  cwd=tmp_path)
+    child.expect("3/3")
+    child.send("py")
+    child.expect("1/3")
+    if key == "SIGTERM":
+        (conv_pid,) = open(f"/proc/{child.pid}/task/{child.pid}/children").read().split()
+        os.kill(int(conv_pid), signal.SIGTERM)
+    else:
+        child.send(key)
+    child.expect(f"EXIT={code}")
+    child.expect("SAME")  # echo, line editing and signals are back as they were
+    assert finished(child) == 0
+    assert followed_up_after_resume(fake) == "explain git rebase"
+
+
+def test_a_title_cannot_drive_the_terminal(fake):
+    fake.set(reply="copy \x1b]52;c;ZXZpbA==\x07this clipboard")
+    ask("\x1b]0;pwned\x07evil \x1b[2Jtitle\x1b[31m")
+    child = spawn()
+    child.logfile_read = seen = io.StringIO()
+    child.expect("1/1")
+    child.send("clipboard")  # matched in the answer: a snippet of it is shown too
+    child.expect("1/1")
+    child.send(ESC)
+    assert finished(child) == 1
+    out = seen.getvalue()
+    assert "evil title" in out and "this " in out  # the text shows, its sequences went whole
+    for raw in ("\x1b]", "\x07", "pwned", "ZXZpbA", "\x1b[2J", "\x1b[31m"):
+        assert raw not in out
+
+
+def test_text_naming_one_conversation_needs_no_terminal(three, fake):
+    done = ok("resume", "rebase", env=SESSION)
+    assert done.stdout == b""
+    note = done.stderr.decode()
+    assert "explain git rebase" in note and three[0][:6] in note and 'conv ask -c "…"' in note
+    assert followed_up_after_resume(fake) == "explain git rebase"
+    ok("resume", "python", "rvs", env=SESSION)  # every word, fuzzy where needed
+    assert followed_up_after_resume(fake) == "reverse a list in python"
+
+
+def test_a_title_holding_the_words_wins_over_text_that_mentions_them(fake):
+    fake.set(reply="Use git rebase -i.")
+    ask("squash my commits")
+    fake.set(reply="Sure.")
+    ask("rebase onto main")
+    ok("resume", "rebase", env=SESSION)
+    assert followed_up_after_resume(fake) == "rebase onto main"
+
+
+def test_without_a_terminal_ambiguous_text_names_the_candidates(fake):
+    ids = [ask("rebase notes one"), ask("rebase notes two"), ask("python")]
+    line = fails("resume", "rebase", code=1, env=SESSION)
+    assert "matches 2 conversations" in line and all(i[:6] in line for i in ids[:2]) and ids[2][:6] not in line
+    assert "conv use REF" in line
+    line = fails("resume", code=1, env=SESSION)  # no text, no terminal: the latest
+    assert "no terminal" in line and all(i[:6] in line for i in ids)
+    assert "no conversation matches 'zzz'" in fails("resume", "zzz", code=1, env=SESSION)
+    ok("delete", ids[1])  # deleted conversations are not offered
+    ok("resume", "rebase", env=SESSION)
+    assert followed_up_after_resume(fake) == "rebase notes one"
+
+
+def test_an_empty_store_says_to_ask_first_and_a_sessionless_shell_says_to_load_the_plugin(fake):
+    assert 'Ask first: conv ask "…"' in fails("resume", code=1, env=SESSION)
+    ask("topic")
+    assert "no conv session" in fails("resume", "topic", code=2)
