@@ -161,7 +161,7 @@ def test_dry_run_prints_exactly_what_is_sent_and_stores_nothing(fake, store_path
     count = len(fake.requests)
     preview = json.loads(ok("ask", "-c", "--dry-run", "--json", "what now?").stdout)
     assert git(store_path, "rev-parse", "HEAD") == head and len(fake.requests) == count
-    assert preview["provider"] == "openai" and preview["chosen_by"].startswith("OPENAI")
+    assert preview["provider"] == "openai" and preview["chosen_by"] == "the conversation's model"
     ok("ask", "-c", "what now?")
     assert preview["messages"] == fake.requests[-1]["messages"]
 
@@ -209,7 +209,7 @@ def test_models_shows_the_chain_and_what_wins(fake, monkeypatch):
     chain = json.loads(ok("models", "--json").stdout)["chain"]
     chosen = [s for s in chain if s["chosen"]]
     assert [s["step"] for s in chosen] == ["OPENAI_API_KEY / OPENAI_BASE_URL"]
-    assert [s["step"] for s in chain][:4] == ["-m", "agent (-a)", "CONV_MODEL", "config model"]
+    assert [s["step"] for s in chain][:5] == ["-m", "agent (-a)", "the conversation's model", "CONV_MODEL", "config model"]
     ok("config", "set", "model", "anthropic:claude-x")
     chain = json.loads(ok("models", "--json").stdout)["chain"]
     assert [s["model"] for s in chain if s["chosen"]] == ["anthropic:claude-x"]
@@ -235,3 +235,12 @@ def test_m_beats_config_and_config_beats_keys(fake):
     assert fake.requests[-1]["model"] == "fake-model"
     done = run_conv("ask", "-m", "openai:", "three")
     assert done.returncode == 2 and b"names no model" in done.stderr
+
+
+def test_a_follow_up_goes_on_with_the_conversations_model(fake):
+    ok("ask", "-m", "openai:fake-model", "first")
+    ok("ask", "-c", "second")  # no -m: the model of the last answer, not the chain's default
+    assert fake.requests[-1]["model"] == "fake-model"
+    ok("ask", "-c", "-m", "gpt-4o", "third")  # -m still wins, and is recorded per turn
+    assert fake.requests[-1]["model"] == "gpt-4o"
+    assert [t.get("model") for t in show()["turns"] if t["role"] == "assistant"] == ["fake-model"] * 2 + ["gpt-4o"]

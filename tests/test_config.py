@@ -31,4 +31,9 @@ def test_context_limit_applies_to_what_is_sent(fake):
         assert run_conv("ask", *(["-c"] if n else []), f"q{n}").returncode == 0
     run_conv("config", "set", "context.max_messages", "2")
     run_conv("ask", "-c", "last")
-    assert [m["content"] for m in fake.requests[-1]["messages"]] == ["q3", "Hello from fake.", "last"]
+    # over the budget: the older turns go as a summary (one request), then only the question
+    summary, answer = fake.requests[-2:]
+    assert "q0" in summary["messages"][-1]["content"] and "q3" in summary["messages"][-1]["content"]
+    sent = answer["messages"]
+    assert [m["role"] for m in sent] == ["system", "user"] and sent[-1]["content"] == "last"
+    assert sent[0]["content"].startswith("Summary of the earlier part of this conversation:")

@@ -82,19 +82,17 @@ def plan(conv: Conversation, question: Turn, budget: Budget) -> Plan:
     if covered and budget.fits(history[covered:]):
         return Plan(system, str(stored.get("text") or ""), history[covered:], ask, through=names[covered - 1])
     cut = len(history) - _latest_within(history, budget)
-    if cut <= 0:
-        return Plan(system, None, history, ask)  # one message over the budget: nothing older to summarize
     summary = str(stored.get("text") or "") if covered and covered <= cut else None
     start = covered if summary is not None else 0
     return Plan(system, summary, history[cut:], ask, to_summarize=history[start:cut], through=names[cut - 1])
 
 
 def _latest_within(history: list[Message], budget: Budget) -> int:
-    """How many of the latest messages fit half the budget (at least the last
-    one, and a question kept with its answer where the count allows)."""
+    """How many of the latest messages fit half the budget, never starting
+    with an answer whose question went into the summary."""
     keep = 0
     while keep < len(history) and budget.fits(history[len(history) - keep - 1 :], share=0.5):
         keep += 1
-    if keep % 2 and keep > 1 and history[len(history) - keep].role == "assistant":
-        keep -= 1  # don't start the verbatim part with an answer to a summarized question
-    return max(keep, 1) if len(history) > 1 else len(history)
+    if keep and history[len(history) - keep].role == "assistant":
+        keep -= 1
+    return keep

