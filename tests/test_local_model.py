@@ -54,7 +54,7 @@ def test_the_local_provider_is_the_offline_default(store_path):
     ok("ask", QUESTIONS[0], timeout=300)
     ok("ask", "-c", QUESTIONS[1], timeout=300)
     preview = json.loads(ok("ask", "-c", "--dry-run", "--json", QUESTIONS[2]).stdout)
-    assert preview["provider"] == "local" and preview["chosen_by"] == "local model"
+    assert preview["provider"] == "local" and preview["chosen_by"] == "the conversation's model"
     sent = [m["content"] for m in preview["messages"]]
     assert sent[0] == QUESTIONS[0] and sent[2] == QUESTIONS[1] and sent[-1] == QUESTIONS[2] and len(sent) == 5
     ok("ask", "-c", QUESTIONS[2], timeout=300)

@@ -5,7 +5,6 @@ with (``-a NAME``) and keeps. Their conversations' ids carry the name
 a follow-up can tell when the prompt was changed since.
 """
 
-import hashlib
 from dataclasses import dataclass
 
 from .config import Config, agent_name
@@ -27,6 +26,8 @@ class Agent:
 
 
 def prompt_hash(text: str) -> str:
+    import hashlib  # here: 4 ms of import that only agents need
+
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -9,9 +9,11 @@ minute; ``--no-llm`` leaves llm out). ``--quick`` cuts the repetitions (for
 a smoke run, not for figures); ``--no-rebuild`` skips the full index rebuilds.
 bench_sync (conv push / pull / sync against git push / fetch, in a copy of
 the store under tests/bench/out/sync/; about 3 minutes, most of it three full
-pulls into a new store) comes next, and bench_shell (the shell plugins:
-prompt segment, start-up, Alt-F) runs last; its rows carry their own unit
-(µs, forks) where it is not ms.
+pulls into a new store) comes next, then bench_providers (conv's overhead per
+provider against curl / cat / a bare llama_cpp script, and the local model's
+load, first token and tokens/s; about 4 minutes, most of it the local model),
+and bench_shell (the shell plugins: prompt segment, start-up, Alt-F) runs
+last; its rows carry their own unit (µs, forks) where it is not ms.
 
     python tests/bench/run_all.py [--quick] [--no-rebuild] [--no-llm]
 """
@@ -27,6 +29,7 @@ import bench_ask  # noqa: E402
 import bench_commit  # noqa: E402
 import bench_list  # noqa: E402
 import bench_manage  # noqa: E402
+import bench_providers  # noqa: E402
 import bench_shell  # noqa: E402
 import bench_sync  # noqa: E402
 import common  # noqa: E402
@@ -51,6 +54,7 @@ def main(argv=None) -> None:
         ("list", bench_list, runs + rebuilds + (["--after", "2"] if a.quick else [])),
         ("manage", bench_manage, runs + (["--git-runs", "2"] if a.quick else []) + (["--no-llm"] if a.no_llm else [])),
         ("sync", bench_sync, ["--runs", "3", "--full-runs", "1", "--pull-runs", "1"] if a.quick else []),
+        ("providers", bench_providers, runs),
         ("shell", bench_shell, ["--quick"] if a.quick else []),
     ):
         print(f"\n== bench_{name}", flush=True)

@@ -16,7 +16,7 @@ app.add_typer(config_app, name="config", rich_help_panel="Store")
 @config_app.command("get", epilog="Examples:\n\n  conv config get\n\n  conv config get session.expiry")
 def get(key: Annotated[Optional[str], typer.Argument(help="A key; all keys when left out.", show_default=False)] = None) -> None:
     """Print a setting (or every setting with its meaning)."""
-    from ..config import KEYS, Config
+    from ..config import KEYS, PATTERNS, Config
 
     config = Config()
     if key:
@@ -27,6 +27,11 @@ def get(key: Annotated[Optional[str], typer.Argument(help="A key; all keys when 
         value = config.raw(name)
         shown = value if value is not None else (f"{spec.default} (default)" if spec.default is not None else "(unset)")
         typer.echo(f"{name} = {shown}    # {spec.help}")
+    for pattern, spec in PATTERNS.items():  # agents.NAME.… and prices.MODEL.…, as configured
+        section, _, field = pattern.partition(".*.")
+        for name in config.names(section):
+            if config.raw(key := f"{section}.{name}.{field}") is not None:
+                typer.echo(f"{key} = {config.raw(key)}    # {spec.help}")
 
 
 @config_app.command("set", epilog="Examples:\n\n  conv config set model gpt-4o\n\n  conv config set session.expiry 8h")

@@ -1,0 +1,599 @@
+"""The model providers: the local model's own speed, and what conv adds on top
+of each provider's model call.
+
+1. The local provider (SmolLM2-135M-Instruct through llama-cpp-python, in
+   this process), on "Explain what git rebase does." with temperature 0 and
+   at most 128 tokens, through conv's own ``LocalProvider.complete`` (a
+   provider made by ``from_config`` on a config file that does not exist, so
+   the defaults, with ``max_answer_tokens`` set to 128), its ``on_text``
+   timestamping each piece (a piece is a token):
+   - model load: ``llama_cpp.Llama(...)`` built with the arguments
+     ``LocalProvider._load`` uses, alone;
+   - time to first token from the ``complete()`` call: load + prompt + first
+     token, since ``complete`` loads the model at every call;
+   - time to first token with the model already loaded (one ``Llama`` reset
+     before each run, so the whole prompt is evaluated again);
+   - generation: milliseconds per token after the first (tokens/s printed);
+   - ``python -c "import llama_cpp"`` as a cold process, for reference;
+   - a cold ``conv ask -a bench -m local "Explain what git rebase does."``
+     (a new conversation each run): wall time, and time to the first byte on
+     its stdout (a pipe, read as it arrives). Agent ``bench`` gives
+     temperature 0, and ``local.max_answer`` is 128 in that store's config.
+
+2. conv's overhead per provider: a cold ``conv ask -c QUESTION`` (a follow-up;
+   the ``conv`` console script, stdin empty, stdout a pipe) against a baseline
+   doing the same model call without conv, also a cold process, and also
+   from a pipe. Overhead = median(conv) - median(baseline); its p90 is
+   p90(conv) - median(baseline) (each conv run minus the baseline's median,
+   as bench_ask subtracts the server's round trip). conv and baseline runs
+   alternate, after one unmeasured run of each; the store is restored from a
+   snapshot before every conv run, so each one sends exactly the same request.
+   - openai: tests/fakeserver.py as its own process (``OPENAI_BASE_URL``), a
+     follow-up of the latest of the 10 generated conversations, as in
+     bench_ask; baseline ``curl -sSN`` POSTing the very body conv sent (read
+     back from the fake) with the same headers;
+   - anthropic: tests/anthropic_fake.py run as its own process by a small
+     ``python -c`` wrapper that also saves each request's body;
+     ``ANTHROPIC_BASE_URL``, a dummy ``ANTHROPIC_API_KEY``,
+     ``-m anthropic:claude-haiku-4-5``; baseline curl, same body and headers;
+   - ollama: ``OLLAMA_HOST`` at the OpenAI fake (it answers /api/tags and
+     /v1/chat/completions), no OPENAI_* set, ``-m ollama:qwen2.5:0.5b``
+     (a follow-up otherwise goes on with its conversation's openai model);
+     baseline curl;
+   - cmd: ``-m cmd:cat`` (the answer is the whole transcript, stored) and
+     ``-m 'cmd:wc -w'`` (a short answer); baseline ``cat`` / ``wc -w`` fed the
+     same transcript on stdin (conv's own ``command.transcript`` of the
+     messages ``--dry-run --json`` lists);
+   - local: a follow-up ("And how do I undo it?") of a conversation of agent
+     ``bench`` (temperature 0) that the local model started, ``-m local``,
+     128 tokens at most; baseline a cold ``python -c`` that imports
+     llama_cpp, loads the same GGUF with the same arguments and streams
+     ``create_chat_completion`` of the same messages (``--dry-run --json``)
+     with temperature 0 and max_tokens 128 to stdout: greedy, so the same
+     tokens (checked);
+   - llama_cpp.server: ``python -m llama_cpp.server --model GGUF --n_ctx 2048``
+     (its log in tests/bench/out/providers/server.log), the same follow-up
+     with ``OPENAI_BASE_URL`` there and ``-m openai:smollm2`` (one model
+     served: any name gets it), agent ``bench`` putting temperature 0 in the
+     body; conv sends no max_tokens, so the answer runs to the model's end of
+     turn. Baseline curl with conv's body (captured once from the OpenAI
+     fake); the answers must match. From the curl runs' streams: the
+     server's time to first token and ms per token. Consecutive identical
+     prompts let llama_cpp reuse the cached prompt prefix, for conv and
+     curl alike.
+   For local and llama_cpp.server, whose seconds of model time jitter far
+   more than 120 ms, the overhead is also split where it happens: to the
+   first token (conv's first byte on stdout minus the baseline's median first
+   token: imports, reading the store, the request) and after the last
+   (conv's time from its last byte to its exit minus the baseline's: the
+   commit, the index), and their sum per conv run is the overhead with the
+   model's generation time left out.
+   Every child has its own CONV_HOME (a copy of the generated 10-conversation
+   store under tests/bench/out/providers/), no OPENAI_* / ANTHROPIC_* /
+   OLLAMA_HOST / CONV_* from the caller's shell, no PYTHONDONTWRITEBYTECODE.
+
+Budget: conv's overhead <= 120 ms median per provider (the follow-up budget),
+judged on each "conv overhead" row, and for local and llama_cpp.server also on
+the "model time left out" row (the wall-time one rides on the model's jitter).
+
+    python tests/bench/bench_providers.py [--runs 10] [--local-runs 5]
+        [--only local,openai,anthropic,ollama,cmd,server]
+"""
+
+import argparse
+import dataclasses
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
+
+from conv.config import Config  # noqa: E402
+from conv.providers import Message  # noqa: E402
+from conv.providers.command import transcript  # noqa: E402
+from conv.providers.local import LocalProvider, availability  # noqa: E402
+
+BUDGET_MS = 120
+SECTIONS = ("local", "openai", "anthropic", "ollama", "cmd", "server")
+WORK = common.OUT / "providers"
+TESTS = common.ROOT / "tests"
+QUESTION = "q"
+LOCAL_PROMPT = "Explain what git rebase does."
+LOCAL_FOLLOW_UP = "And how do I undo it?"
+LOCAL_MAX_TOKENS = 128
+AGENT = "bench"
+ANTHROPIC_MODEL = "claude-haiku-4-5"
+ANTHROPIC_VERSION = "2023-06-01"
+OLLAMA_MODEL = "qwen2.5:0.5b"
+SERVER_MODEL = "smollm2"
+
+# The Anthropic fake as a process of its own: prints "PORT n", saves each body to argv[2].
+ANTHROPIC_FAKE = """
+import json, sys, threading
+sys.path.insert(0, sys.argv[1])
+from anthropic_fake import AnthropicFake
+with AnthropicFake() as fake:
+    record = fake._record
+    def keep(body, headers):
+        with open(sys.argv[2], "w") as f:
+            json.dump(body, f)
+        return record(body, headers)
+    fake._record = keep
+    print("PORT", fake.url.rsplit(":", 1)[1], flush=True)
+    threading.Event().wait()
+"""
+
+# The local baseline: what LocalProvider does, without conv. argv: messages.json gguf n_ctx max_tokens
+LOCAL_BASELINE = """
+import json, os, sys
+from llama_cpp import Llama
+messages = json.load(open(sys.argv[1]))
+llama = Llama(model_path=sys.argv[2], n_ctx=int(sys.argv[3]), n_threads=os.cpu_count() or 1, verbose=False)
+for chunk in llama.create_chat_completion(messages=messages, stream=True, max_tokens=int(sys.argv[4]), temperature=0.0):
+    for choice in chunk["choices"]:
+        text = (choice.get("delta") or {}).get("content")
+        if text:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+"""
+
+
+@dataclasses.dataclass
+class Run:
+    wall: float  # seconds, process start to exit
+    first: float | None  # seconds to the first byte on stdout
+    out: bytes
+    reads: list[tuple[float, bytes]]  # (seconds since start, bytes) for each read of stdout
+
+
+def timed(cmd: list[str], env: dict, data: bytes | None = None) -> Run:
+    """One cold process, stdout a pipe read as it arrives, stdin ``data`` (or empty)."""
+    with tempfile.TemporaryFile() as err:
+        t = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL if data is None else subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=err)
+        if data is not None:
+            def feed():
+                try:
+                    proc.stdin.write(data)
+                    proc.stdin.close()
+                except BrokenPipeError:
+                    pass
+            threading.Thread(target=feed, daemon=True).start()
+        reads = []
+        fd = proc.stdout.fileno()
+        while chunk := os.read(fd, 65536):
+            reads.append((time.perf_counter() - t, chunk))
+        code = proc.wait()
+        wall = time.perf_counter() - t
+        proc.stdout.close()
+        if code:
+            err.seek(0)
+            sys.exit(f"{' '.join(cmd)} failed ({code}): {err.read().decode(errors='replace')[-2000:]}")
+    return Run(wall, reads[0][0] if reads else None, b"".join(b for _, b in reads), reads)
+
+
+def env_for(home: Path, **extra: str) -> dict:
+    """common.child_env, minus any provider settings of the caller's shell, plus ``extra``."""
+    env = {k: v for k, v in common.child_env(home).items()
+           if not k.startswith("ANTHROPIC_") and k != "OLLAMA_HOST"}
+    return env | extra
+
+
+class Home:
+    """A CONV_HOME copied from the generated store, frozen once set up and
+    restored from that snapshot before each conv run."""
+
+    def __init__(self, name: str, source: Path):
+        self.path, self.snapshot = WORK / name, WORK / f"{name}.snapshot"
+        shutil.rmtree(self.path, ignore_errors=True)
+        shutil.copytree(source, self.path, symlinks=True)
+
+    def freeze(self) -> "Home":
+        shutil.rmtree(self.snapshot, ignore_errors=True)
+        shutil.copytree(self.path, self.snapshot, symlinks=True)
+        return self
+
+    def restore(self) -> None:
+        shutil.rmtree(self.path)
+        shutil.copytree(self.snapshot, self.path, symlinks=True)
+
+
+def sse_texts(reads: list[tuple[float, bytes]]) -> list[tuple[float, str]]:
+    """(seconds since start, text) of each OpenAI-style content delta in a streamed body."""
+    found, buffer = [], b""
+    for at, chunk in reads:
+        buffer += chunk
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            if not line.startswith(b"data:") or line[5:].strip() == b"[DONE]":
+                continue
+            for choice in json.loads(line[5:]).get("choices") or []:
+                text = (choice.get("delta") or {}).get("content")
+                if text:
+                    found.append((at, text))
+    return found
+
+
+def per_token(times: list[float]) -> float:
+    """Seconds per token after the first, from each token's arrival time."""
+    return (times[-1] - times[0]) / (len(times) - 1) if len(times) > 1 else float("nan")
+
+
+def tokens_per_s(st: dict) -> None:
+    print(f"  {'':<56} = {1000 / st['median']:.1f} tokens/s (median), {1000 / st['p90']:.1f} (p90)", flush=True)
+
+
+def dry_run_messages(home: Home, env: dict, args: list[str]) -> list[dict]:
+    """The messages that ``conv ask ARGS`` would send, as ``--dry-run --json`` lists them."""
+    home.restore()
+    done = subprocess.run(common.conv("ask", "--dry-run", "--json", *args), env=env, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True)
+    if done.returncode:
+        sys.exit(f"conv ask --dry-run failed: {done.stderr[-2000:]}")
+    return json.loads(done.stdout)["messages"]
+
+
+def fake_requests(base_url: str) -> list[dict]:
+    """The bodies tests/fakeserver.py has recorded (base_url: its /v1 URL)."""
+    with urllib.request.urlopen(base_url.removesuffix("/v1") + "/_fake/requests", timeout=10) as r:
+        return json.load(r)
+
+
+def curl(url: str, body: dict, name: str, headers: dict[str, str]) -> list[str]:
+    """``curl -sSN`` POSTing ``body`` (saved to a file) with conv's headers."""
+    path = WORK / f"{name}-body.json"
+    path.write_text(json.dumps(body))
+    cmd = ["curl", "-sSN", "--fail", url, "--data-binary", f"@{path}"]
+    headers = {"Content-Type": "application/json", "Accept": "text/event-stream, application/json", **headers}
+    for k, v in headers.items():
+        cmd += ["-H", f"{k}: {v}"]
+    return cmd
+
+
+def compare(label: str, home: Home, conv_cmd: list[str], env: dict, base_cmd: list[str], base_what: str,
+            runs: int, data: bytes | None = None, check=None, answer=None) -> tuple[list[dict], list[Run], list[Run]]:
+    """conv's runs against the baseline's, alternating (conv's warm-up is the caller's);
+    rows for both walls and for the overhead. ``check(conv_run, base_run)`` vets the outputs.
+    ``answer(base_run)``: when the baseline's answer arrived, (first token, last token) in
+    seconds; then the overhead is also split into before the first token and after the last,
+    conv's being its first and last bytes on stdout (the model's time in between left out)."""
+    base = timed(base_cmd, env, data)  # warm-up
+    convs, bases = [], []
+    for _ in range(runs):
+        home.restore()
+        convs.append(timed(conv_cmd, env))
+        bases.append(timed(base_cmd, env, data))
+    if check:
+        check(convs[-1], bases[-1] if bases else base)
+    conv_st = common.stats([r.wall for r in convs])
+    base_st = common.stats([r.wall for r in bases])
+    rows = [common.row(f"{label}: conv ask -c (wall)", conv_st),
+            common.row(f"{label}: baseline {base_what} (wall)", base_st)]
+    overhead = [r.wall - base_st["median"] / 1000 for r in convs]
+    rows.append(common.row(f"{label}: conv overhead (conv - baseline)", common.stats(overhead), BUDGET_MS))
+    if answer:
+        spans = [answer(r) for r in bases]
+        first = statistics.median(f for f, _ in spans)
+        tail = statistics.median(r.wall - last for r, (_, last) in zip(bases, spans))
+        before = [r.first - first for r in convs]
+        after = [r.wall - r.reads[-1][0] - tail for r in convs]
+        rows.append(common.row(f"{label}: overhead to the 1st token", common.stats(before)))
+        rows.append(common.row(f"{label}: overhead after the last token", common.stats(after)))
+        rows.append(common.row(f"{label}: overhead, model time left out", common.stats(
+            [b + a for b, a in zip(before, after)]), BUDGET_MS))
+    return rows, convs, bases
+
+
+def contains(text: bytes):
+    def check(conv_run: Run, base_run: Run) -> None:
+        if text not in base_run.out:
+            sys.exit(f"the baseline's output lacks {text!r}: {base_run.out[-500:]!r}")
+        if not conv_run.out.strip():
+            sys.exit("conv printed no answer")
+    return check
+
+
+def same_answer(extract):
+    """Both outputs must hold the same text (greedy decoding: the same tokens)."""
+    def check(conv_run: Run, base_run: Run) -> None:
+        mine, theirs = conv_run.out.decode().strip(), extract(base_run).strip()
+        if not mine or mine != theirs:
+            print(f"  NOTE: the answers differ ({len(mine)} vs {len(theirs)} characters):\n"
+                  f"    conv:     {mine[:200]!r}\n    baseline: {theirs[:200]!r}", flush=True)
+        else:
+            print(f"  (conv and the baseline gave the same {len(mine)}-character answer)", flush=True)
+    return check
+
+
+# -- 1. the local provider -----------------------------------------------------------------------
+
+def local_inprocess(runs: int, gguf: Path) -> list[dict]:
+    from llama_cpp import Llama
+
+    config = Config(WORK / "no-config" / "config.yaml")  # conv's defaults, whatever the caller's config
+    provider = dataclasses.replace(LocalProvider.from_config(config), max_answer_tokens=LOCAL_MAX_TOKENS)
+    messages = [Message("user", LOCAL_PROMPT)]
+    args = dict(model_path=str(gguf), n_ctx=provider.context_tokens, n_threads=os.cpu_count() or 1, verbose=False)
+    print(f"  local model {gguf.name}: n_ctx {provider.context_tokens}, {args['n_threads']} threads, "
+          f"temperature 0, max_tokens {LOCAL_MAX_TOKENS}", flush=True)
+
+    loads = []
+    for n in range(runs + 1):
+        t = time.perf_counter()
+        llama = Llama(**args)
+        if n:
+            loads.append(time.perf_counter() - t)
+        del llama
+    rows = [common.row("local in-process: model load (Llama(...))", common.stats(loads))]
+
+    firsts, steps, counts = [], [], []
+    for n in range(runs + 1):
+        stamps = []
+        t = time.perf_counter()
+        reply = provider.complete(messages, "smollm2", lambda text: stamps.append(time.perf_counter()),
+                                  temperature=0.0)
+        if n:
+            firsts.append(stamps[0] - t)
+            steps.append(per_token(stamps))
+            counts.append(reply.usage.get("completion_tokens", len(stamps)))
+    rows.append(common.row("local in-process: complete() to 1st token (load+prompt)", common.stats(firsts)))
+
+    llama = Llama(**args)
+    loaded = []
+    for n in range(runs + 1):
+        llama.reset()  # else the prompt's cached prefix is reused
+        t = time.perf_counter()
+        chunks = llama.create_chat_completion(messages=[{"role": "user", "content": LOCAL_PROMPT}], stream=True,
+                                              max_tokens=LOCAL_MAX_TOKENS, temperature=0.0)
+        for chunk in chunks:
+            if any((c.get("delta") or {}).get("content") for c in chunk["choices"]):
+                break
+        if n:
+            loaded.append(time.perf_counter() - t)
+        chunks.close()
+    del llama
+    rows.append(common.row("local in-process: 1st token, model loaded (prompt)", common.stats(loaded)))
+    st = common.stats(steps)
+    rows.append(common.row("local in-process: generation, ms per token", st))
+    tokens_per_s(st)
+    print(f"  {'':<56} ({min(counts)}-{max(counts)} tokens an answer)", flush=True)
+
+    env = env_for(WORK / "unused")
+    cmd = [common.PYTHON, "-c", "import llama_cpp"]
+    timed(cmd, env)
+    rows.append(common.row("python -c 'import llama_cpp' (cold, reference)",
+                           common.stats([timed(cmd, env).wall for _ in range(runs)])))
+    return rows
+
+
+def local_cold(home: Home, runs: int) -> list[dict]:
+    env = env_for(home.path)
+    cmd = common.conv("ask", "-a", AGENT, "-m", "local", LOCAL_PROMPT)
+    home.restore()
+    timed(cmd, env)  # warm-up
+    done = []
+    for _ in range(runs):
+        home.restore()
+        done.append(timed(cmd, env))
+    return [common.row("local: cold conv ask -m local, wall", common.stats([r.wall for r in done])),
+            common.row("local: cold conv ask -m local, 1st byte on stdout", common.stats([r.first for r in done]))]
+
+
+def agent_home(gguf: Path) -> Home:
+    """The generated store, agent ``bench`` (temperature 0), answers of 128 tokens at most,
+    and one conversation of that agent which the local model started."""
+    home = Home("agent", common.store_home(10))
+    env = env_for(home.path)
+    for key, value in ((f"agents.{AGENT}.temperature", "0"), ("local.max_answer", str(LOCAL_MAX_TOKENS))):
+        subprocess.run(common.conv("config", "set", key, value), env=env, check=True, capture_output=True)
+    timed(common.conv("ask", "-a", AGENT, "-m", "local", LOCAL_PROMPT), env)
+    return home.freeze()
+
+
+# -- 2. conv's overhead per provider ------------------------------------------------------------
+
+def openai_rows(home: Home, runs: int) -> list[dict]:
+    with common.fake_server() as url:
+        env = env_for(home.path, OPENAI_BASE_URL=url)
+        cmd = common.conv("ask", "-c", QUESTION)  # the conversation's model: openai:gpt-4o-mini
+        home.restore()
+        timed(cmd, env)  # warm-up, and the body to replay
+        base = curl(url + "/chat/completions", fake_requests(url)[-1], "openai", {})
+        return compare("openai", home, cmd, env, base, "curl", runs, check=contains(b"[DONE]"))[0]
+
+
+def anthropic_rows(home: Home, runs: int) -> list[dict]:
+    body_file = WORK / "anthropic-last.json"
+    proc = subprocess.Popen([common.PYTHON, "-c", ANTHROPIC_FAKE, str(TESTS), str(body_file)],
+                            stdout=subprocess.PIPE, text=True, env=env_for(WORK / "unused"))
+    try:
+        line = proc.stdout.readline()
+        if not line.startswith("PORT "):
+            sys.exit(f"the Anthropic fake did not start: {line!r}")
+        url, key = f"http://127.0.0.1:{int(line.split()[1])}", "sk-ant-bench-dummy"
+        env = env_for(home.path, ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY=key)
+        cmd = common.conv("ask", "-c", "-m", f"anthropic:{ANTHROPIC_MODEL}", QUESTION)
+        home.restore()
+        timed(cmd, env)
+        base = curl(url + "/v1/messages", json.loads(body_file.read_text()), "anthropic",
+                    {"anthropic-version": ANTHROPIC_VERSION, "x-api-key": key})
+        return compare("anthropic", home, cmd, env, base, "curl", runs, check=contains(b"message_stop"))[0]
+    finally:
+        proc.terminate()
+        proc.wait(5)
+
+
+def ollama_rows(home: Home, runs: int) -> list[dict]:
+    with common.fake_server() as url:
+        host = url.removeprefix("http://").removesuffix("/v1")
+        env = env_for(home.path, OLLAMA_HOST=host)
+        cmd = common.conv("ask", "-c", "-m", f"ollama:{OLLAMA_MODEL}", QUESTION)
+        home.restore()
+        timed(cmd, env)
+        body = fake_requests(url)[-1]
+        if body.get("model") != OLLAMA_MODEL:
+            sys.exit(f"the ollama follow-up did not reach the fake: {body.get('model')!r}")
+        base = curl(url + "/chat/completions", body, "ollama", {})
+        return compare("ollama", home, cmd, env, base, "curl", runs, check=contains(b"[DONE]"))[0]
+
+
+def cmd_rows(home: Home, runs: int) -> list[dict]:
+    env = env_for(home.path)
+    rows = []
+    for command in ("cat", "wc -w"):
+        args = ["-c", "-m", f"cmd:{command}", QUESTION]
+        messages = dry_run_messages(home, env, args)
+        stdin = transcript([Message(m["role"], m["content"]) for m in messages]).encode()
+        cmd = common.conv("ask", *args)
+        home.restore()
+        timed(cmd, env)
+
+        def check(conv_run: Run, base_run: Run) -> None:
+            if conv_run.out.strip() != base_run.out.strip():
+                print(f"  NOTE: cmd:{command} answered {conv_run.out[:80]!r}, {command} alone {base_run.out[:80]!r}")
+        print(f"  (cmd:{command}: a transcript of {len(messages)} messages, {len(stdin)} bytes on stdin)", flush=True)
+        rows += compare(f"cmd:{command}", home, cmd, env, command.split(), command, runs, stdin, check)[0]
+    return rows
+
+
+def local_rows(home: Home, runs: int, gguf: Path) -> list[dict]:
+    env = env_for(home.path)
+    args = ["-c", "-m", "local", LOCAL_FOLLOW_UP]
+    messages = dry_run_messages(home, env, args)
+    path = WORK / "local-messages.json"
+    path.write_text(json.dumps(messages))
+    cmd = common.conv("ask", *args)
+    home.restore()
+    timed(cmd, env)
+    context = Config(home.path / "config" / "config.yaml").get("local.context")
+    base = [common.PYTHON, "-c", LOCAL_BASELINE, str(path), str(gguf), str(context), str(LOCAL_MAX_TOKENS)]
+    print(f"  (a follow-up of {len(messages)} messages; baseline: n_ctx {context}, max_tokens {LOCAL_MAX_TOKENS})",
+          flush=True)
+    return compare("local", home, cmd, env, base, "python -c llama_cpp", runs,
+                   check=same_answer(lambda r: r.out.decode()), answer=lambda r: (r.first, r.reads[-1][0]))[0]
+
+
+@dataclasses.dataclass
+class Server:
+    proc: subprocess.Popen
+    url: str
+
+
+def start_server(gguf: Path) -> Server:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = open(WORK / "server.log", "wb")
+    proc = subprocess.Popen([common.PYTHON, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
+                             "--port", str(port), "--n_ctx", "2048"],
+                            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                            env=env_for(WORK / "unused"))
+    log.close()
+    url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            sys.exit(f"llama_cpp.server exited ({proc.returncode}); see {WORK / 'server.log'}")
+        try:
+            with urllib.request.urlopen(url + "/models", timeout=2) as r:
+                r.read()
+            return Server(proc, url)
+        except OSError:
+            time.sleep(0.2)
+    proc.terminate()
+    sys.exit(f"llama_cpp.server did not answer /v1/models within 120 s; see {WORK / 'server.log'}")
+
+
+def server_rows(home: Home, runs: int, gguf: Path) -> list[dict]:
+    args = ["-c", "-m", f"openai:{SERVER_MODEL}", LOCAL_FOLLOW_UP]
+    with common.fake_server() as fake:  # conv's body for the server, captured once
+        home.restore()
+        timed(common.conv("ask", *args), env_for(home.path, OPENAI_BASE_URL=fake))
+        body = fake_requests(fake)[-1]
+    if body.get("temperature") != 0 or not body.get("stream"):
+        sys.exit(f"unexpected body for the server: temperature {body.get('temperature')!r}, "
+                 f"stream {body.get('stream')!r}")
+    t = time.perf_counter()
+    server = start_server(gguf)
+    print(f"  (llama_cpp.server up in {time.perf_counter() - t:.1f} s at {server.url}; "
+          f"a follow-up of {len(body['messages'])} messages, temperature 0, no max_tokens)", flush=True)
+    try:
+        env = env_for(home.path, OPENAI_BASE_URL=server.url)
+        cmd = common.conv("ask", *args)
+        home.restore()
+        timed(cmd, env)
+        base = curl(server.url + "/chat/completions", body, "server", {})
+        rows, convs, bases = compare("llama_cpp.server", home, cmd, env, base, "curl", runs,
+                                     check=same_answer(lambda r: "".join(t for _, t in sse_texts(r.reads))),
+                                     answer=lambda r: (sse_texts(r.reads)[0][0], sse_texts(r.reads)[-1][0]))
+    finally:
+        server.proc.terminate()
+        server.proc.wait(10)
+    tokens = [[at for at, _ in sse_texts(r.reads)] for r in bases]
+    rows.append(common.row("llama_cpp.server via curl: 1st token", common.stats([ts[0] for ts in tokens])))
+    st = common.stats([per_token(ts) for ts in tokens])
+    rows.append(common.row("llama_cpp.server via curl: generation, ms per token", st))
+    tokens_per_s(st)
+    print(f"  {'':<56} ({min(map(len, tokens))}-{max(map(len, tokens))} tokens an answer)", flush=True)
+    rows.append(common.row("llama_cpp.server: conv ask -c, 1st byte on stdout", common.stats([r.first for r in convs])))
+    return rows
+
+
+def main(argv=None) -> list[dict]:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--runs", type=int, default=10, help="runs of each measure against the fakes and cmd")
+    p.add_argument("--local-runs", type=int, default=None,
+                   help="runs of each measure on the local model and llama_cpp.server (default: 5, or --runs if less)")
+    p.add_argument("--only", default=",".join(SECTIONS), help=f"comma-separated parts among {','.join(SECTIONS)}")
+    a = p.parse_args(argv)
+    only = [s.strip() for s in a.only.split(",") if s.strip()]
+    if unknown := set(only) - set(SECTIONS):
+        p.error(f"unknown part(s) {', '.join(sorted(unknown))}; known: {', '.join(SECTIONS)}")
+    local_runs = a.local_runs or min(5, a.runs)
+    print(f"bench_providers: load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
+    shutil.rmtree(WORK, ignore_errors=True)
+    WORK.mkdir(parents=True)
+    gguf, why = availability(Config(WORK / "no-config" / "config.yaml"))
+    if gguf is None and {"local", "server"} & set(only):
+        print(f"  (skipping local and server: {why})", flush=True)
+        only = [s for s in only if s not in ("local", "server")]
+    if shutil.which("curl") is None and {"openai", "anthropic", "ollama", "server"} & set(only):
+        print("  (skipping openai, anthropic, ollama and server: no curl for the baselines)", flush=True)
+        only = [s for s in only if s not in ("openai", "anthropic", "ollama", "server")]
+
+    rows = []
+    agent = agent_home(gguf) if {"local", "server"} & set(only) else None
+    if "local" in only:
+        print("\n  -- 1. the local provider", flush=True)
+        rows += local_inprocess(local_runs, gguf)
+        rows += local_cold(agent, local_runs)
+    print("\n  -- 2. conv's overhead per provider (a cold conv ask -c against the same call without conv)", flush=True)
+    fakes = {"openai", "anthropic", "ollama", "cmd"} & set(only)
+    generated = Home("generated", common.store_home(10)).freeze() if fakes else None
+    for name, part in (("openai", openai_rows), ("anthropic", anthropic_rows), ("ollama", ollama_rows),
+                       ("cmd", cmd_rows)):
+        if name in only:
+            rows += part(generated, a.runs)
+    if "local" in only:
+        rows += local_rows(agent, local_runs, gguf)
+    if "server" in only:
+        rows += server_rows(agent, local_runs, gguf)
+    return rows
+
+
+if __name__ == "__main__":
+    started, load = time.perf_counter(), os.getloadavg()[0]
+    results = main()
+    common.summary(results, "prov", started, load)
