@@ -146,7 +146,7 @@ LOCAL_BASELINE = """
 import json, os, sys
 from llama_cpp import Llama
 messages = json.load(open(sys.argv[1]))
-llama = Llama(model_path=sys.argv[2], n_ctx=int(sys.argv[3]), n_threads=os.cpu_count() or 1, verbose=False)
+llama = Llama(model_path=sys.argv[2], n_ctx=int(sys.argv[3]), verbose=False)
 for chunk in llama.create_chat_completion(messages=messages, stream=True, **json.loads(sys.argv[4])):
     for choice in chunk["choices"]:
         text = (choice.get("delta") or {}).get("content")
@@ -333,9 +333,9 @@ def local_inprocess(runs: int, gguf: Path) -> list[dict]:
     config = Config(WORK / "no-config" / "config.yaml")  # conv's defaults, whatever the caller's config
     provider = dataclasses.replace(LocalProvider.from_config(config), max_answer_tokens=LOCAL_MAX_TOKENS)
     messages = [Message("user", LOCAL_PROMPT)]
-    args = dict(model_path=str(gguf), n_ctx=provider.context_tokens, n_threads=os.cpu_count() or 1, verbose=False)
-    print(f"  local model {gguf.name}: n_ctx {provider.context_tokens}, {args['n_threads']} threads, "
-          f"{json.dumps(SAMPLING)}", flush=True)
+    args = dict(model_path=str(gguf), n_ctx=provider.context_tokens, verbose=False)  # as LocalProvider._load
+    print(f"  local model {gguf.name}: n_ctx {provider.context_tokens}, llama-cpp-python's default threads"
+          f" (half the cores), {json.dumps(SAMPLING)}", flush=True)
 
     loads = []
     for n in range(runs + 1):
