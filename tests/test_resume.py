@@ -130,7 +130,7 @@ def test_text_opens_the_picker_already_typed_and_backspace_widens_it(three, fake
 
 @pytest.mark.parametrize("key, code", [(ESC, 1), ("\x07", 1), ("\x03", 130), ("SIGTERM", 143)])
 def test_esc_ctrl_g_ctrl_c_and_sigterm_change_nothing_and_restore_the_terminal(three, fake, key, code, tmp_path):
-    ok("use", three[0][:8], env=SESSION)  # a prefix: conv use of a whole id can meet a stale index (reported)
+    ok("use", three[0], env=SESSION)  # a whole id: resolved from the store before the index catches up
     conv = shlex.quote(sys.executable) + " -m conv resume"
     child = spawn(command=f"stty -g > before; {conv}; echo EXIT=$?; stty -g > after; cmp -s before after && echo SAME",
                   cwd=tmp_path)

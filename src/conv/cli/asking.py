@@ -63,10 +63,9 @@ def show_preview(preview, json_out: bool) -> None:
     choice, plan = preview.choice, preview.plan
     render.notice(f"would be sent to {choice.spec} (chosen by {choice.source}); nothing stored, nothing called")
     if plan.needs_summary:
-        render.notice(f"the {len(plan.to_summarize)} older messages would first be summarized by {choice.spec};"
-                      " the summary below is the one stored so far" if plan.summary else
-                      f"the {len(plan.to_summarize)} older messages would first be summarized by {choice.spec}"
-                      " and the summary sent ahead of the rest")
+        then = ("; the summary below is the one stored so far" if plan.summary
+                else ", and the summary sent ahead of the rest")
+        render.notice(f"the {len(plan.to_summarize)} older messages would first be summarized by {choice.spec}{then}")
     for message in plan.messages():
         render.plain(f"--- {message.role} ---\n{message.content}\n")
 

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from itertools import groupby
 
 from ..errors import Interrupted
+from ..interrupts import terminal_loss_interrupts
 from ..render import ago
 from ..sanitize import clean
 from ..services.resume import Candidate, Ranked, rank
@@ -53,7 +54,7 @@ def pick(found: list[Candidate], query: str = "") -> Candidate | None:
     """The candidate chosen, or None when cancelled (Ctrl-C raises Interrupted)."""
     fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
     try:
-        with _signals_interrupt(), _raw(fd):
+        with terminal_loss_interrupts(), _raw(fd):
             return _Picker(fd, found, query).run()
     finally:
         os.close(fd)
@@ -72,22 +73,6 @@ def _raw(fd: int):
         yield
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
-
-
-@contextmanager
-def _signals_interrupt():
-    """SIGTERM and SIGHUP end the picker as Ctrl-C does: through the finally
-    clauses that restore the terminal (conv then exits 128 + the signal)."""
-
-    def interrupt(signum, frame):
-        raise Interrupted(signum)
-
-    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 class _Picker:

@@ -68,9 +68,9 @@ def parse_spec(spec: str) -> tuple[str, str]:
 
 def chain(config: Config, flag: str | None = None, agent: tuple[str, str | None] | None = None,
           continuing: str | None = None) -> list[Step]:
-    """Every step, in order; each names a model spec or None. Probing Ollama
-    and the local model is left to ``_ollama`` and ``_local``, run lazily by
-    ``choose`` (a follow-up stops at the first step that answers)."""
+    """The steps that need no probing, in order; each names a model spec or
+    None. ``ollama_step`` and ``local_step`` follow, run only when these name
+    nothing (a follow-up stops at the first step that answers)."""
     name, agent_model = agent or (None, None)
     return [
         Step("-m", flag, "per question: conv ask -m PROVIDER:MODEL"),
@@ -86,7 +86,7 @@ def chain(config: Config, flag: str | None = None, agent: tuple[str, str | None]
 
 def report(config: Config) -> tuple[list[Step], int | None]:
     """Every step, Ollama and the local model probed too, and which one wins."""
-    steps = chain(config) + [ollama_step(), local_step()]
+    steps = chain(config) + [ollama_step(), local_step(config)]
     chosen = next((n for n, step in enumerate(steps) if step.spec), None)
     return steps, chosen
 
@@ -96,8 +96,8 @@ def choose(config: Config, flag: str | None = None, agent: tuple[str, str | None
     for step in chain(config, flag, agent, continuing):
         if step.spec:
             return Choice(*parse_spec(step.spec), step.source)
-    for step in (ollama_step, local_step):
-        found = step()
+    for probe in (ollama_step, lambda: local_step(config)):
+        found = probe()
         if found.spec:
             return Choice(*parse_spec(found.spec), found.source)
     raise ProviderError(
@@ -147,8 +147,8 @@ def ollama_step() -> Step:
     return Step(source, f"ollama:{models[0]}", f"{len(models)} model(s): " + ", ".join(models[:5]))
 
 
-def local_step() -> Step:
+def local_step(config: Config) -> Step:
     from .local import availability
 
-    path, why = availability()
+    path, why = availability(config)
     return Step("local model", "local" if path else None, why)

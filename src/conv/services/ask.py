@@ -7,13 +7,13 @@ came with ``finish: interrupted`` or ``finish: error``.
 """
 
 import signal
-from contextlib import contextmanager
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from .. import agents, context, ids, pricing, refs
 from ..agents import Agent
 from ..errors import Interrupted, ProviderError, UsageError
+from ..interrupts import ignoring_interrupts, terminal_loss_interrupts
 from ..format import Conversation, Turn, now_iso
 from ..store import Written
 from ..providers import Message, Provider, get_provider
@@ -109,12 +109,10 @@ class Asker:
         setup = self._setup(opts)
         provider = get_provider(setup.choice.provider, self.ws.config)
         conv, question = self._store_question(setup, opts)
-        plan = context.plan(conv, question, self._budget(setup.agent))
-        if plan.needs_summary:
-            plan = self._summarized(conv, plan, provider, setup.choice, opts)
+        messages = self._context(conv, conv, question, setup.agent, provider, setup.choice, opts)
         job = Answering(opts, provider, setup.choice.provider, setup.choice.model,
                         temperature=setup.agent.temperature if setup.agent else None)
-        return self._answer(conv, question, plan.messages(), job)
+        return self._answer(conv, question, messages, job)
 
     def preview(self, opts: AskOptions) -> Preview:
         """The ask, stopped before anything is stored or any model is called."""
@@ -137,10 +135,7 @@ class Asker:
         choice = choose(self.ws.config, spec, (agent.name, agent.model) if agent else None)
         provider = get_provider(choice.provider, self.ws.config)
         before = replace(conv, turns=conv.turns[: conv.turns.index(question) + 1])
-        plan = context.plan(before, question, self._budget(agent))
-        if plan.needs_summary:
-            plan = self._summarized(conv, plan, provider, choice, opts)
-        messages = plan.messages()
+        messages = self._context(conv, before, question, agent, provider, choice, opts)
         if old is not None and (hint or wrong):
             said = (hint or "").strip()
             because = f": {said}" + ("" if said[-1:] in ".!?" else ".") if said else "."
@@ -181,19 +176,24 @@ class Asker:
             (agent and agent.max_tokens) or config.get("context.max_tokens"),
         )
 
-    def _summarized(self, conv: Conversation, plan: context.Plan, provider: Provider, choice: Choice,
-                    opts: AskOptions) -> context.Plan:
-        """The plan with its summary made (and stored); without one, if the model can't make it."""
+    def _context(self, conv: Conversation, sent: Conversation, question: Turn, agent: Agent | None,
+                 provider: Provider, choice: Choice, opts: AskOptions) -> list[Message]:
+        """What the model is sent for ``question`` from the turns of ``sent``: the
+        budget's plan, its summary made (and stored in ``conv``) when it is due;
+        without one, if the model can't make it."""
+        plan = context.plan(sent, question, self._budget(agent))
+        if not plan.needs_summary:
+            return plan.messages()
         from . import summary
 
         try:
             text = summary.summarize(provider, choice.model, plan)
         except ProviderError as exc:
             self.notice(f"could not summarize the older turns ({exc.message}); sending the latest ones only")
-            return replace(plan, to_summarize=[])
+            return replace(plan, to_summarize=[]).messages()
         if opts.save:
             summary.store(self.ws, conv.id, plan.through, text, choice.spec)
-        return replace(plan, summary=text, to_summarize=[])
+        return replace(plan, summary=text, to_summarize=[]).messages()
 
     def _answer(self, conv: Conversation, question: Turn, messages: list[Message], job: "Answering") -> AskResult:
         """Stream the model's answer and store it, whole or as far as it came."""
@@ -207,14 +207,14 @@ class Asker:
         result = AskResult(conv.id, self._short(conv.id, opts), question.name if opts.save else None,
                            None, "", job.model, job.provider_name)
         try:
-            with _terminal_loss_interrupts():
+            with terminal_loss_interrupts():
                 reply = job.provider.complete(messages, job.model, receive, stream=opts.stream, temperature=job.temperature)
         except (KeyboardInterrupt, Interrupted) as exc:
-            with _ignoring_interrupts():
+            with ignoring_interrupts():
                 self._store_answer(conv, question, result, pieces, "interrupted", job)
             raise exc if isinstance(exc, Interrupted) else Interrupted(signal.SIGINT) from None
         except ProviderError as exc:
-            with _ignoring_interrupts():
+            with ignoring_interrupts():
                 self._store_answer(conv, question, result, pieces, "error", job, error=exc.message)
             raise
         result.model, result.usage = reply.model or job.model, dict(reply.usage)
@@ -393,30 +393,3 @@ def _title(words: list[str], prompt: str) -> str:
 def _span(seconds: float) -> str:
     hours = int(seconds // 3600)
     return f"{hours // 24}d {hours % 24}h" if hours >= 24 else f"{hours}h {int(seconds % 3600 // 60)}m"
-
-
-@contextmanager
-def _terminal_loss_interrupts():
-    """While the answer streams, SIGTERM and SIGHUP end it as Ctrl-C does:
-    the part received is stored before conv exits."""
-
-    def interrupt(signum, frame):
-        raise Interrupted(signum)
-
-    old = {s: signal.signal(s, interrupt) for s in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        yield
-    finally:
-        for s, handler in old.items():
-            signal.signal(s, handler)
-
-
-@contextmanager
-def _ignoring_interrupts():
-    """A second Ctrl-C while the partial answer is being saved must not lose it."""
-    old = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
-    try:
-        yield
-    finally:
-        for s, handler in old.items():
-            signal.signal(s, handler)

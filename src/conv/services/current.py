@@ -44,10 +44,16 @@ def forget(ws: Workspace) -> str | None:
     return was.conv_id
 
 
-def use(ws: Workspace, ref: str) -> str:
-    """``conv use REF``: make REF this terminal's current conversation."""
+def require_session() -> None:
+    """Only a terminal with a conv session can keep a current conversation."""
     if not session.session_name():
         raise UsageError("this terminal has no conv session", 'Load the shell plugin: eval "$(conv init zsh)" (or bash, fish)')
+
+
+def use(ws: Workspace, ref: str) -> str:
+    """``conv use REF``: make REF this terminal's current conversation."""
+    require_session()
     conv_id = ws.resolve(ref)
-    ws.make_current(conv_id, ws.index.get(conv_id).turns)
+    # refreshed: a whole id resolves from the store alone, before the index has caught up
+    ws.make_current(conv_id, ws.index.refresh().get(conv_id).turns)
     return conv_id

@@ -9,10 +9,9 @@ last turn; consecutive letters and letters that start a word score higher.
 
 from dataclasses import dataclass, field
 
-from .. import session
-from ..errors import RefError, UsageError
+from ..errors import RefError
 from ..sanitize import clean
-from .current import current
+from .current import current, require_session
 from .current import use as make_current
 from .workspace import Workspace
 
@@ -58,8 +57,7 @@ def candidates(ws: Workspace, limit: int = LIMIT) -> list[Candidate]:
     """The conversations to choose from, most recently updated first. Checked
     first: a terminal without a session could not keep the choice, and an
     empty store offers nothing."""
-    if not session.session_name():
-        raise UsageError("this terminal has no conv session", 'Load the shell plugin: eval "$(conv init zsh)" (or bash, fish)')
+    require_session()
     rows = ws.index.refresh().recent_with_text(limit, TEXT_CHARS)
     if not rows:
         raise RefError("no conversations to resume yet", 'Ask first: conv ask "…"')
