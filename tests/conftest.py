@@ -23,7 +23,7 @@ def conv_home(tmp_path, monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:1")
     home = tmp_path / "home"
     monkeypatch.setenv("CONV_HOME", str(home))
-    from conv import paths
+    from conv.home import paths
 
     paths._dirs.cache_clear()
     yield home

@@ -6,13 +6,19 @@ and stored, how it is chosen, and each fault keeping what arrived before it.
 import json
 
 import pytest
-
 from anthropic_fake import CACHE_READ_TOKENS, DEFAULT_REPLY, INPUT_TOKENS, AnthropicFake
 from conftest import fails, ok, run_conv
-from conv.config import Config
+from test_provider_faults import (
+    QUESTION,
+    assert_fault,
+    by_role,
+    closed_port,
+    stored_turns,
+)
+
+from conv.home.config import Config
 from conv.providers import Message
 from conv.providers.anthropic import AnthropicProvider
-from test_provider_faults import QUESTION, assert_fault, by_role, closed_port, stored_turns
 
 KEY = "sk-ant-test-123"
 HAIKU = "claude-haiku-4-5"

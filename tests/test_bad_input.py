@@ -4,7 +4,6 @@ traceback, and nothing in the store is lost or damaged."""
 import json
 
 import pytest
-
 from conftest import fails, git, run_conv
 
 
@@ -44,7 +43,7 @@ def test_hostile_refs_are_invalid(fake, ref):
 
 
 def test_unknown_and_ambiguous_refs(fake):
-    from conv.format import Conversation, Turn
+    from conv.format.model import Conversation, Turn
     from conv.store import Store
 
     store = Store()

@@ -7,7 +7,6 @@ import time
 
 import pexpect
 import pytest
-
 from conftest import conv_env, fails, git, ok
 from fakeserver import SLOW_REPLY
 

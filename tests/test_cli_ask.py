@@ -4,7 +4,7 @@ import json
 
 from conftest import git, ok, run_conv
 
-from conv.ids import conversation_path
+from conv.format.ids import conversation_path
 
 
 def test_ask_then_follow_up_sends_the_whole_conversation(fake, store_path):

@@ -16,7 +16,6 @@ import sys
 import time
 
 import pytest
-
 from conftest import conv_env, fails, ok
 
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-
 from conftest import git
-from conv.ids import conversation_path
 from fakeserver import FakeServer
+
+from conv.format.ids import conversation_path
 
 WORKERS = 8
 PER_WORKER = 25

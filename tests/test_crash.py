@@ -17,10 +17,10 @@ import sys
 import time
 
 import pytest
-
 from conftest import git, run_conv
-from conv.ids import conversation_path
 from fakeserver import FakeServer
+
+from conv.format.ids import conversation_path
 
 ROUNDS = 20
 MAX_KILL_DELAY = 0.6

@@ -10,7 +10,6 @@ import threading
 import time
 
 import pytest
-
 from fakeserver import FakeServer
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -1,7 +1,8 @@
 """The fast path parses ``conv ask`` exactly as Typer does, or leaves it to Typer."""
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from conv.cli import asking

@@ -1,10 +1,11 @@
 """The on-disk format round-trips anything a person or a model can write."""
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conv.errors import StoreError
-from conv.format import Conversation, Turn, order_turns
+from conv.format.model import Conversation, Turn, order_turns
 
 tricky_lines = st.sampled_from(["---", "--- ", "...", "---\n---", "role: system", "# heading", "", "\n", "\r\n", "  - a"])
 bodies = st.lists(st.one_of(st.text(), tricky_lines), max_size=8).map("\n".join)
@@ -78,8 +79,8 @@ def test_interleaved_askers_get_answers_beside_their_questions():
 
 
 # -- the canonical writer/reader agrees with ruamel --------------------------------
-from conv.format import _plain  # noqa: E402
-from conv.frontmatter import _yaml, emit_canonical, parse_canonical  # noqa: E402
+from conv.format.frontmatter import _yaml, emit_canonical, parse_canonical  # noqa: E402
+from conv.format.model import _plain  # noqa: E402
 
 keys = st.from_regex(r"[a-z_][a-z0-9_]{0,12}", fullmatch=True)
 scalars = st.one_of(st.text(), st.integers(), st.booleans(), st.floats(allow_nan=False, allow_infinity=False), st.sampled_from(["true", "No", "null", "~", "1e3", "1.5", "-0.25", "1e-06", "0x1f", "2026-11-21", "a: b", "- x", "#c", "x ", " x", "[a]", "k3f9x2"]))

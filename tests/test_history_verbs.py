@@ -14,11 +14,10 @@ import sys
 import time
 
 import pytest
-
 from conftest import fails, git, ok, run_conv
-from conv.format import Conversation, Turn
-from conv.ids import conversation_path
 
+from conv.format.ids import conversation_path
+from conv.format.model import Conversation, Turn
 
 # ---- helpers -------------------------------------------------------------------
 

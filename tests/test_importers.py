@@ -15,10 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from conv import ids
 from conv.errors import UsageError
-from conv.importers import (ImportedConversation, ImportedTurn, conversation_id, read,
-                            turn_name)
+from conv.format import ids
+from conv.importers import (
+    ImportedConversation,
+    ImportedTurn,
+    conversation_id,
+    read,
+    turn_name,
+)
 
 LLM_NEW = ("llm==0.36",)  # threads, turns, messages, parts (llm >= 0.32)
 LLM_OLD = ("llm==0.31.1", "openai<3")  # conversations, responses; openai 3 dropped httpx

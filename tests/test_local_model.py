@@ -14,8 +14,8 @@ import time
 import urllib.request
 
 import pytest
-
 from conftest import git, ok
+
 from conv.providers.local import smollm2_path
 
 QUESTIONS = ["Name a primary colour.", "Name another one.", "And a third?"]

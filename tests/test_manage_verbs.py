@@ -8,10 +8,9 @@ import stat
 import subprocess
 
 import pytest
-
 from conftest import fails, git, ok, run_conv
 
-from conv.ids import TURN_RE, conversation_path
+from conv.format.ids import TURN_RE, conversation_path
 
 OLD_ID = "k3f9x2aaaaaa"  # made in-process, dated 2026-01-15: older than 7d / 30d
 AGENT_ID = "coder-m4n5p6q7r8s9"
@@ -67,7 +66,7 @@ def trash_path(conv_id: str) -> str:
 def stored(conv_id: str, title: str, text: str, day: str = "20260115", agent=None, tags=()):
     """A conversation written in-process with an old date (conv ask always
     writes 'now'): what --since, clean --older and --agent need."""
-    from conv.format import Conversation, Turn
+    from conv.format.model import Conversation, Turn
     from conv.store import Store
 
     created = f"{day[:4]}-{day[4:6]}-{day[6:]}T00:00:00.000Z"

@@ -16,11 +16,11 @@ import sys
 import time
 
 import pytest
+from conftest import git, run_conv
+from fakeserver import DEFAULT_REPLY, SLOW_REPLY
 from ruamel.yaml import YAML
 
-from conftest import git, run_conv
-from conv.ids import conversation_path
-from fakeserver import DEFAULT_REPLY, SLOW_REPLY
+from conv.format.ids import conversation_path
 
 QUESTION = "why is the sky blue?"
 

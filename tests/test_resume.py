@@ -10,10 +10,17 @@ import sys
 
 import pexpect
 import pytest
-
 from conftest import conv_env, fails, ok
 
-from conv.services.resume import TIER_FUZZY, TIER_TEXT, TIER_TITLE, Candidate, clear_choice, fuzzy, rank
+from conv.services.resume import (
+    TIER_FUZZY,
+    TIER_TEXT,
+    TIER_TITLE,
+    Candidate,
+    clear_choice,
+    fuzzy,
+    rank,
+)
 
 SESSION = {"CONV_SESSION": "term-r"}
 DOWN, UP, ESC = "\x1b[B", "\x1b[A", "\x1b"

@@ -17,7 +17,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from conftest import conv_env, git, run_conv
 
 STEPS = int(os.environ.get("CONV_SYNC_STEPS", "150"))

@@ -5,11 +5,12 @@ reads names its line."""
 import re
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conv.errors import UsageError
-from conv.format import Conversation, Turn
-from conv.transcript import Edit, marker, parse, render
+from conv.format.model import Conversation, Turn
+from conv.format.transcript import Edit, marker, parse, render
 
 CREATED = "2026-11-21T17:55:20.123Z"
 ROLES = ("user", "assistant", "system")

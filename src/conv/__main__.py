@@ -20,7 +20,7 @@ def main() -> None:
         if not _fast_path(sys.argv[1:]):
             _typer_path(sys.argv[1:])
     except ConvError as exc:
-        from .render import error
+        from .terminal.render import error
 
         error(str(exc))
         sys.exit(exc.exit_code)
@@ -46,7 +46,7 @@ def _typer_path(args: list[str]) -> None:
             raise  # not a usage error: a bug, with its traceback
         if type(exc).__name__ == "NoArgsIsHelpError":
             sys.exit(0)  # the help was shown
-        from .render import error
+        from .terminal.render import error
 
         where = getattr(getattr(exc, "ctx", None), "command_path", "conv")
         error(f"{exc.format_message().rstrip('.')}. Try '{where} --help'")

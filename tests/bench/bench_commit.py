@@ -23,8 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
 
-from conv import ids  # noqa: E402
-from conv.format import Turn, now_iso  # noqa: E402
+from conv.format import ids  # noqa: E402
+from conv.format.model import Turn, now_iso  # noqa: E402
 from conv.store import Store  # noqa: E402
 
 BUDGET_MS = 15

@@ -27,8 +27,8 @@ LIST = common.conv("list", "-n", "50")
 
 
 def outside_commit(home: Path, conv_id: str) -> None:
-    from conv import ids
-    from conv.format import Turn, now_iso
+    from conv.format import ids
+    from conv.format.model import Turn, now_iso
     from conv.store import Store
 
     Store(home / "store.git").add_turns(

@@ -55,7 +55,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
 
-from conv import ids  # noqa: E402
+from conv.format import ids  # noqa: E402
 
 LIST_BUDGET_MS = 150
 SEARCH_BUDGET_MS = 150

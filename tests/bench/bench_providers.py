@@ -102,7 +102,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
 
-from conv.config import Config  # noqa: E402
+from conv.home.config import Config  # noqa: E402
 from conv.providers import Message, local  # noqa: E402
 from conv.providers.command import transcript  # noqa: E402
 from conv.providers.local import LocalProvider, availability  # noqa: E402

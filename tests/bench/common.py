@@ -7,9 +7,9 @@ an editable install recompiles its own modules at every start).
 """
 
 import math
-import re
 import os
 import pty
+import re
 import statistics
 import subprocess
 import sys

@@ -51,8 +51,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
 
-from conv import ids  # noqa: E402
-from conv.format import FORMAT_VERSION, Conversation, Turn  # noqa: E402
+from conv.format import ids  # noqa: E402
+from conv.format.model import FORMAT_VERSION, Conversation, Turn  # noqa: E402
 from conv.store import META_FILE, ROOT, STORE_README, Store  # noqa: E402
 
 BRANCH = b"refs/heads/main"
@@ -69,7 +69,7 @@ WORDS = ("git rebase commit branch merge conflict python function class module i
          "question error retry timeout value list dict string bytes object store lock signal process").split()
 
 try:  # conv's own title rule; a plain cut if it moved
-    from conv.services.ask import _title
+    from conv.services.ask.pipeline import _title
 except ImportError:
     def _title(words, prompt):
         return prompt.splitlines()[0][:60]

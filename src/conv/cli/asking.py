@@ -4,7 +4,7 @@ the fast path (cli/fastpath.py). Imports nothing heavy: no Typer here."""
 import sys
 from dataclasses import dataclass
 
-from ..services.ask import AskOptions
+from ..services.ask.pipeline import AskOptions
 
 MAX_STDIN = 4 * 1024 * 1024  # more than any model takes in one message
 
@@ -21,9 +21,9 @@ class AskCommand:
 
 def run(command: AskCommand, how=None) -> None:
     """Ask (or, with ``how``, e.g. retry) and print the answer as it arrives."""
-    from .. import render
-    from ..services.ask import Asker
+    from ..services.ask.pipeline import Asker
     from ..services.workspace import Workspace
+    from ..terminal import render
 
     opts = command.options
     if how is None:
@@ -56,7 +56,7 @@ def run(command: AskCommand, how=None) -> None:
 
 def show_preview(preview, json_out: bool) -> None:
     """--dry-run: the messages, each under a rule naming its role (or as JSON)."""
-    from .. import render
+    from ..terminal import render
 
     if json_out:
         return render.emit_json(preview.to_dict())

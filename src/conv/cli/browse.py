@@ -17,7 +17,7 @@ Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
 def _filters(agent, tag, since, status, deleted=False):
-    from ..format import STATUSES
+    from ..format.model import STATUSES
     from ..index import Filters
     from ..services.browse import since as since_time
 
@@ -40,8 +40,8 @@ def list_(
     json_out: Json = False,
 ) -> None:
     """List conversations, most recently updated first (* marks the current one)."""
-    from .. import render
     from ..services import browse
+    from ..terminal import render
 
     listing = browse.listing(limit, _filters(agent, tag, since, status, deleted), tree)
     if json_out:
@@ -50,7 +50,7 @@ def list_(
     if not listing:
         render.notice("the trash is empty" if deleted else 'no conversations yet; start one with: conv ask "…"')
         return
-    from ..pricing import dollars
+    from ..services.ask.pricing import dollars
 
     render.table(
         ["ID", "TURNS", "UPDATED", "MODEL", "TOKENS", "COST", "TITLE"],
@@ -75,8 +75,8 @@ def search(
     json_out: Json = False,
 ) -> None:
     """Search every turn of every conversation (best matches first)."""
-    from .. import render
     from ..services import browse
+    from ..terminal import render
 
     hits = browse.search(" ".join(text), limit, _filters(agent, tag, since, status))
     if json_out:
@@ -98,8 +98,8 @@ def show(
     last: Annotated[Optional[int], typer.Option("--last", metavar="N", min=1, help="Only the last N turns.")] = None,
 ) -> None:
     """Show a conversation: Markdown on a terminal, plain text when piped."""
-    from .. import render
     from ..services import browse
+    from ..terminal import render
 
     if raw:
         for path, text in browse.raw_files(ref):
@@ -108,7 +108,7 @@ def show(
         return
     conv = browse.conversation(ref)
     if json_out:
-        from ..pricing import totals
+        from ..services.ask.pricing import totals
 
         render.emit_json(conv.to_dict() | {"usage": totals(conv.turns)})
         return
@@ -117,10 +117,10 @@ def show(
 
 def print_conversation(conv, last: int | None = None) -> None:
     """A conversation as ``conv show`` prints it (``conv chat``'s /show too)."""
-    from .. import render
+    from ..terminal import render
 
     first = max(len(conv.turns) - last, 0) if last else 0
-    from ..pricing import dollars, totals
+    from ..services.ask.pricing import dollars, totals
 
     used = totals(conv.turns)
     spent = used["prompt_tokens"] + used["completion_tokens"]
@@ -143,8 +143,8 @@ def _finish(turn) -> str:
 @app.command(rich_help_panel="Ask", epilog="Examples:\n\n  conv use k3f9x2\n\n  conv ask -c \"and then?\"     # goes to k3f9x2")
 def use(ref: Annotated[str, typer.Argument(help="Conversation id, unique prefix or suffix.")]) -> None:
     """Make a conversation this terminal's current one (what -c and Alt-F continue)."""
-    from .. import render
     from ..services.current import use as use_conv
+    from ..terminal import render
 
     render.notice(f"this terminal now continues {use_conv(workspace(), ref)}")
 
@@ -152,8 +152,8 @@ def use(ref: Annotated[str, typer.Argument(help="Conversation id, unique prefix 
 @app.command(rich_help_panel="Ask", epilog="Example:\n\n  conv clear")
 def clear() -> None:
     """Forget this terminal's current conversation: the next -c starts a new one."""
-    from .. import render
     from ..services.current import forget
+    from ..terminal import render
 
     forgotten = forget(workspace())
     render.notice(f"forgot {forgotten}; the next follow-up starts a new conversation" if forgotten else "no current conversation")

@@ -34,8 +34,8 @@ def chat(
     """Talk with a model turn by turn at a prompt; every turn is saved as it happens.
 
     Type /help in the chat for its commands (/retry, /fork, /title, /show, /exit)."""
-    from .. import render
     from ..services.chat import Chat
+    from ..terminal import render
 
     Terminal(Chat.open(ref, follow, render.notice, model=model, system=system, agent=agent)).run()
 
@@ -53,8 +53,8 @@ class Terminal:
         self.history = _history() if self.interactive else None
 
     def run(self) -> None:
-        from .. import render
         from ..errors import ConvError, Interrupted
+        from ..terminal import render
 
         where = f"going on with {self.chat.short}" if self.chat.conv_id else "a new conversation"
         render.notice(f"{where}; /help for commands, Ctrl-D to leave")
@@ -113,9 +113,9 @@ class Terminal:
 
     def _do(self, entry) -> bool:
         """Carry out a message or command; False to leave."""
-        from .. import render
-        from ..sanitize import clean
         from ..services.chat import COMMANDS
+        from ..terminal import render
+        from ..terminal.sanitize import clean
 
         chat = self.chat
         if isinstance(entry, str):
@@ -141,8 +141,8 @@ class Terminal:
 
     def _answer(self, ask) -> None:
         """Stream an answer as conv ask does; Ctrl-C stops it and the chat goes on."""
-        from .. import render
         from ..errors import Interrupted
+        from ..terminal import render
 
         printer, stopped = render.AnswerPrinter(), False
         try:
@@ -162,7 +162,7 @@ def _history() -> str | None:
     if it cannot be made. Tab completes the commands."""
     import readline
 
-    from .. import paths
+    from ..home import paths
     from ..services.chat import COMMANDS
 
     def complete(text: str, state: int) -> str | None:

@@ -16,7 +16,7 @@ app.add_typer(config_app, name="config", rich_help_panel="Store")
 @config_app.command("get", epilog="Examples:\n\n  conv config get\n\n  conv config get session.expiry")
 def get(key: Annotated[Optional[str], typer.Argument(help="A key; all keys when left out.", show_default=False)] = None) -> None:
     """Print a setting (or every setting with its meaning)."""
-    from ..config import KEYS, PATTERNS, Config
+    from ..home.config import KEYS, PATTERNS, Config
 
     config = Config()
     if key:
@@ -40,7 +40,7 @@ def set_(
     value: Annotated[str, typer.Argument(help="The new value.")],
 ) -> None:
     """Change a setting."""
-    from ..config import Config
+    from ..home.config import Config
 
     Config().set(key, value)
 
@@ -48,6 +48,6 @@ def set_(
 @config_app.command("path", epilog="Example:\n\n  $EDITOR \"$(conv config path)\"")
 def path() -> None:
     """Print where the config file lives."""
-    from ..paths import config_file
+    from ..home.paths import config_file
 
     typer.echo(config_file())

@@ -15,8 +15,8 @@ def export(
     fmt: Annotated[str, typer.Option("--format", "-f", help="md, json, or openai (the messages array a chat API takes).")] = "md",
 ) -> None:
     """Print a conversation as Markdown, JSON or OpenAI chat messages."""
-    from .. import render
     from ..services.exchange import export as export_conv
+    from ..terminal import render
 
     out = export_conv(workspace(), ref, fmt)
     if isinstance(out, str):
@@ -35,8 +35,8 @@ def import_(
     """Import conversations from llm or a ChatGPT export (running it again adds only what is new).
 
     ChatGPT branches other than the one you ended on become forks."""
-    from .. import render
     from ..services.exchange import import_from
+    from ..terminal import render
 
     done = import_from(workspace(), source, path)
     if json_out:

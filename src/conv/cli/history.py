@@ -15,8 +15,8 @@ Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 def log(ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).", show_default=False)] = None,
         json_out: Json = False) -> None:
     """The history of a conversation: every ask, answer, retry, edit and change, with commit ids for conv diff --rev."""
-    from .. import render
     from ..services.history import log as history
+    from ..terminal import render
 
     found = history(workspace(), ref)
     if json_out:
@@ -34,9 +34,9 @@ def diff(
     json_out: Json = False,
 ) -> None:
     """Compare two conversations, or two versions of one: the shared start on one line, then turn by turn."""
-    from .. import diffing, render
     from ..errors import UsageError
-    from ..services import history
+    from ..services import diffing, history
+    from ..terminal import render
 
     if ref_b and rev:
         raise UsageError("give two conversations or --rev, not both", "e.g. conv diff A B, or conv diff A --rev X..Y")

@@ -17,8 +17,8 @@ def edit(
     """Edit a conversation as one Markdown file in $EDITOR; changed turns are committed.
 
     A file that no longer reads is refused with its line number, and nothing is changed."""
-    from .. import render
     from ..services.editing import edit as edit_conv
+    from ..terminal import render
 
     done = edit_conv(workspace(), ref)
     if json_out:
@@ -42,8 +42,8 @@ def git(ctx: typer.Context) -> None:
 @app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv gc")
 def gc() -> None:
     """Pack the store: git gc when git is installed (far smaller), dulwich's otherwise."""
-    from .. import render
     from ..services.maintenance import gc as pack
+    from ..terminal import render
 
     render.notice(f"packed with {pack(workspace())}")
 
@@ -51,8 +51,8 @@ def gc() -> None:
 @app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv fsck")
 def fsck() -> None:
     """Check the store's objects (git fsck --strict); exit 1 if anything is wrong."""
-    from .. import render
     from ..services.maintenance import fsck as check
+    from ..terminal import render
 
     problems = check(workspace())
     for line in problems:
@@ -65,8 +65,8 @@ def fsck() -> None:
 @app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv reindex")
 def reindex() -> None:
     """Rebuild the search and listing index from git (it is only a cache)."""
-    from .. import render
     from ..services.maintenance import reindex as rebuild
+    from ..terminal import render
 
     render.notice(f"indexed {rebuild(workspace())} conversations")
 
@@ -79,8 +79,8 @@ app.add_typer(hooks_app, name="hooks", rich_help_panel=PANEL)
 @hooks_app.command("install", epilog="Examples:\n\n  conv hooks install              # all that conv ships\n\n  conv hooks install pre-commit")
 def hooks_install(names: Annotated[Optional[list[str]], typer.Argument(help="pre-commit (secret scan) or post-commit (backup push).", show_default=False)] = None) -> None:
     """Install the hooks conv ships: pre-commit refuses turns holding API or private keys; post-commit backs up to the remote "backup"."""
-    from .. import render
     from ..services.maintenance import install_hooks
+    from ..terminal import render
 
     render.notice("installed: " + ", ".join(install_hooks(workspace(), names or [])))
 
@@ -88,8 +88,8 @@ def hooks_install(names: Annotated[Optional[list[str]], typer.Argument(help="pre
 @hooks_app.command("list", epilog="Example:\n\n  conv hooks list")
 def hooks_list() -> None:
     """List the store's hooks and the ones conv ships."""
-    from .. import render
     from ..services.maintenance import installed_hooks, shipped_hooks
+    from ..terminal import render
 
     have = installed_hooks(workspace())
     rows = [[name, have.get(name, "not installed"), about] for name, about in shipped_hooks().items()]

@@ -31,8 +31,8 @@ def fork(
     """Start a new conversation from the first N turns of another (no content is copied).
 
     The fork becomes this terminal's current conversation, so conv ask -c continues it."""
-    from .. import render
     from ..services.fork import fork as make_fork
+    from ..terminal import render
 
     forked = make_fork(workspace(), ref, at, title)
     if json_out:
@@ -143,7 +143,7 @@ def clean(
 
 
 def _report(moved, verb: str, json_out: bool) -> None:
-    from .. import render
+    from ..terminal import render
 
     if json_out:
         render.emit_json(moved.to_dict())

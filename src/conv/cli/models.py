@@ -13,9 +13,9 @@ def models(
 ) -> None:
     """Show how conv picks a model: -m, the agent, CONV_MODEL, config, API keys,
     Ollama on 127.0.0.1:11434, the local model. The first that names one answers."""
-    from .. import render
-    from ..config import Config
+    from ..home.config import Config
     from ..providers.choice import report
+    from ..terminal import render
 
     config = Config()
     steps, chosen = report(config)

@@ -20,9 +20,8 @@ def resume(
     holds the words, else the only one whose text does, else the only fuzzy
     match), it is chosen at once; otherwise a picker opens with TEXT typed in:
     type to filter, Up/Down to move, Enter to choose, Esc to cancel (exit 1)."""
-    from .. import render
     from ..services import resume as resuming
-    from . import picker
+    from ..terminal import picker, render
 
     query = " ".join(text or [])
     ws = workspace()

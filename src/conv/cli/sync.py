@@ -36,8 +36,8 @@ def remove(name: Annotated[str, typer.Argument(help="The remote's name.")]) -> N
 @remote_app.command("list", epilog="Example:\n\n  conv remote list")
 def list_(json_out: Json = False) -> None:
     """List remotes, passwords masked."""
-    from .. import render
     from ..services.sync import remotes
+    from ..terminal import render
 
     known = remotes(workspace()).list()
     if json_out:

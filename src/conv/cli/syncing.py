@@ -4,7 +4,7 @@
 
 def run(name: str | None, pull: bool, send: bool, json_out: bool) -> None:
     """Sync, pull or push, and say what happened."""
-    from .. import render
+    from ..terminal import render
 
     if pull:
         from ..services.sync import sync as run_sync

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from .. import ids
 from ..errors import UsageError
-from ..format import iso
+from ..format import ids
+from ..format.model import iso
 
 # source name -> module with ``read(path) -> list[ImportedConversation]``;
 # imported only when asked for (conv's startup budget).

@@ -22,9 +22,15 @@ import zipfile
 from pathlib import Path
 
 from ..errors import UsageError
-from ..format import ROLES
-from . import (ImportedConversation, ImportedTurn, first_question, from_epoch, shared_prefix,
-               strictly_increasing)
+from ..format.model import ROLES
+from . import (
+    ImportedConversation,
+    ImportedTurn,
+    first_question,
+    from_epoch,
+    shared_prefix,
+    strictly_increasing,
+)
 
 HINT = "Give the conversations.json of a ChatGPT data export (or the export's zip or folder)"
 

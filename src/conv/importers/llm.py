@@ -28,9 +28,15 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from ..errors import UsageError
-from ..format import ROLES, iso
-from . import (ImportedConversation, ImportedTurn, first_question, parse_time, shared_prefix,
-               strictly_increasing)
+from ..format.model import ROLES, iso
+from . import (
+    ImportedConversation,
+    ImportedTurn,
+    first_question,
+    parse_time,
+    shared_prefix,
+    strictly_increasing,
+)
 
 HINT = "llm's logs are at `llm logs path`"
 RESPONSE_COLUMNS = ("id", "model", "resolved_model", "prompt", "system", "response",

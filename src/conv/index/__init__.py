@@ -13,10 +13,11 @@ import os
 import sqlite3
 from pathlib import Path
 
-from .. import ids, paths
 from ..errors import RefError, StoreError
-from ..format import Conversation
-from ..pricing import totals
+from ..format import ids
+from ..format.model import Conversation
+from ..home import paths
+from ..services.ask.pricing import totals
 from ..store import ROOT, TRASH, Store
 from . import db as sql
 from .queries import Event, Filters, Hit, Queries, Row

@@ -4,7 +4,7 @@ history of a conversation, and reference lookups."""
 import json
 from dataclasses import dataclass
 
-from .. import ids
+from ..format import ids
 
 HIT_START, HIT_END = "\ue000", "\ue001"  # around matches in snippets; render turns them into style
 

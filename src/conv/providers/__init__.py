@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Callable, Protocol
 
-from ..config import Config
 from ..errors import UsageError
+from ..home.config import Config
 
 
 @dataclass

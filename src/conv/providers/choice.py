@@ -14,8 +14,8 @@ import json
 import os
 from dataclasses import dataclass
 
-from ..config import Config
 from ..errors import ProviderError, UsageError
+from ..home.config import Config
 from . import PROVIDERS
 
 OPENAI_DEFAULT = "gpt-4o-mini"

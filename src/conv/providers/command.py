@@ -36,9 +36,9 @@ import subprocess
 import time
 from dataclasses import dataclass
 
-from ..config import Config
 from ..errors import Interrupted, ProviderError
-from ..sanitize import clean
+from ..home.config import Config
+from ..terminal.sanitize import clean
 from . import Message, OnText, Reply
 
 CHUNK = 65536

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
 
-from ..config import Config
 from ..errors import ProviderError
+from ..home.config import Config
 from . import Message, OnText, Reply
 
 DEFAULT_MODEL = "smollm2"

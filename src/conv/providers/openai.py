@@ -9,8 +9,8 @@ errors are httpapi.py's, shared with the Anthropic provider.
 import os
 from dataclasses import dataclass
 
-from ..config import Config
 from ..errors import ProviderError
+from ..home.config import Config
 from . import Message, OnText, Reply
 from .httpapi import Hints, call, cut_short, error_message, json_object
 from .sse import events

@@ -3,10 +3,10 @@
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from .. import ids
-from ..config import duration
 from ..errors import UsageError
-from ..format import Conversation, iso
+from ..format import ids
+from ..format.model import Conversation, iso
+from ..home.config import duration
 from ..index import Filters, Hit, Row
 from ..store import META_FILE
 from .current import current

@@ -5,10 +5,10 @@ this part needs no terminal, so it is tested without one."""
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .. import agents
 from ..errors import UsageError
-from ..format import Conversation
-from .ask import Asker, AskOptions, AskResult
+from ..format.model import Conversation
+from .ask import agents
+from .ask.pipeline import Asker, AskOptions, AskResult
 from .fork import Forked, fork
 from .metadata import set_title
 from .workspace import Workspace

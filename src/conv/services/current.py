@@ -3,9 +3,9 @@
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from .. import session
 from ..errors import UsageError
-from ..format import iso
+from ..format.model import iso
+from ..home import session
 from ..index import Filters
 from .workspace import Workspace
 

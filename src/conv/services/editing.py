@@ -6,9 +6,10 @@ import shlex
 import subprocess
 from dataclasses import dataclass
 
-from .. import paths, transcript
 from ..errors import UsageError
-from ..format import now_iso
+from ..format import transcript
+from ..format.model import now_iso
+from ..home import paths
 from .workspace import Workspace
 
 

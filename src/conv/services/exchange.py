@@ -3,9 +3,9 @@
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..context import transcript_messages
 from ..errors import UsageError
-from ..format import Conversation, Turn
+from ..format.model import Conversation, Turn
+from .ask.context import transcript_messages
 from .workspace import Workspace
 
 FORMATS = ("md", "json", "openai")

@@ -3,9 +3,9 @@ N turns, made of the very same git blobs, and remembers where it came from."""
 
 from dataclasses import dataclass
 
-from .. import ids
 from ..errors import UsageError
-from ..format import Conversation, now_iso
+from ..format import ids
+from ..format.model import Conversation, now_iso
 from .workspace import Workspace
 
 

@@ -3,10 +3,10 @@ between two conversations or two versions of one (``conv diff``)."""
 
 from dataclasses import dataclass
 
-from .. import refs
-from ..diffing import ConversationDiff, compare
 from ..errors import RefError, UsageError
 from ..index import Event
+from . import refs
+from .diffing import ConversationDiff, compare
 from .workspace import Workspace
 
 

@@ -5,11 +5,11 @@ store in one commit: nothing is copied and nothing is lost."""
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from .. import refs
-from ..config import duration
 from ..errors import UsageError
-from ..format import iso
+from ..format.model import iso
+from ..home.config import duration
 from ..index import Filters
+from . import refs
 from .workspace import Workspace
 
 

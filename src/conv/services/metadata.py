@@ -2,7 +2,7 @@
 change is one commit; comments and keys a person added by hand are kept."""
 
 from ..errors import UsageError
-from ..format import STATUSES
+from ..format.model import STATUSES
 from ..store import Written
 from .workspace import Workspace
 

@@ -10,7 +10,7 @@ last turn; consecutive letters and letters that start a word score higher.
 from dataclasses import dataclass, field
 
 from ..errors import RefError
-from ..sanitize import clean
+from ..terminal.sanitize import clean
 from .current import current, require_session
 from .current import use as make_current
 from .workspace import Workspace

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .. import session
 from ..errors import UsageError
+from ..home import session
 from ..store.remotes import Remote, Remotes, SyncError, fetch, push
 
 if TYPE_CHECKING:  # not imported at run time: conv push must not load the index
@@ -126,7 +126,7 @@ def auto_sync(ws: Workspace) -> bool:
     import sys
     import time
 
-    from .. import paths
+    from ..home import paths
 
     name = ws.config.get("sync.auto")
     if not name:

@@ -2,10 +2,10 @@
 
 from dataclasses import dataclass, field
 
-from .. import session
-from ..config import Config
 from ..errors import RefError
-from ..format import Conversation
+from ..format.model import Conversation
+from ..home import session
+from ..home.config import Config
 from ..index import Index
 from ..store import Store
 
@@ -26,7 +26,7 @@ class Workspace:
 
     def resolve(self, ref: str | None) -> str:
         """The conversation ``ref`` names, or with no ref this terminal's current one."""
-        from .. import refs
+        from . import refs
         from .current import current
 
         if ref is not None:

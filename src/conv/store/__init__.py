@@ -11,10 +11,22 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import ids, paths
 from ..errors import RefError, StoreError
-from ..format import FORMAT_VERSION, Conversation, Turn, order_turns
-from .conversations import META_FILE, ROOT, TRASH, Draft, ParsedCache, decode, files_in, folder, parse_files, shard_path
+from ..format import ids
+from ..format.model import FORMAT_VERSION, Conversation, Turn, order_turns
+from ..home import paths
+from .conversations import (
+    META_FILE,
+    ROOT,
+    TRASH,
+    Draft,
+    ParsedCache,
+    decode,
+    files_in,
+    folder,
+    parse_files,
+    shard_path,
+)
 from .git import CommitInfo, Existing, GitStore, Snapshot
 
 STORE_README = f"""# conv store

@@ -3,9 +3,9 @@ reading them (through the parsed-file cache when one is given)."""
 
 from typing import Protocol
 
-from .. import ids
 from ..errors import RefError, StoreError
-from ..format import Conversation, Turn, order_turns
+from ..format import ids
+from ..format.model import Conversation, Turn, order_turns
 from .git import Snapshot
 
 META_FILE = "conversation.md"

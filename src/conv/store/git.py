@@ -270,8 +270,8 @@ class GitStore(Upkeep, Hooks):
         """One read-modify-write: ``build`` sees the current tree and returns the
         changes, the commit message and optionally more parents (a merge).
         Returns (old commit, new commit)."""
-        from dulwich.objects import Blob, Commit, Tree
         from dulwich.object_store import commit_tree_changes
+        from dulwich.objects import Blob, Commit, Tree
 
         with writer_lock(self.path):
             clear_stale_ref_locks(self.path, BRANCH)

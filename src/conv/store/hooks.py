@@ -16,7 +16,7 @@ class Hooks:
                 if p.is_file() and not p.name.endswith(".sample")} if folder.is_dir() else {}
 
     def install_hook(self, name: str, text: str) -> Path:
-        from ..atomic import write_atomic
+        from ..home.files import write_atomic
 
         path = self.path / "hooks" / name
         write_atomic(path, text)

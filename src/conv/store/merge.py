@@ -18,9 +18,11 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .. import ids
-from ..format import Conversation
-from .conversations import META_FILE as META, ROOT, TRASH, shard_path as _shard
+from ..format import ids
+from ..format.model import Conversation
+from .conversations import META_FILE as META
+from .conversations import ROOT, TRASH
+from .conversations import shard_path as _shard
 from .git import Existing, Snapshot
 
 ROOTS = (ROOT, TRASH)

@@ -66,8 +66,8 @@ class Upkeep:
         nothing else are dropped, messages (titles, tags) and all. Then the
         objects no commit reaches any more are pruned. Returns the commits
         rewritten or dropped."""
-        from dulwich.objects import Commit
         from dulwich.object_store import commit_tree_changes
+        from dulwich.objects import Commit
 
         from .git import BRANCH, Snapshot, _HealingObjects
 

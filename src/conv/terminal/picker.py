@@ -20,10 +20,10 @@ from contextlib import contextmanager
 from itertools import groupby
 
 from ..errors import Interrupted
-from ..interrupts import terminal_loss_interrupts
-from ..render import ago
-from ..sanitize import clean
 from ..services.resume import Candidate, Ranked, rank
+from .render import ago
+from .sanitize import clean
+from .signals import terminal_loss_interrupts
 
 ROWS = 10
 ESC_WAIT = 0.05  # seconds: a lone Esc followed by nothing this soon is the Esc key, not an arrow key's start

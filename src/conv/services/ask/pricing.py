@@ -3,8 +3,8 @@ reported and the price table in config (``prices.MODEL.input`` / ``.output``,
 US dollars per million tokens). Models that run on this machine cost nothing;
 a model without a price has no cost rather than a guessed one."""
 
-from .config import Config
-from .format import Turn
+from ...format.model import Turn
+from ...home.config import Config
 
 FREE_PROVIDERS = ("local", "ollama")
 

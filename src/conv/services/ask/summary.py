@@ -2,11 +2,11 @@
 by the model that is answering, kept in conversation.md, extended as the
 conversation grows."""
 
-from ..context import Plan
-from ..errors import ProviderError
-from ..providers import Message, Provider
-from ..store import Written
-from .workspace import Workspace
+from ...errors import ProviderError
+from ...providers import Message, Provider
+from ...store import Written
+from ..workspace import Workspace
+from .context import Plan
 
 INSTRUCTION = (
     "You condense conversations so they can be continued later. Summarize the conversation you are given, "

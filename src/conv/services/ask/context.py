@@ -12,8 +12,8 @@ model is asked to extend it only every few turns, not at every one.
 
 from dataclasses import dataclass, field
 
-from .format import Conversation, Turn
-from .providers import Message
+from ...format.model import Conversation, Turn
+from ...providers import Message
 
 CHARS_PER_TOKEN = 4  # a rough count; no tokenizer is worth its import here
 SUMMARY_HEADING = "Summary of the earlier part of this conversation:"

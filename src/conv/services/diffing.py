@@ -12,10 +12,10 @@ from dataclasses import asdict, dataclass, field
 from difflib import SequenceMatcher, unified_diff
 from typing import TYPE_CHECKING
 
-from .sanitize import clean
+from ..terminal.sanitize import clean
 
 if TYPE_CHECKING:  # only .role and .content are read
-    from .format import Turn
+    from ..format.model import Turn
 
 CONTEXT = 2  # unchanged lines shown around a change in plain(); 3 in rich
 _WORD = re.compile(r"(\w+|[^\w\s]+)(\s*)")  # a word or a run of punctuation, and the gap after it

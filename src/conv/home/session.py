@@ -16,9 +16,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import UsageError
 from . import paths
-from .atomic import write_atomic
-from .errors import UsageError
+from .files import write_atomic
 
 _SESSION_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 DEFAULT = "_default"  # the file used when CONV_SESSION is unset

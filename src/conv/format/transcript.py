@@ -42,8 +42,8 @@ content stay content.
 import re
 from dataclasses import dataclass, field
 
-from .errors import UsageError
-from .format import Conversation, Turn
+from ..errors import UsageError
+from .model import Conversation, Turn
 
 HEADER = """\
 <!--

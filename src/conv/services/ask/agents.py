@@ -7,8 +7,8 @@ a follow-up can tell when the prompt was changed since.
 
 from dataclasses import dataclass
 
-from .config import Config, agent_name
-from .errors import UsageError
+from ...errors import UsageError
+from ...home.config import Config, agent_name
 
 
 @dataclass

@@ -6,15 +6,15 @@ Every key conv reads is declared in ``KEYS`` with its type, default and help;
 """
 
 import re
-from io import StringIO
 from dataclasses import dataclass
+from io import StringIO
 from pathlib import Path
 from typing import Any, Callable
 
+from ..errors import UsageError
+from ..format.frontmatter import parse_canonical
 from . import paths
-from .atomic import write_atomic
-from .errors import UsageError
-from .frontmatter import parse_canonical
+from .files import write_atomic
 
 
 def duration(text: Any) -> float:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from .errors import StoreError
+from ..errors import StoreError
 from .frontmatter import Document, dump_document, emittable, new_mapping, parse_document
 
 FORMAT_VERSION = 1

@@ -21,7 +21,7 @@ from functools import cache
 from io import StringIO
 from typing import Any
 
-from .errors import StoreError
+from ..errors import StoreError
 
 FENCE = "---\n"
 

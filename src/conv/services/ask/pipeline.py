@@ -10,16 +10,18 @@ import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from .. import agents, context, ids, pricing, refs
-from ..agents import Agent
-from ..errors import Interrupted, ProviderError, UsageError
-from ..interrupts import ignoring_interrupts, terminal_loss_interrupts
-from ..format import Conversation, Turn, now_iso
-from ..store import Written
-from ..providers import Message, Provider, get_provider
-from ..providers.choice import Choice, choose
-from .current import current
-from .workspace import Workspace
+from ...errors import Interrupted, ProviderError, UsageError
+from ...format import ids
+from ...format.model import Conversation, Turn, now_iso
+from ...providers import Message, Provider, get_provider
+from ...providers.choice import Choice, choose
+from ...store import Written
+from ...terminal.signals import ignoring_interrupts, terminal_loss_interrupts
+from .. import refs
+from ..current import current
+from ..workspace import Workspace
+from . import agents, context, pricing
+from .agents import Agent
 
 TITLE_LENGTH = 60
 
@@ -242,7 +244,7 @@ class Asker:
 
     def _agents_latest(self, name: str) -> str | None:
         """-a with -c: this terminal's conversation if it is the agent's, else the agent's latest."""
-        from ..index.queries import Filters
+        from ...index.queries import Filters
 
         now = current(self.ws)
         row = self.ws.index.get(now.conv_id) if now.conv_id and now.why != "session-expired" else None

@@ -1,8 +1,8 @@
 """Turning what a person typed into one conversation id."""
 
-from . import ids
-from .errors import RefError
-from .index import Index
+from ..errors import RefError
+from ..format import ids
+from ..index import Index
 
 
 def check(ref: str) -> str:

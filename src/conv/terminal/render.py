@@ -129,7 +129,7 @@ def when(epoch: int) -> str:
 
 def unmark(snippet: str) -> str:
     """A search snippet without its match markers (see index.queries.HIT_START)."""
-    from .index.queries import HIT_END, HIT_START
+    from ..index.queries import HIT_END, HIT_START
 
     return clean(snippet).replace(HIT_START, "").replace(HIT_END, "")
 
@@ -137,7 +137,7 @@ def unmark(snippet: str) -> str:
 def search_hit(short: str, updated: str, title: str, role: str, snippet: str) -> None:
     """One search result: a line about the conversation, then the matching text
     (matches bold on a terminal unless NO_COLOR)."""
-    from .index.queries import HIT_END, HIT_START
+    from ..index.queries import HIT_END, HIT_START
 
     text = " ".join(clean(snippet).split())
     styled = is_terminal() and not os.environ.get("NO_COLOR")
