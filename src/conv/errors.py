@@ -9,6 +9,7 @@ EXIT_OK = 0
 EXIT_ERROR = 1  # bad input, unknown ref, corrupt file: the user can fix it
 EXIT_USAGE = 2  # wrong flags or arguments (the same code click uses)
 EXIT_PROVIDER = 3  # the model's server refused, failed or could not be reached
+EXIT_SYNC = 4  # a remote could not be reached, or refused a push
 EXIT_INTERRUPTED = 130  # Ctrl-C: what was received is kept
 
 
@@ -34,6 +35,12 @@ class ProviderError(ConvError):
     """The model call failed; the question is already stored."""
 
     exit_code = EXIT_PROVIDER
+
+
+class SyncError(ConvError):
+    """A transfer failed: unreachable, refused, or raced by another pusher."""
+
+    exit_code = EXIT_SYNC
 
 
 class RefError(ConvError):

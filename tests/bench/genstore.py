@@ -53,7 +53,8 @@ import common  # noqa: E402
 
 from conv.format import ids  # noqa: E402
 from conv.format.model import FORMAT_VERSION, Conversation, Turn  # noqa: E402
-from conv.store import META_FILE, ROOT, STORE_README, Store  # noqa: E402
+from conv.store import Store  # noqa: E402
+from conv.store.layout import META_FILE, ROOT, STORE_README  # noqa: E402
 
 BRANCH = b"refs/heads/main"
 COMMITS = ("single", "per-conversation", "per-turn")  # --commits: how the conversations arrive
@@ -136,7 +137,7 @@ def generate(home: Path, conversations: int, turns: int, jobs: int, seed: int = 
 
     t0 = time.perf_counter()
     store = Store(home / "store.git")
-    git_store = store.git  # creates the repository the way conv does (README, config)
+    git_store = store._repo  # creates the repository the way conv does (README, config)
     old = store.head()
     base = git_store.objects[git_store.objects[old.encode()].tree]
     if any(entry.path == ROOT.encode() for entry in base.iteritems()):

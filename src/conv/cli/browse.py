@@ -50,13 +50,11 @@ def list_(
     if not listing:
         render.notice("the trash is empty" if deleted else 'no conversations yet; start one with: conv ask "…"')
         return
-    from ..services.ask.pricing import dollars
-
     render.table(
         ["ID", "TURNS", "UPDATED", "MODEL", "TOKENS", "COST", "TITLE"],
         [
             [("*" if i.current else " ") + i.short, str(i.row.turns), render.ago(i.row.updated), i.row.model or "-",
-             render.count(i.row.tokens), dollars(i.row.cost) if i.row.tokens else "-",
+             render.count(i.row.tokens), render.dollars(i.row.cost) if i.row.tokens else "-",
              "  " * i.depth + ("└ " if i.depth else "")
              + (f"[unreadable: {i.row.broken}]" if i.row.broken else i.row.title or "-")]
             for i in listing
@@ -108,9 +106,9 @@ def show(
         return
     conv = browse.conversation(ref)
     if json_out:
-        from ..services.ask.pricing import totals
+        from ..format.model import usage_totals
 
-        render.emit_json(conv.to_dict() | {"usage": totals(conv.turns)})
+        render.emit_json(conv.to_dict() | {"usage": usage_totals(conv.turns)})
         return
     print_conversation(conv, last)
 
@@ -120,11 +118,11 @@ def print_conversation(conv, last: int | None = None) -> None:
     from ..terminal import render
 
     first = max(len(conv.turns) - last, 0) if last else 0
-    from ..services.ask.pricing import dollars, totals
+    from ..format.model import usage_totals
 
-    used = totals(conv.turns)
+    used = usage_totals(conv.turns)
     spent = used["prompt_tokens"] + used["completion_tokens"]
-    usage = f" · {render.count(spent)} tokens" + (f" · {dollars(used['cost'])}" if used["cost"] is not None else "")
+    usage = f" · {render.count(spent)} tokens" + (f" · {render.dollars(used['cost'])}" if used["cost"] is not None else "")
     info = (f"{conv.id} · {len(conv.turns)} turns · {conv.model or '-'}{usage if spent else ''}"
             f" · updated {render.ago(conv.updated)}")
     sections = [("summary", conv.summary)] if conv.summary else []

@@ -126,7 +126,7 @@ class Terminal:
             self._answer(lambda out: chat.retry(entry.arg, out))
         elif entry.name == "fork":
             forked = chat.fork(entry.arg)
-            parent = chat.ws.index.short_id(forked.parent)
+            parent = chat.ws.index.queries.short_id(forked.parent)
             render.notice(f"forked {parent} at turn {forked.at}; this chat goes on in {forked.short}")
         elif entry.name == "title":
             typer.echo(clean(chat.title(entry.arg)) or "(untitled)")

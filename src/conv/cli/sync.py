@@ -20,17 +20,17 @@ Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 def add(name: Annotated[str, typer.Argument(help="A short name, e.g. origin.")],
         url: Annotated[str, typer.Argument(help="ssh, https or git:// URL, or a path to a bare repository.")]) -> None:
     """Add a remote."""
-    from ..services.sync import remotes
+    from ..services.sync import add_remote
 
-    remotes(workspace()).add(name, url)
+    add_remote(workspace(), name, url)
 
 
 @remote_app.command("remove", epilog="Example:\n\n  conv remote remove backup")
 def remove(name: Annotated[str, typer.Argument(help="The remote's name.")]) -> None:
     """Forget a remote (nothing is deleted on it)."""
-    from ..services.sync import remotes
+    from ..services.sync import remove_remote
 
-    remotes(workspace()).remove(name)
+    remove_remote(workspace(), name)
 
 
 @remote_app.command("list", epilog="Example:\n\n  conv remote list")
@@ -39,7 +39,7 @@ def list_(json_out: Json = False) -> None:
     from ..services.sync import remotes
     from ..terminal import render
 
-    known = remotes(workspace()).list()
+    known = remotes(workspace())
     if json_out:
         render.emit_json([{"name": r.name, "url": r.shown} for r in known])
     elif known:

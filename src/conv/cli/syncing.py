@@ -6,16 +6,10 @@ def run(name: str | None, pull: bool, send: bool, json_out: bool) -> None:
     """Sync, pull or push, and say what happened."""
     from ..terminal import render
 
-    if pull:
-        from ..services.sync import sync as run_sync
-        from ..services.workspace import Workspace
+    from ..services.sync import sync as run_sync
+    from ..services.workspace import Workspace
 
-        done = run_sync(Workspace(), name, pull=pull, send=send)
-    else:
-        from ..services.sync import push_only
-        from ..store import Store
-
-        done = push_only(Store(), name)
+    done = run_sync(Workspace(), name, pull=pull, send=send)
     if json_out:
         render.emit_json(done.to_dict())
         return

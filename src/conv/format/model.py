@@ -232,3 +232,16 @@ def order_turns(turns: list[Turn]) -> list[Turn]:
         out.append(turn)
         out.extend(replies.get(turn.name, ()))
     return out
+
+
+def usage_totals(turns: list["Turn"]) -> dict:
+    """Tokens in and out over a conversation's answers, and their cost when
+    every answer that used tokens has one."""
+    used = [t.usage for t in turns if t.role == "assistant" and t.usage]
+    out = {
+        "prompt_tokens": sum(u.get("prompt_tokens") or 0 for u in used),
+        "completion_tokens": sum(u.get("completion_tokens") or 0 for u in used),
+    }
+    costs = [u.get("cost") for u in used]
+    out["cost"] = round(sum(costs), 6) if costs and None not in costs else None
+    return out

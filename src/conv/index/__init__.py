@@ -13,23 +13,27 @@ import os
 import sqlite3
 from pathlib import Path
 
-from ..errors import RefError, StoreError
-from ..format import ids
+from ..errors import StoreError
 from ..format.model import Conversation
 from ..home import paths
-from ..services.ask.pricing import totals
-from ..store import ROOT, TRASH, Store
+from ..store import Store
 from . import db as sql
+from .build import Builder
 from .queries import Event, Filters, Hit, Queries, Row
 
-__all__ = ["Index", "Row", "Filters", "Hit", "Event"]
+__all__ = ["Index", "Queries", "Row", "Filters", "Hit", "Event"]
 
 
-class Index(Queries):
+class Index:
+    """The cache of ``store`` in the SQLite file at ``path``: ``refresh()``
+    brings it to the store's commit and returns its ``queries``."""
+
     def __init__(self, store: Store, path: Path | None = None):
         self.store = store
         self.path = path or paths.cache_dir() / "index.sqlite"
         self._db: sqlite3.Connection | None = None
+        self.queries = Queries(self._rows)
+        self.parsed = ParsedFiles(self._rows, lambda: self.db)
 
     # -- the file ------------------------------------------------------------
     @property
@@ -74,7 +78,7 @@ class Index(Queries):
             return self.db.execute(query, args).fetchall()
 
     # -- keeping up with git ---------------------------------------------
-    def refresh(self) -> "Index":
+    def refresh(self) -> Queries:
         """Bring the cache to the store's current commit (cheap when it is there).
         A cache found corrupt on the way is thrown away and rebuilt."""
         try:
@@ -84,25 +88,28 @@ class Index(Queries):
             self._discard()
             return self._refresh()
 
-    def rebuild(self) -> "Index":
+    def rebuild(self) -> Queries:
         """Start over from git (conv reindex)."""
         self._rebuild(self.store.head() or "", force=True)
-        return self
+        return self.queries
 
-    def _refresh(self) -> "Index":
+    def _refresh(self) -> Queries:
         for _ in range(3):  # another process may move the cache while we look
             head = self.store.head() or ""
             indexed = sql.meta(self.db, "commit")
             if indexed == head:
-                return self
+                return self.queries
             changed = self._changed_since(indexed, head)
             if changed is None:
                 self._rebuild(head)
                 continue
             with sql.transaction(self.db):
                 if sql.meta(self.db, "commit") == indexed:
-                    self._catch_up(changed, head)
-        return self
+                    self._builder().catch_up(changed, head)
+        return self.queries
+
+    def _builder(self) -> Builder:
+        return Builder(self.db, self.store, self.parsed)
 
     def _changed_since(self, indexed: str | None, head: str) -> set[str] | None:
         """Conversations changed between the two commits, or None: rebuild."""
@@ -112,12 +119,6 @@ class Index(Queries):
             return self.store.changed_conversations(indexed, head)
         except KeyError:  # the indexed commit is gone (history rewritten, gc'd)
             return None
-
-    def _catch_up(self, changed, head: str) -> None:
-        for conv_id in changed:
-            self._reindex(conv_id, head)
-        self._add_history()
-        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('commit', ?)", (head,))
 
     def _rebuild(self, head: str, force: bool = False) -> None:
         """Index everything into a new file, then rename it into place: readers
@@ -136,8 +137,8 @@ class Index(Queries):
                 sql.ensure_schema(self._db)
                 with sql.transaction(self._db):
                     sql.drop_triggers(self._db)  # the text is indexed in one pass at the end
-                    everything = set(self.store.conversation_ids(head)) | set(self.store.conversation_ids(head, TRASH)) if head else set()
-                    self._catch_up(everything, head)
+                    everything = set(self.store.conversation_ids(head)) | set(self.store.conversation_ids(head, trashed=True)) if head else set()
+                    self._builder().catch_up(everything, head)
                     self._db.execute("INSERT INTO turn_fts (turn_fts) VALUES ('rebuild')")
                     sql.add_triggers(self._db)
             except BaseException:
@@ -149,88 +150,41 @@ class Index(Queries):
                 os.replace(tmp, self.path)
             self._close()
 
-    def _reindex(self, conv_id: str, commit: str) -> None:
-        """One conversation's row and its turns' text, as ``commit`` has them."""
-        db = self.db
-        for root in (ROOT, TRASH):
-            try:
-                conv = self.store.read(conv_id, commit, cache=self, root=root)
-            except RefError:
-                continue  # not under this root
-            except StoreError as exc:  # there but unreadable: listed as broken, never hidden
-                db.execute("DELETE FROM turns WHERE conv_id = ?", (conv_id,))
-                db.execute(
-                    "INSERT OR REPLACE INTO conversations (id, title, created, updated, tags, status, turns, broken, trashed)"
-                    " VALUES (?, '', '', '', '[]', 'active', 0, ?, ?)",
-                    (conv_id, exc.message, int(root == TRASH)),
-                )
-                return
-            self._upsert(conv, trashed=root == TRASH)
-            self._index_turns(conv, self.store.files(conv_id, commit, root))
-            return
-        db.execute("DELETE FROM conversations WHERE id = ?", (conv_id,))  # gone for good
-        db.execute("DELETE FROM turns WHERE conv_id = ?", (conv_id,))
-
-    def _upsert(self, conv: Conversation, trashed: bool = False) -> None:
-        names = [t.name for t in conv.turns]
-        updated = max([conv.created] + [ids.turn_time(n) for n in sorted(names)[-1:]])
-        forked = (conv.forked_from or {}).get("conversation")
-        used = totals(conv.turns)
-        self.db.execute(
-            f"INSERT OR REPLACE INTO conversations ({Row.COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?)",
-            (conv.id, conv.title, conv.created, updated, conv.model, conv.provider, conv.agent,
-             json.dumps(conv.tags), conv.status, len(names), forked, conv.summary, int(trashed),
-             used["prompt_tokens"] + used["completion_tokens"], used["cost"]),
-        )
-
-    def _index_turns(self, conv: Conversation, files: dict[str, str]) -> None:
-        """Keep the searchable text of a conversation's turns in step, touching
-        only turns added, removed or rewritten (compared by blob id)."""
-        shas = {turn.name: files[f"{turn.name}.md"] for turn in conv.turns}
-        known = {name: (rowid, sha) for rowid, name, sha in
-                 self.db.execute("SELECT rowid, name, sha FROM turns WHERE conv_id = ?", (conv.id,))}
-        stale = [rowid for name, (rowid, sha) in known.items() if shas.get(name) != sha]
-        self.db.executemany("DELETE FROM turns WHERE rowid = ?", [(r,) for r in stale])
-        self.db.executemany(
-            "INSERT INTO turns (conv_id, name, role, sha, content) VALUES (?, ?, ?, ?, ?)",
-            [(conv.id, t.name, t.role, shas[t.name], t.content) for t in conv.turns
-             if known.get(t.name, (None, None))[1] != shas[t.name]],
-        )
-
-    def _add_history(self) -> None:
-        """Record the commits the cache has not seen, with the conversations each touched."""
-        seen = self.db.execute
-        rows = []
-        for info, touched in self.store.history(lambda sha: seen("SELECT 1 FROM history WHERE sha = ?", (sha,)).fetchone() is not None):
-            message = info.message.strip()
-            rows += [(info.sha, conv_id, info.time, message) for conv_id in sorted(touched)] or [(info.sha, None, info.time, message)]
-        self.db.executemany("INSERT INTO history VALUES (?, ?, ?, ?)", reversed(rows))  # oldest first: rowid grows with time
-
     def record(self, conv: Conversation, old: str | None, new: str) -> None:
         """After conv's own commit: if the cache was at ``old``, move it to ``new``
         by reindexing just this conversation; otherwise the next refresh catches up."""
         try:
             with sql.transaction(self.db):
                 if sql.meta(self.db, "commit") == (old or ""):
-                    self._catch_up({conv.id}, new)
+                    self._builder().catch_up({conv.id}, new)
         except (sqlite3.DatabaseError, StoreError):
             pass  # busy or broken: the cache just stays behind, and the next refresh catches up
 
-    # -- parsed files, by blob id (see store.ParsedCache) ------------------
+
+class ParsedFiles:
+    """Parsed files by blob id (the store's ParsedCache): a blob never
+    changes, so neither does what it parses to."""
+
+    def __init__(self, rows, connection):
+        self._rows = rows
+        self._connection = connection
+
     def get_parsed(self, shas: list[str]) -> dict[str, dict]:
         out = {}
         for start in range(0, len(shas), 500):  # SQLite caps the number of parameters
             chunk = shas[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            out.update((sha, json.loads(data)) for sha, data in self._rows(f"SELECT sha, data FROM parsed WHERE sha IN ({marks})", chunk))
+            out.update((sha, json.loads(data)) for sha, data in
+                       self._rows(f"SELECT sha, data FROM parsed WHERE sha IN ({marks})", chunk))
         return out
 
     def put_parsed(self, parsed: dict[str, dict]) -> None:
         rows = [(sha, json.dumps(data, ensure_ascii=False)) for sha, data in parsed.items()]
+        db = self._connection()
         try:
-            with sql.transaction(self.db):
-                self.db.executemany("INSERT OR REPLACE INTO parsed VALUES (?, ?)", rows)
+            with sql.transaction(db):
+                db.executemany("INSERT OR REPLACE INTO parsed VALUES (?, ?)", rows)
         except sqlite3.OperationalError:
-            if not self.db.in_transaction:
+            if not db.in_transaction:
                 return  # busy: parsing again next time costs less than waiting
             raise

@@ -2,6 +2,7 @@
 history of a conversation, and reference lookups."""
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..format import ids
@@ -83,7 +84,11 @@ class Event:
 
 
 class Queries:
-    """Mixed into Index: ``_rows`` runs SQL against a current cache."""
+    """Reads of the cache. ``rows(sql, args)`` runs a query against the cache
+    file (rebuilding it first if it turns out corrupt)."""
+
+    def __init__(self, rows: Callable[..., list[tuple]]):
+        self._rows = rows
 
     def recent(self, limit: int | None = None, filters: Filters | None = None) -> list[Row]:
         where, args = (filters or Filters()).sql()

@@ -4,11 +4,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from ..errors import UsageError
-from ..format import ids
 from ..format.model import Conversation, iso
 from ..home.config import duration
 from ..index import Filters, Hit, Row
-from ..store import META_FILE
 from .current import current
 from .workspace import Workspace
 
@@ -49,7 +47,7 @@ def listing(limit: int | None, filters: Filters | None = None, tree: bool = Fals
     ws = ws or Workspace()
     rows = ws.index.refresh().recent(limit, filters)
     now = current(ws).conv_id if rows else None
-    listed = [Listed(r, ws.index.short_id(r.id), r.id == now) for r in rows]
+    listed = [Listed(r, ws.index.queries.short_id(r.id), r.id == now) for r in rows]
     return _as_tree(listed) if tree else listed
 
 
@@ -79,7 +77,7 @@ def search(text: str, limit: int, filters: Filters | None = None, ws: Workspace 
     """Hits with each conversation's short id."""
     ws = ws or Workspace()
     hits = ws.index.refresh().search(text, limit, filters)
-    return [(hit, ws.index.short_id(hit.row.id)) for hit in hits]
+    return [(hit, ws.index.queries.short_id(hit.row.id)) for hit in hits]
 
 
 def conversation(ref: str | None, ws: Workspace | None = None) -> Conversation:
@@ -90,8 +88,4 @@ def conversation(ref: str | None, ws: Workspace | None = None) -> Conversation:
 def raw_files(ref: str | None, ws: Workspace | None = None) -> list[tuple[str, str]]:
     """(path, text) of each file of a conversation, conversation.md first."""
     ws = ws or Workspace()
-    conv_id = ws.resolve(ref)
-    files = ws.store.raw_files(conv_id)
-    where = ids.conversation_path(conv_id)
-    order = sorted(files, key=lambda name: (name != META_FILE, name))
-    return [(f"{where}/{name}", files[name].decode("utf-8", "replace")) for name in order]
+    return [(path, data.decode("utf-8", "replace")) for path, data in ws.store.raw_files(ws.resolve(ref))]

@@ -88,7 +88,6 @@ def _command(line: str) -> str | Command:
     return Command(name, arg.strip())
 
 
-@dataclass
 class ChatWorkspace(Workspace):
     """A workspace that follows the conversation it last made current. The
     Asker makes the conversation it writes to current after every commit, and
@@ -134,7 +133,7 @@ class Chat:
 
     @property
     def short(self) -> str | None:
-        return self.ws.index.short_id(self.conv_id) if self.conv_id else None
+        return self.ws.index.queries.short_id(self.conv_id) if self.conv_id else None
 
     def send(self, text: str, on_text: Callable[[str], None]) -> AskResult:
         """Ask ``text``: the first message starts the conversation, the rest follow up."""

@@ -1,13 +1,18 @@
 """Which conversation "the current one" is, for ``-c``, ``show`` and ``clear``."""
 
+from __future__ import annotations
+
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from ..format.model import iso
 from ..home import session
 from ..index import Filters
-from .workspace import Workspace
+
+if TYPE_CHECKING:  # the workspace asks this module for its current conversation
+    from .workspace import Workspace
 
 
 @dataclass

@@ -38,4 +38,4 @@ def fork(ws: Workspace, ref: str | None, at: int | None = None, title: str | Non
     child.turns = taken
     ws.index.record(child, written.old, written.new)
     ws.make_current(child.id, count)
-    return Forked(child.id, ws.index.short_id(child.id), parent.id, count, written.new)
+    return Forked(child.id, ws.index.queries.short_id(child.id), parent.id, count, written.new)

@@ -31,12 +31,12 @@ def log(ws: Workspace, ref: str | None) -> Log:
             conv_id = refs.resolve(ws.index, ref, trashed=True)
         except RefError:
             raise live from None
-    return Log(conv_id, ws.index.short_id(conv_id), ws.index.refresh().history(conv_id))
+    return Log(conv_id, ws.index.queries.short_id(conv_id), ws.index.refresh().history(conv_id))
 
 
 def diff_conversations(ws: Workspace, ref_a: str, ref_b: str) -> ConversationDiff:
     a, b = ws.resolve(ref_a), ws.resolve(ref_b)
-    label = lambda conv_id: ws.index.short_id(conv_id)  # noqa: E731
+    label = lambda conv_id: ws.index.queries.short_id(conv_id)  # noqa: E731
     return compare(ws.conversation(a).turns, ws.conversation(b).turns, label(a), label(b))
 
 
@@ -52,7 +52,7 @@ def diff_versions(ws: Workspace, ref: str | None, rev: str | None) -> Conversati
         if len(events) < 2:
             raise UsageError(f"{conv_id} has only one version", "See conv log")
         new_sha, old_sha = events[0].sha, events[1].sha
-    short = ws.index.short_id(conv_id)
+    short = ws.index.queries.short_id(conv_id)
     return compare(
         ws.conversation(conv_id, old_sha).turns if _has(ws, conv_id, old_sha) else [],
         ws.conversation(conv_id, new_sha).turns if _has(ws, conv_id, new_sha) else [],
@@ -69,7 +69,7 @@ def _commit(ws: Workspace, prefix: str, events: list[Event]) -> str:
     if len(prefix) < 4 or any(c not in "0123456789abcdef" for c in prefix):
         raise UsageError(f"{prefix!r} is not a commit id", "Use the ids conv log shows (4 or more hex digits)")
     mine = [e.sha for e in events if e.sha.startswith(prefix)]
-    found = sorted(set(mine or ws.index.commits_matching(prefix)))
+    found = sorted(set(mine or ws.index.queries.commits_matching(prefix)))
     if len(found) != 1:
         raise RefError(f"commit {prefix!r} " + ("is ambiguous" if found else "is not in the store's history"), "See conv log")
     return found[0]

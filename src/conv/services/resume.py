@@ -63,7 +63,7 @@ def candidates(ws: Workspace, limit: int = LIMIT) -> list[Candidate]:
         raise RefError("no conversations to resume yet", 'Ask first: conv ask "…"')
     now = current(ws).conv_id
     return [
-        Candidate(row.id, ws.index.short_id(row.id), row.updated, row.id == now,
+        Candidate(row.id, ws.index.queries.short_id(row.id), row.updated, row.id == now,
                   _line(row.title), _line(first), _line(last) if last != first else "")
         for row, first, last in rows
     ]

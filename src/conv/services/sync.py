@@ -6,12 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..errors import UsageError
+from ..errors import SyncError, UsageError
 from ..home import session
-from ..store.remotes import Remote, Remotes, SyncError, fetch, push
 
 if TYPE_CHECKING:  # not imported at run time: conv push must not load the index
-    from ..store import Store
+    from ..store import Remote
     from .workspace import Workspace
 
 ROUNDS = 5  # fetch-merge-push rounds before giving up on a busy remote
@@ -32,16 +31,16 @@ class Synced:
                 "forks": self.forks, "moved": self.moved, "backup": self.backup}
 
 
-def push_only(store: "Store", name: str | None) -> Synced:
+def push_only(ws: Workspace, name: str | None) -> Synced:
     """``conv push``: offer this store's head, without fetching first (the
     remote refuses what is not a fast-forward) and without opening the index
     or the config: it has to keep up with a bare git push."""
-    remote = _pick(Remotes(store.path), name)
+    remote = pick(ws, name)
     out = Synced(remote.name, rounds=1)
-    mine = store.head()
-    done = push(store.path, remote, mine) if mine else None
+    mine = ws.store.head()
+    done = ws.store.remotes.push(remote, mine) if mine else None
     if done is not None and not done.ok:
-        if _behind(done.rejected):
+        if done.behind:
             raise SyncError(f"{remote.name} has commits this store lacks", f"Pull them first: conv pull {remote.name}")
         raise SyncError(f"{remote.name} refused the push: {done.rejected}",
                         "Nothing is lost locally; check the remote's hooks or permissions")
@@ -49,17 +48,9 @@ def push_only(store: "Store", name: str | None) -> Synced:
     return out
 
 
-def remotes(ws: Workspace) -> Remotes:
-    ws.store.git  # the store exists from here on
-    return Remotes(ws.store.path)
-
-
 def pick(ws: Workspace, name: str | None) -> Remote:
     """The named remote, or the only one there is."""
-    return _pick(remotes(ws), name)
-
-
-def _pick(known: Remotes, name: str | None) -> Remote:
+    known = ws.store.remotes
     if name:
         return known.get(name)
     every = known.list()
@@ -75,11 +66,12 @@ def sync(ws: Workspace, name: str | None, pull: bool = True, send: bool = True) 
     A push alone does not fetch first: the remote refuses what is not a
     fast-forward, and only then is there something to explain."""
     if not pull:
-        return push_only(ws.store, name)
+        return push_only(ws, name)
     remote = pick(ws, name)
+    transfer = ws.store.remotes
     out = Synced(remote.name)
     for out.rounds in range(1, ROUNDS + 1):
-        theirs = fetch(ws.store.path, remote)
+        theirs = transfer.fetch(remote)
         if theirs:
             merged = ws.store.merge_from(theirs, remote.name)
             if merged.kind != "up to date":
@@ -89,11 +81,11 @@ def sync(ws: Workspace, name: str | None, pull: bool = True, send: bool = True) 
         mine = ws.store.head()
         if not send or mine is None or mine == theirs:
             break
-        done = push(ws.store.path, remote, mine)
+        done = transfer.push(remote, mine)
         if done.ok:
             out.pushed = True
             break
-        if not _behind(done.rejected) and fetch(ws.store.path, remote) == theirs:
+        if not done.behind and transfer.fetch(remote) == theirs:
             raise SyncError(f"{remote.name} refused the push: {done.rejected}",
                             "Nothing is lost locally; check the remote's hooks or permissions")
         # the remote moved meanwhile (another machine pushed): fetch, merge, push again
@@ -103,16 +95,10 @@ def sync(ws: Workspace, name: str | None, pull: bool = True, send: bool = True) 
     return out
 
 
-def _behind(rejected: str) -> bool:
-    """Whether a refusal means the remote has moved on (fetch, merge, retry)."""
-    return any(why in rejected for why in ("fetch first", "non-fast-forward", "failed to update ref",
-                                           "cannot lock ref", "incorrect old value", "stale info"))
-
-
 def _follow_moved_lines(ws: Workspace, moved: dict[str, str]) -> None:
     for old_id, fork_id in moved.items():
         ws.index.refresh()
-        session.redirect(old_id, fork_id, ws.index.short_id(fork_id))
+        session.redirect(old_id, fork_id, ws.index.queries.short_id(fork_id))
 
 
 AUTO_EVERY = 60  # seconds between background syncs
@@ -142,3 +128,16 @@ def auto_sync(ws: Workspace) -> bool:
     subprocess.Popen([sys.executable, "-m", "conv", "sync", name], stdin=subprocess.DEVNULL,
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=os.environ.copy())
     return True
+
+
+def remotes(ws: Workspace) -> list[Remote]:
+    """The store's remotes, by name (their URLs shown with ``.shown``)."""
+    return ws.store.remotes.list()
+
+
+def add_remote(ws: Workspace, name: str, url: str) -> Remote:
+    return ws.store.remotes.add(name, url)
+
+
+def remove_remote(ws: Workspace, name: str) -> None:
+    ws.store.remotes.remove(name)

@@ -1,28 +1,43 @@
-"""The store, its index and the config, opened once per command."""
+"""The store, its index and the config, as one command sees them. Each is
+opened when first used, so ``conv push`` opens neither the index nor the
+config."""
 
-from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from ..errors import RefError
-from ..format.model import Conversation
 from ..home import session
-from ..home.config import Config
-from ..index import Index
 from ..store import Store
 
+if TYPE_CHECKING:
+    from ..format.model import Conversation
+    from ..home.config import Config
+    from ..index import Index
 
-@dataclass
+
 class Workspace:
-    store: Store = field(default_factory=Store)
-    config: Config = field(default_factory=Config)
-    index: Index = field(init=False)
+    """What every service takes first: ``ws.store``, ``ws.index``, ``ws.config``."""
 
-    def __post_init__(self):
-        self.index = Index(self.store)
-        self.store.hook_timeout = self.config.get("hooks.timeout")
+    def __init__(self, store: Store | None = None, config: "Config | None" = None):
+        self.store = store or Store(hook_timeout=lambda: self.config.get("hooks.timeout"))
+        if config is not None:
+            self.config = config
 
-    def conversation(self, conv_id: str, commit: str | None = None) -> Conversation:
+    @cached_property
+    def config(self) -> "Config":
+        from ..home.config import Config
+
+        return Config()
+
+    @cached_property
+    def index(self) -> "Index":
+        from ..index import Index
+
+        return Index(self.store)
+
+    def conversation(self, conv_id: str, commit: str | None = None) -> "Conversation":
         """A conversation to read (files parsed once, then cached by blob id)."""
-        return self.store.read(conv_id, commit, cache=self.index)
+        return self.store.read(conv_id, commit, cache=self.index.parsed)
 
     def resolve(self, ref: str | None) -> str:
         """The conversation ``ref`` names, or with no ref this terminal's current one."""
@@ -40,4 +55,4 @@ class Workspace:
         """This terminal's conversation from now on (when it has a session)."""
         name = session.session_name()
         if name:
-            session.save(name, conv_id, self.index.short_id(conv_id), turns, self.config.get("session.expiry"))
+            session.save(name, conv_id, self.index.queries.short_id(conv_id), turns, self.config.get("session.expiry"))

@@ -10,31 +10,33 @@ conversations.
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import RefError, StoreError
 from ..format import ids
-from ..format.model import FORMAT_VERSION, Conversation, Turn, order_turns
+from ..format.model import Conversation, Turn, order_turns
 from ..home import paths
-from .conversations import (
-    META_FILE,
-    ROOT,
-    TRASH,
-    Draft,
-    ParsedCache,
-    decode,
-    files_in,
-    folder,
-    parse_files,
-    shard_path,
-)
-from .git import CommitInfo, Existing, GitStore, Snapshot
+from .git import CommitInfo, GitStore
+from .hooks import DEFAULT_TIMEOUT, Hooks
+from .layout import META_FILE, ROOT, STORE_README, TRASH, Draft, ParsedCache, conversation_ids, files_in, folder
+from .layout import parse_files, shard_path
+from .snapshot import Existing, Snapshot
 
-STORE_README = f"""# conv store
+if TYPE_CHECKING:
+    from .integrate import MergeResult
+    from .remotes import Pushed, Remote, Remotes
+    from .upkeep import Upkeep
 
-LLM conversations kept by [conv](https://pypi.org/project/conv-git/), format version {FORMAT_VERSION}.
-Each conversation is a folder `conversations/<shard>/<id>/` holding `conversation.md`
-(its metadata as YAML frontmatter) and one Markdown file per turn, named by time.
-""".encode()
+__all__ = ["Store", "Written", "MergeResult", "Pushed", "Remote", "CommitInfo", "ParsedCache", "Draft"]
+_LAZY = {"MergeResult": "integrate", "Pushed": "remotes", "Remote": "remotes"}  # kept off conv ask's imports
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        from importlib import import_module
+
+        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(name)
 
 
 @dataclass
@@ -48,35 +50,43 @@ class Written:
 
 
 class Store:
-    """Conversations in, conversations out; commits are an implementation detail."""
+    """Conversations in, conversations out; commits are an implementation
+    detail. The one public face of the store package: reading and writing
+    conversations, remotes and transfers, upkeep and hooks. ``hook_timeout``
+    is asked for only when a hook runs."""
 
-    hook_timeout = GitStore.hook_timeout
-
-    def __init__(self, path: Path | None = None):
+    def __init__(self, path: Path | None = None, hook_timeout: Callable[[], float] = lambda: DEFAULT_TIMEOUT):
         self.path = path or paths.store_dir()
+        self._hooks = Hooks(self.path, hook_timeout)
         self._git: GitStore | None = None
         self._last: Snapshot | None = None
 
     @property
-    def git(self) -> GitStore:
+    def _repo(self) -> GitStore:
+        """The repository (created on first use)."""
         if self._git is None:
-            self._git = GitStore.open(self.path, readme=STORE_README)
-            self._git.hook_timeout = self.hook_timeout
+            self._git = GitStore.open(self.path, self._hooks, readme=STORE_README)
         return self._git
+
+    @property
+    def hooks(self) -> Hooks:
+        """The store's git hooks: those installed, installing conv's (the store exists from here on)."""
+        self._repo
+        return self._hooks
 
     def _snapshot(self, commit: str | None) -> Snapshot:
         """A view of ``commit`` (default: the head); the last one is reused, so
         reading many conversations of one commit reads each tree once."""
-        commit = commit if commit is not None else self.git.head()
+        commit = commit if commit is not None else self._repo.head()
         if self._last is None or self._last.commit != commit:
-            self._last = self.git.snapshot(commit)
+            self._last = self._repo.snapshot(commit)
         return self._last
 
     def exists(self) -> bool:
         return (self.path / "HEAD").exists()
 
     def head(self) -> str | None:
-        return self.git.head() if self.exists() else None
+        return self._repo.head() if self.exists() else None
 
     # -- reading ---------------------------------------------------------
     def has(self, conv_id: str, commit: str | None = None) -> bool:
@@ -84,11 +94,13 @@ class Store:
         return self.exists() and self._snapshot(commit).read(f"{where}/{META_FILE}") is not None
 
     def read(
-        self, conv_id: str, commit: str | None = None, cache: "ParsedCache | None" = None, root: str = ROOT
+        self, conv_id: str, commit: str | None = None, cache: "ParsedCache | None" = None, trashed: bool = False
     ) -> Conversation:
-        """A conversation with its turns in transcript order. With a ``cache``,
-        files parsed before (same blob) are not parsed again; without one, every
-        object keeps its YAML mapping, so a rewrite preserves hand edits."""
+        """A conversation with its turns in transcript order (``trashed``: one
+        in the trash). With a ``cache``, files parsed before (same blob) are not
+        parsed again; without one, every object keeps its YAML mapping, so a
+        rewrite preserves hand edits."""
+        root = TRASH if trashed else ROOT
         snap = self._snapshot(commit)
         files = files_in(snap, conv_id, root)
         parsed = parse_files(snap, folder(conv_id, root), files, cache)
@@ -96,13 +108,16 @@ class Store:
         conv.turns = order_turns(list(parsed.values()))
         return conv
 
-    def files(self, conv_id: str, commit: str | None = None, root: str = ROOT) -> dict[str, str]:
+    def files(self, conv_id: str, commit: str | None = None, trashed: bool = False) -> dict[str, str]:
         """A conversation's files, name -> blob id (conversation.md included)."""
-        return files_in(self._snapshot(commit), conv_id, root)
+        return files_in(self._snapshot(commit), conv_id, TRASH if trashed else ROOT)
 
-    def raw_files(self, conv_id: str, commit: str | None = None) -> dict[str, bytes]:
-        snap = self._snapshot(commit)
-        return {name: snap.blob(sha) for name, sha in files_in(snap, conv_id).items()}
+    def raw_files(self, conv_id: str) -> list[tuple[str, bytes]]:
+        """(path in the store, bytes) of each of a conversation's files, conversation.md first."""
+        snap = self._snapshot(None)
+        files = files_in(snap, conv_id)
+        where = folder(conv_id)
+        return [(f"{where}/{name}", snap.blob(files[name])) for name in sorted(files, key=lambda n: (n != META_FILE, n))]
 
     def history(self, known: Callable[[str], bool]) -> Iterator[tuple[CommitInfo, set[str]]]:
         """Commits not yet ``known``, newest first, each with the conversations it
@@ -110,7 +125,7 @@ class Store:
         head = self.head()
         if not head:
             return
-        for info in self.git.walk(head, known):
+        for info in self._repo.walk(head, known):
             prefix = info.message.split(":", 1)[0]
             if len(info.parents) == 1 and ids.ID_RE.match(prefix):
                 yield info, {prefix}
@@ -119,17 +134,14 @@ class Store:
             else:
                 yield info, set()
 
-    def conversation_ids(self, commit: str | None = None, root: str = ROOT) -> Iterator[str]:
-        """Ids under ``root``: the live conversations, or (TRASH) the deleted ones."""
-        snap = self._snapshot(commit)
-        for first in snap.listdir(root):
-            for second in snap.listdir(f"{root}/{first}"):
-                yield from snap.listdir(f"{root}/{first}/{second}")
+    def conversation_ids(self, commit: str | None = None, trashed: bool = False) -> Iterator[str]:
+        """Ids of the live conversations, or (``trashed``) of the deleted ones."""
+        return conversation_ids(self._snapshot(commit), TRASH if trashed else ROOT)
 
     def changed_conversations(self, old: str, new: str) -> set[str]:
         """Ids of the conversations that differ between two commits."""
         out = set()
-        for path in self.git.changed_paths(old, new):
+        for path in self._repo.changed_paths(old, new):
             parts = path.split("/")
             if len(parts) >= 4 and parts[0] in (ROOT, TRASH):
                 out.add(parts[3])
@@ -165,7 +177,7 @@ class Store:
             names[:] = sorted(existing)
             return changes, message
 
-        old, new = self.git.update(build)
+        old, new = self._repo.update(build)
         return Written(old, new, names)
 
     def change(self, conv_id: str, edit: Callable[["Draft"], str]) -> Written:
@@ -180,7 +192,7 @@ class Store:
             names[:] = draft.names_after()
             return draft.changes, message
 
-        old, new = self.git.update(build)
+        old, new = self._repo.update(build)
         return Written(old, new, names)
 
     def fork(self, source_id: str, fork: Conversation, names: list[str], message: str) -> Written:
@@ -200,7 +212,7 @@ class Store:
                 changes[f"{where}/{name}.md"] = Existing(files[f"{name}.md"])
             return changes, message
 
-        old, new = self.git.update(build)
+        old, new = self._repo.update(build)
         return Written(old, new, sorted(names))
 
     def add_many(self, items: list[tuple[Conversation, list[Turn]]], message: str) -> tuple[Written | None, int, int]:
@@ -227,68 +239,10 @@ class Store:
             return changes, message
 
         try:
-            old, new = self.git.update(build)
+            old, new = self._repo.update(build)
         except _NothingNew:
             return None, 0, 0
         return Written(old, new, []), counts[0], counts[1]
-
-    def merge_from(self, remote: str, label: str) -> "MergeResult":
-        """Bring the commit ``remote`` (already fetched) into the branch: nothing
-        when it is already contained, a fast-forward when the branch is behind
-        (or when everything here is in the remote's tree already: two machines
-        that merged the same heads adopt one merge, not merge merges forever),
-        else a merge commit that keeps every turn (merge.py). The head before
-        anything moves is kept under refs/conv/backup/."""
-        git = self.git
-        result = MergeResult("up to date")
-        local = self.head()
-        if local == remote or (local and git.merge_base(local, remote) == remote):
-            return result
-        merged = None if local is None or git.merge_base(local, remote) == local else self._merged(local, remote)
-        if merged is None or merged.takes_remote:
-            if local:
-                result.backup = git.keep_backup(local)
-            git.fast_forward(local, remote)
-            result.kind = "fast-forward"
-            return result
-
-        def build(snap: Snapshot):
-            nonlocal merged
-            if snap.commit != local:  # another writer got in between: merge against what is there now
-                merged = self._merged(snap.commit, remote)
-            result.kind, result.moved, result.forks = "merged", merged.moved, merged.forks
-            result.backup = git.keep_backup(snap.commit)
-            note = f", {merged.forks} diverged line(s) kept as forks" if merged.forks else ""
-            return merged.changes, f"sync: merge {label}{note}", [remote]
-
-        git.update(build)
-        return result
-
-    def _merged(self, local: str, remote: str):
-        from .merge import merge
-
-        git = self.git
-        base = git.merge_base(local, remote)
-        if base:
-            changed = self.changed_conversations(base, local) | self.changed_conversations(base, remote)
-        else:  # unrelated histories: every conversation
-            changed = {*self.conversation_ids(local), *self.conversation_ids(local, TRASH),
-                       *self.conversation_ids(remote), *self.conversation_ids(remote, TRASH)}
-        heads = {True: local, False: remote}
-
-        def edited(on_local: bool, path: str) -> tuple:
-            return git.last_change(heads[on_local], base, path)
-
-        return merge(git.snapshot(base) if base else None, git.snapshot(local), git.snapshot(remote), changed, edited)
-
-    def purge(self, conv_ids: list[str]) -> int:
-        """Erase deleted conversations from the trash and from every commit
-        (history is rewritten); the commits rewritten."""
-        snap = self.git.snapshot()
-        for conv_id in conv_ids:
-            if snap.entry(f"{TRASH}/{shard_path(conv_id)}") is None:
-                raise RefError(f"conversation {conv_id} is not in the trash", "Delete it first: conv delete REF")
-        return self.git.rewrite_without([f"{root}/{shard_path(c)}" for c in conv_ids for root in (ROOT, TRASH)])
 
     def move(self, conv_ids: list[str], to_trash: bool, message: str) -> Written:
         """Move whole conversation folders into the trash or back (no copy)."""
@@ -305,19 +259,44 @@ class Store:
                 changes[f"{dst}/{shard_path(conv_id)}"] = entry
             return changes, message
 
-        old, new = self.git.update(build)
+        old, new = self._repo.update(build)
         return Written(old, new, [])
 
+    def purge(self, conv_ids: list[str]) -> int:
+        """Erase deleted conversations from the trash and from every commit
+        (history is rewritten); the commits rewritten."""
+        from .purge import rewrite_without
 
-@dataclass
-class MergeResult:
-    kind: str  # "up to date", "fast-forward" or "merged"
-    moved: dict[str, str] = None  # conversation -> fork now holding this machine's line
-    forks: int = 0
-    backup: str | None = None
+        snap = self._repo.snapshot()
+        for conv_id in conv_ids:
+            if snap.entry(f"{TRASH}/{shard_path(conv_id)}") is None:
+                raise RefError(f"conversation {conv_id} is not in the trash", "Delete it first: conv delete REF")
+        return rewrite_without(self._repo, [f"{root}/{shard_path(c)}" for c in conv_ids for root in (ROOT, TRASH)])
 
-    def __post_init__(self):
-        self.moved = self.moved or {}
+    # -- remotes and transfers ---------------------------------------------
+    @property
+    def remotes(self) -> "Remotes":
+        """The remotes in the store's git config, and transfers to and from them
+        (the store exists from here on)."""
+        from .remotes import Remotes
+
+        self._repo
+        return Remotes(self.path)
+
+    def merge_from(self, commit: str, label: str) -> "MergeResult":
+        """Bring the fetched ``commit`` into the branch without losing a turn (integrate.py)."""
+        from .integrate import merge_from
+
+        return merge_from(self._repo, commit, label, self.changed_conversations)
+
+    # -- upkeep ----------------------------------------------------------------
+    @property
+    def upkeep(self) -> "Upkeep":
+        """The git CLI in the store (``conv git``), gc and fsck."""
+        from .upkeep import Upkeep
+
+        self._repo
+        return Upkeep(self.path)
 
 
 class _NothingNew(Exception):

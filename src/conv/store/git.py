@@ -8,7 +8,6 @@ never pay for it.
 """
 
 import os
-import stat
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -17,21 +16,11 @@ from pathlib import Path
 from ..errors import StoreError
 from .hooks import Hooks
 from .lock import clear_stale_ref_locks, signals_held, writer_lock
-from .upkeep import Upkeep
+from .snapshot import FILE_MODE, Existing, Snapshot
 
 BRANCH = "refs/heads/main"
-FILE_MODE = stat.S_IFREG | 0o644
 AUTHOR = b"conv <conv@localhost>"
 ROOT_TIME = 1767225600  # 2026-01-01T00:00:00Z: the time of every store's first commit
-
-
-@dataclass(frozen=True)
-class Existing:
-    """An object already in the store, placed at a path: a fork's turns, a
-    folder moved to the trash. Nothing is copied."""
-
-    sha: str
-    mode: int = FILE_MODE
 
 
 @dataclass
@@ -46,86 +35,23 @@ class CommitInfo:
 Changes = dict[str, "bytes | Existing | None"]
 
 
-class Snapshot:
-    """Read access to the tree of one commit (each directory read once)."""
+class GitStore:
+    """A bare repository with one branch, written only through ``update``;
+    its ``hooks`` run around each commit."""
 
-    def __init__(self, objects, commit: str | None):
-        self._objects = objects
-        self.commit = commit
-        self.tree = objects[commit.encode()].tree if commit else None
-        self._dirs: dict[str, object] = {}
-
-    def _lookup(self, path: str):
-        """The object at ``path`` ("" is the root), or None."""
-        if path in self._dirs:
-            return self._dirs[path]
-        if not path:
-            obj = self._objects[self.tree] if self.tree is not None else None
-        else:
-            parent_path, _, name = path.rpartition("/")
-            parent = self._lookup(parent_path)
-            try:
-                obj = self._objects[parent[name.encode()][1]] if parent is not None and parent.type_name == b"tree" else None
-            except KeyError:
-                obj = None
-        if obj is not None and obj.type_name == b"tree":
-            self._dirs[path] = obj
-        return obj
-
-    def read(self, path: str) -> bytes | None:
-        obj = self._lookup(path)
-        return obj.data if obj is not None and obj.type_name == b"blob" else None
-
-    def listdir(self, path: str) -> list[str]:
-        """Names in a directory of the tree ([] when it does not exist)."""
-        obj = self._lookup(path)
-        if obj is None or obj.type_name != b"tree":
-            return []
-        return [entry.path.decode("utf-8", "surrogateescape") for entry in obj.iteritems()]
-
-    def files(self, path: str) -> dict[str, str]:
-        """The regular files directly in a directory: name -> blob id."""
-        obj = self._lookup(path)
-        if obj is None or obj.type_name != b"tree":
-            return {}
-        return {
-            e.path.decode("utf-8", "surrogateescape"): e.sha.decode()
-            for e in obj.iteritems()
-            if stat.S_ISREG(e.mode)
-        }
-
-    def blob(self, sha: str) -> bytes:
-        return self._objects[sha.encode()].data
-
-    def entry(self, path: str) -> Existing | None:
-        """The object at ``path`` as something to place elsewhere (None if absent)."""
-        parent_path, _, name = path.rpartition("/")
-        parent = self._lookup(parent_path)
-        if parent is None or parent.type_name != b"tree":
-            return None
-        try:
-            mode, sha = parent[name.encode()]
-        except KeyError:
-            return None
-        return Existing(sha.decode(), mode)
-
-
-class GitStore(Upkeep, Hooks):
-    """A bare repository with one branch, written only through ``update``."""
-
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, hooks: Hooks | None = None):
         self.path = path
+        self.hooks = hooks or Hooks(path)
         self._objects = None
         self._refs = None
 
     # -- creation --------------------------------------------------------
     @classmethod
-    def open(cls, path: Path, create: bool = True, readme: bytes = b"") -> "GitStore":
+    def open(cls, path: Path, hooks: Hooks, readme: bytes = b"") -> "GitStore":
+        """The store at ``path``, created first when there is none."""
         if not (path / "HEAD").exists():
-            if not create:
-                raise StoreError(f"no conversation store at {path}", "Ask something first: conv ask 'hello'")
             cls._create(path, readme)
-        return cls(path)
+        return cls(path, hooks)
 
     @staticmethod
     def _create(path: Path, readme: bytes) -> None:
@@ -278,7 +204,7 @@ class GitStore(Upkeep, Hooks):
             old = self.head()
             snap = Snapshot(self.objects, old)
             changes, message, *more = build(snap)
-            store = _HealingObjects(self.objects)
+            store = HealingObjects(self.objects)
             entries, written = [], []  # written: the blobs this commit makes, for the pre-commit hook
             for path, content in changes.items():
                 if content is None:
@@ -291,7 +217,7 @@ class GitStore(Upkeep, Hooks):
                     entries.append((path.encode(), FILE_MODE, blob.id))
                     written.append(f"{blob.id.decode()} {path}\n")
             if not more:  # a merge brings what other machines already let through
-                self._run_hook("pre-commit", message, stdin="".join(written))
+                self.hooks.run("pre-commit", message, stdin="".join(written))
             base = snap.tree if snap.tree is not None else Tree()
             commit = Commit()
             commit.tree = commit_tree_changes(store, base, entries)
@@ -307,11 +233,11 @@ class GitStore(Upkeep, Hooks):
                 )
             if not ok:  # impossible while every writer takes the flock; say so if it happens
                 raise StoreError("the store changed during a write", "Run the command again")
-        self._run_hook("post-commit", message, args=[commit.id.decode()])
+        self.hooks.run("post-commit", message, args=[commit.id.decode()])
         return old, commit.id.decode()
 
 
-class _HealingObjects:
+class HealingObjects:
     """The object store as commit_tree_changes uses it (read, add), except that
     adding removes the ``.lock`` a writer killed while writing that very object
     left behind (only called with the writer lock held: nobody else writes)."""

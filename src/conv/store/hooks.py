@@ -1,45 +1,86 @@
-"""The store's git hooks, run around conv's own commits. Mixed into GitStore."""
+"""The store's git hooks: the ones conv ships (the repository's hooks/), which
+of them a store has, and running pre-commit and post-commit around conv's
+own commits."""
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import StoreError
+from ..errors import StoreError, UsageError
+
+SHIPPED = Path(__file__).resolve().parent.parent / "hooks"  # conv/hooks: the repository's hooks/ (a symlink)
+DEFAULT_TIMEOUT = 10.0  # seconds a store hook may take before the commit is refused
+
+
+def shipped() -> dict[str, str]:
+    """The hooks conv ships: name -> first line of their description."""
+    out = {}
+    for path in sorted(SHIPPED.iterdir()):
+        if path.is_file() and not path.name.startswith("."):  # an installed wheel may drop the x bit
+            lines = [l.strip("#\" ") for l in path.read_text().splitlines()[1:4] if l.strip("#\" ")]
+            out[path.name] = (lines[0] if lines else "").removeprefix("conv store hook: ")
+    return out
 
 
 class Hooks:
-    hook_timeout = 10.0  # seconds a store hook may take before the commit is refused
+    """The hooks of the store at ``path``. ``timeout`` is asked for only when a
+    hook runs (most stores have none, and every ask commits twice)."""
 
-    def hooks(self) -> dict[str, bool]:
-        """Installed hooks: name -> whether it is executable (and so run)."""
-        folder = self.path / "hooks"
-        return {p.name: os.access(p, os.X_OK) for p in sorted(folder.iterdir())
-                if p.is_file() and not p.name.endswith(".sample")} if folder.is_dir() else {}
+    def __init__(self, path: Path, timeout: Callable[[], float] = lambda: DEFAULT_TIMEOUT):
+        self.folder = path / "hooks"
+        self.git_dir = path
+        self._timeout = timeout
 
-    def install_hook(self, name: str, text: str) -> Path:
+    def installed(self) -> dict[str, str]:
+        """name -> "conv's", "changed" or "yours" (and "off" when not executable)."""
+        if not self.folder.is_dir():
+            return {}
+        ours = {p.name: p.read_text() for p in SHIPPED.iterdir() if p.is_file()}
+        out = {}
+        for path in sorted(self.folder.iterdir()):
+            if not path.is_file() or path.name.endswith(".sample"):
+                continue
+            text = path.read_text(errors="replace")
+            kind = "conv's" if ours.get(path.name) == text else ("changed" if path.name in ours else "yours")
+            out[path.name] = kind if os.access(path, os.X_OK) else f"{kind}, off (not executable)"
+        return out
+
+    def install(self, names: list[str]) -> list[str]:
+        """Install the shipped hooks ``names`` (all of them when empty)."""
+        import shutil
+
         from ..home.files import write_atomic
 
-        path = self.path / "hooks" / name
-        write_atomic(path, text)
-        path.chmod(0o755)
-        return path
+        if shutil.which("git") is None:
+            raise UsageError("the hooks conv ships run git", "Install git first (e.g. apt install git)")
+        available = shipped()
+        unknown = [n for n in names if n not in available]
+        if unknown:
+            raise UsageError(f"conv ships no hook {unknown[0]!r}", "Shipped: " + ", ".join(available))
+        for name in names or available:
+            path = self.folder / name
+            write_atomic(path, (SHIPPED / name).read_text())
+            path.chmod(0o755)
+        return names or list(available)
 
-    def _run_hook(self, name: str, message: str, stdin: str = "", args: list[str] = ()) -> None:
+    def run(self, name: str, message: str, stdin: str = "", args: list[str] = ()) -> None:
         """Run the store's hook NAME if it is installed (conv hooks install).
         pre-commit gets ``<blob id> <path>`` lines of what the commit adds on
         stdin; a non-zero exit refuses the commit, with the hook's own words.
         post-commit gets the new commit's id; its failures change nothing."""
-        hook = self.path / "hooks" / name
+        hook = self.folder / name
         if not os.access(hook, os.X_OK):
             return
-        import subprocess  # only now: most stores have no hooks, and every ask commits twice
+        import subprocess
 
-        env = {**os.environ, "GIT_DIR": str(self.path), "CONV_COMMIT_MESSAGE": message}
+        timeout = self._timeout()
+        env = {**os.environ, "GIT_DIR": str(self.git_dir), "CONV_COMMIT_MESSAGE": message}
         try:
             done = subprocess.run([str(hook), *args], input=stdin, capture_output=True, text=True, env=env,
-                                  timeout=self.hook_timeout)
+                                  timeout=timeout)
         except subprocess.TimeoutExpired:
             if name == "pre-commit":
-                raise StoreError(f"the store's {name} hook took more than {self.hook_timeout:g} s; nothing was written",
+                raise StoreError(f"the store's {name} hook took more than {timeout:g} s; nothing was written",
                                  f"Fix or remove {hook}") from None
             return
         if name == "pre-commit" and done.returncode:

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 
 from ..format import ids
 from ..format.model import Conversation
-from .conversations import META_FILE as META
-from .conversations import ROOT, TRASH
-from .conversations import shard_path as _shard
-from .git import Existing, Snapshot
+from .layout import META_FILE as META
+from .layout import ROOT, TRASH
+from .layout import shard_path as _shard
+from .snapshot import Existing, Snapshot
 
 ROOTS = (ROOT, TRASH)
 

@@ -14,7 +14,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import ConvError, UsageError
+from ..errors import SyncError, UsageError
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 _SECTION = re.compile(r'^\s*\[\s*(?:remote\s+"((?:[^"\\]|\\.)*)"|[^\]]*)\s*\]')
@@ -23,12 +23,6 @@ _USERINFO = re.compile(r"(?<=://)([^/@:\s]*):([^/@\s]*)@")
 _HTTP_USER = re.compile(r"(?<=https://)[^/@:\s]+@|(?<=http://)[^/@:\s]+@")  # a token given as the user
 TRACKING = "refs/remotes/{name}/main"
 BRANCH = "refs/heads/main"
-
-
-class SyncError(ConvError):
-    """A transfer failed: unreachable, refused, or raced by another pusher."""
-
-    exit_code = 4
 
 
 def _unquote(value: str) -> str:
@@ -115,6 +109,14 @@ class Remotes:
         config.write_to_path(str(self.path / "config"))
         return Remote(name, url)
 
+    def fetch(self, remote: Remote) -> str | None:
+        """The remote's main commit, now in the local object store (None: an empty remote)."""
+        return fetch(self.path, remote)
+
+    def push(self, remote: Remote, commit: str) -> "Pushed":
+        """Offer ``commit`` as the remote's main, never forced."""
+        return push(self.path, remote, commit)
+
     def remove(self, name: str) -> None:
         self.get(name)
         config = self._config()
@@ -152,6 +154,13 @@ def fetch(store_path: Path, remote: Remote) -> str | None:
 class Pushed:
     ok: bool
     rejected: str = ""  # why the remote refused (non-fast-forward, a hook …)
+
+    @property
+    def behind(self) -> bool:
+        """Whether the refusal means the remote has moved on (fetch, merge, try again)."""
+        return not self.ok and any(why in self.rejected for why in (
+            "fetch first", "non-fast-forward", "failed to update ref", "cannot lock ref", "incorrect old value",
+            "stale info"))
 
 
 def push(store_path: Path, remote: Remote, commit: str) -> Pushed:

@@ -77,6 +77,12 @@ def count(n: int) -> str:
     return str(n)
 
 
+def dollars(amount: float | None) -> str:
+    if amount is None:
+        return "?"
+    return f"${amount:.4f}" if amount < 1 else f"${amount:.2f}"
+
+
 def table(headers: list[str], rows: list[list[str]]) -> None:
     """Aligned columns, the last one cut to the terminal's width. On a terminal
     the header is bold and the first column coloured (unless NO_COLOR); rich

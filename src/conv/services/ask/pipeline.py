@@ -163,10 +163,10 @@ class Asker:
         """A new conversation takes ``-a``'s agent; an existing one keeps its own."""
         if conv_id is None:
             return agents.load(self.ws.config, opts.agent) if opts.agent else None
-        row = self.ws.index.get(conv_id)
+        row = self.ws.index.queries.get(conv_id)
         own = row.agent if row else None
         if opts.agent and opts.agent != own:
-            short = self.ws.index.short_id(conv_id)
+            short = self.ws.index.queries.short_id(conv_id)
             self.notice(f"{short} belongs to agent {own}; it goes on with {own}'s settings" if own else
                         f"{short} was started without an agent; -a {opts.agent} applies to new conversations")
         return agents.find(self.ws.config, own)
@@ -247,10 +247,10 @@ class Asker:
         from ...index.queries import Filters
 
         now = current(self.ws)
-        row = self.ws.index.get(now.conv_id) if now.conv_id and now.why != "session-expired" else None
+        row = self.ws.index.queries.get(now.conv_id) if now.conv_id and now.why != "session-expired" else None
         if row and row.agent == name:
             return row.id
-        latest = self.ws.index.recent(1, Filters(agent=name))
+        latest = self.ws.index.queries.recent(1, Filters(agent=name))
         if not latest:
             self.notice(f"agent {name} has no conversation yet; starting one")
         return latest[0].id if latest else None
@@ -361,7 +361,7 @@ class Asker:
         self.ws.make_current(conv.id, len(written.names))
 
     def _short(self, conv_id: str, opts: AskOptions) -> str:
-        return self.ws.index.short_id(conv_id) if opts.save else conv_id
+        return self.ws.index.queries.short_id(conv_id) if opts.save else conv_id
 
 
 def _last_model(conv: Conversation | None) -> str | None:

@@ -5,12 +5,19 @@ from typing import Protocol
 
 from ..errors import RefError, StoreError
 from ..format import ids
-from ..format.model import Conversation, Turn, order_turns
-from .git import Snapshot
+from ..format.model import FORMAT_VERSION, Conversation, Turn, order_turns
+from .snapshot import Snapshot
 
 META_FILE = "conversation.md"
 ROOT = "conversations"
 TRASH = "trash"  # deleted conversations wait here, whole, until restored or purged
+
+STORE_README = f"""# conv store
+
+LLM conversations kept by [conv](https://pypi.org/project/conv-git/), format version {FORMAT_VERSION}.
+Each conversation is a folder `conversations/<shard>/<id>/` holding `conversation.md`
+(its metadata as YAML frontmatter) and one Markdown file per turn, named by time.
+""".encode()
 
 
 class ParsedCache(Protocol):
@@ -106,3 +113,10 @@ def decode(data: bytes, where: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise StoreError(f"{where} is not UTF-8 text", "Fix it with conv git, or restore it from history") from None
+
+
+def conversation_ids(snap: Snapshot, root: str = ROOT):
+    """Ids under ``root``: the live conversations, or (TRASH) the deleted ones."""
+    for first in snap.listdir(root):
+        for second in snap.listdir(f"{root}/{first}"):
+            yield from snap.listdir(f"{root}/{first}/{second}")

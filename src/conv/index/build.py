@@ -1,0 +1,86 @@
+"""Filling the cache from git: one conversation's row and turns as a commit
+has them, and the commits the cache has not seen yet."""
+
+import json
+import sqlite3
+from collections.abc import Callable
+
+from ..errors import RefError, StoreError
+from ..format.ids import turn_time
+from ..format.model import Conversation, usage_totals
+from ..store import ParsedCache, Store
+from .queries import Row
+
+
+class Builder:
+    """Writes into the cache's connection ``db`` what ``store`` holds; parsed
+    files go through ``parsed`` so a blob is parsed once."""
+
+    def __init__(self, db: sqlite3.Connection, store: Store, parsed: ParsedCache):
+        self.db = db
+        self.store = store
+        self.parsed = parsed
+
+    def catch_up(self, changed: set[str], head: str) -> None:
+        """Reindex the ``changed`` conversations, record new commits, and mark the cache as at ``head``."""
+        for conv_id in changed:
+            self.reindex(conv_id, head)
+        self.add_history()
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('commit', ?)", (head,))
+
+    def reindex(self, conv_id: str, commit: str) -> None:
+        """One conversation's row and its turns' text, as ``commit`` has them."""
+        db = self.db
+        for trashed in (False, True):
+            try:
+                conv = self.store.read(conv_id, commit, cache=self.parsed, trashed=trashed)
+            except RefError:
+                continue  # not under this root
+            except StoreError as exc:  # there but unreadable: listed as broken, never hidden
+                db.execute("DELETE FROM turns WHERE conv_id = ?", (conv_id,))
+                db.execute(
+                    "INSERT OR REPLACE INTO conversations (id, title, created, updated, tags, status, turns, broken, trashed)"
+                    " VALUES (?, '', '', '', '[]', 'active', 0, ?, ?)",
+                    (conv_id, exc.message, int(trashed)),
+                )
+                return
+            self._upsert(conv, trashed)
+            self._index_turns(conv, self.store.files(conv_id, commit, trashed))
+            return
+        db.execute("DELETE FROM conversations WHERE id = ?", (conv_id,))  # gone for good
+        db.execute("DELETE FROM turns WHERE conv_id = ?", (conv_id,))
+
+    def _upsert(self, conv: Conversation, trashed: bool) -> None:
+        names = [t.name for t in conv.turns]
+        updated = max([conv.created] + [turn_time(n) for n in sorted(names)[-1:]])
+        forked = (conv.forked_from or {}).get("conversation")
+        used = usage_totals(conv.turns)
+        self.db.execute(
+            f"INSERT OR REPLACE INTO conversations ({Row.COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?)",
+            (conv.id, conv.title, conv.created, updated, conv.model, conv.provider, conv.agent,
+             json.dumps(conv.tags), conv.status, len(names), forked, conv.summary, int(trashed),
+             used["prompt_tokens"] + used["completion_tokens"], used["cost"]),
+        )
+
+    def _index_turns(self, conv: Conversation, files: dict[str, str]) -> None:
+        """Keep the searchable text of a conversation's turns in step, touching
+        only turns added, removed or rewritten (compared by blob id)."""
+        shas = {turn.name: files[f"{turn.name}.md"] for turn in conv.turns}
+        known = {name: (rowid, sha) for rowid, name, sha in
+                 self.db.execute("SELECT rowid, name, sha FROM turns WHERE conv_id = ?", (conv.id,))}
+        stale = [rowid for name, (rowid, sha) in known.items() if shas.get(name) != sha]
+        self.db.executemany("DELETE FROM turns WHERE rowid = ?", [(r,) for r in stale])
+        self.db.executemany(
+            "INSERT INTO turns (conv_id, name, role, sha, content) VALUES (?, ?, ?, ?, ?)",
+            [(conv.id, t.name, t.role, shas[t.name], t.content) for t in conv.turns
+             if known.get(t.name, (None, None))[1] != shas[t.name]],
+        )
+
+    def add_history(self) -> None:
+        """Record the commits the cache has not seen, with the conversations each touched."""
+        seen: Callable = lambda sha: self.db.execute("SELECT 1 FROM history WHERE sha = ?", (sha,)).fetchone() is not None  # noqa: E731
+        rows = []
+        for info, touched in self.store.history(seen):
+            message = info.message.strip()
+            rows += [(info.sha, conv_id, info.time, message) for conv_id in sorted(touched)] or [(info.sha, None, info.time, message)]
+        self.db.executemany("INSERT INTO history VALUES (?, ?, ?, ?)", reversed(rows))  # oldest first: rowid grows with time
