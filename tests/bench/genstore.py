@@ -69,11 +69,7 @@ WORDS = ("git rebase commit branch merge conflict python function class module i
          "why file path tree blob index cache server request response stream token model prompt answer "
          "question error retry timeout value list dict string bytes object store lock signal process").split()
 
-try:  # conv's own title rule; a plain cut if it moved
-    from conv.services.ask.pipeline import _title
-except ImportError:
-    def _title(words, prompt):
-        return prompt.splitlines()[0][:60]
+from conv.format.model import title_from  # noqa: E402  conv's own title rule
 
 
 def _text(rnd: random.Random, low: int, high: int) -> str:
@@ -124,7 +120,7 @@ def render(job: tuple) -> tuple[str, list[tuple[str, bytes]], dict]:
                         "usage": usage})
         parent = name
     stamp = created.strftime("%Y-%m-%dT%H:%M:%S.") + f"{created.microsecond // 1000:03d}Z"
-    meta = Conversation(conv_id, stamp, title=_title((first or "").split(), first or ""), model="gpt-4o-mini",
+    meta = Conversation(conv_id, stamp, title=title_from(first or ""), model="gpt-4o-mini",
                         provider="openai")
     files.append((META_FILE, meta.to_text().encode()))
     record = {"id": conv_id, "created": stamp, "time": created.timestamp(), "title": meta.title,

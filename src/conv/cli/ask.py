@@ -29,7 +29,7 @@ def ask(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print exactly the messages that would be sent, and to which model; store nothing, call nothing.")] = False,
 ) -> None:
     """Ask a question; text piped on stdin is added to it."""
-    from ..services.ask.pipeline import AskOptions
+    from ..services.ask.options import AskOptions
     from .asking import AskCommand, run
 
     options = AskOptions(
@@ -51,7 +51,7 @@ def retry(
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="The answer only, no notices.")] = False,
 ) -> None:
     """That answer was wrong: answer the last question again (the old answer stays in history)."""
-    from ..services.ask.pipeline import AskOptions
+    from ..services.ask.options import AskOptions
     from .asking import AskCommand, run
 
     options = AskOptions(words=[], model=model, stream=not no_stream)

@@ -4,7 +4,7 @@ the fast path (cli/fastpath.py). Imports nothing heavy: no Typer here."""
 import sys
 from dataclasses import dataclass
 
-from ..services.ask.pipeline import AskOptions
+from ..services.ask.options import AskOptions
 
 MAX_STDIN = 4 * 1024 * 1024  # more than any model takes in one message
 
@@ -21,6 +21,7 @@ class AskCommand:
 
 def run(command: AskCommand, how=None) -> None:
     """Ask (or, with ``how``, e.g. retry) and print the answer as it arrives."""
+    from ..services.ask.options import Output
     from ..services.ask.pipeline import Asker
     from ..services.workspace import Workspace
     from ..terminal import render
@@ -31,11 +32,10 @@ def run(command: AskCommand, how=None) -> None:
         opts.last_command = shared_last_command()
     printer = render.AnswerPrinter()
     streaming = not (command.json_out or not opts.stream)
-    asker = Asker(
-        Workspace(),
+    asker = Asker(Workspace(), Output(
         notice=(lambda m: None) if command.quiet else render.notice,
         on_text=printer if streaming else (lambda text: None),
-    )
+    ))
     if command.dry_run:
         return show_preview(asker.preview(opts), command.json_out)
     try:
@@ -43,10 +43,6 @@ def run(command: AskCommand, how=None) -> None:
     finally:
         if streaming:
             printer.finish()
-    if opts.save and asker.ws.config.get("sync.auto"):
-        from ..services.sync import auto_sync
-
-        auto_sync(asker.ws)
     if command.json_out:
         render.emit_json(result.to_dict())
     elif not streaming:

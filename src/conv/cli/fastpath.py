@@ -27,9 +27,7 @@ _FLAGS = {  # spelling -> (field, takes a value)
 
 def parse_ask(args: list[str]):
     """``args`` after ``ask`` as an AskCommand, or None to let Typer parse them."""
-    from ..services.ask.pipeline import (
-        AskOptions,  # here, not above: sync and push need none of it
-    )
+    from ..services.ask.options import AskOptions  # here, not above: sync and push need none of it
     from .asking import AskCommand
 
     seen: dict = {}

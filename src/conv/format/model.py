@@ -15,6 +15,7 @@ from .frontmatter import Document, dump_document, emittable, new_mapping, parse_
 FORMAT_VERSION = 1
 
 ROLES = ("user", "assistant", "system")
+TITLE_LENGTH = 60
 STATUSES = ("active", "paused", "done")
 
 
@@ -245,3 +246,13 @@ def usage_totals(turns: list["Turn"]) -> dict:
     costs = [u.get("cost") for u in used]
     out["cost"] = round(sum(costs), 6) if costs and None not in costs else None
     return out
+
+
+def title_from(text: str) -> str:
+    """A title made from a first question: its first line, on one line, cut
+    at a word near TITLE_LENGTH characters."""
+    line = next((" ".join(l.split()) for l in text.splitlines() if l.strip()), "")
+    if len(line) <= TITLE_LENGTH:
+        return line
+    cut = line[:TITLE_LENGTH].rsplit(" ", 1)[0]
+    return (cut if len(cut) > TITLE_LENGTH // 2 else line[:TITLE_LENGTH]) + "…"

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..format import ids
-from ..format.model import iso
+from ..format.model import iso, title_from
 
 # source name -> module with ``read(path) -> list[ImportedConversation]``;
 # imported only when asked for (conv's startup budget).
@@ -113,9 +113,8 @@ def strictly_increasing(turns: list[ImportedTurn]) -> list[ImportedTurn]:
 
 
 def first_question(turns: list[ImportedTurn]) -> str:
-    """A title for a conversation whose source has none: its first question, on one line."""
-    text = next((t.content for t in turns if t.role == "user"), "")
-    return " ".join(text.split())[:80]
+    """A title for a conversation whose source has none: made from its first question."""
+    return title_from(next((t.content for t in turns if t.role == "user"), ""))
 
 
 def shared_prefix(a: list[ImportedTurn], b: list[ImportedTurn]) -> int:

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from ..errors import UsageError
 from ..format.model import Conversation
 from .ask import agents
-from .ask.pipeline import Asker, AskOptions, AskResult
+from .ask.options import AskOptions, AskResult, Output
+from .ask.pipeline import Asker
 from .fork import Forked, fork
 from .metadata import set_title
 from .workspace import Workspace
@@ -140,11 +141,11 @@ class Chat:
         new = self.conv_id is None
         opts = AskOptions(words=[text], cid=self.conv_id, new=new, model=self.model, system=self.system,
                           agent=self.agent if new else None)
-        return self._synced(Asker(self.ws, self.notice, on_text).ask(opts))
+        return Asker(self.ws, Output(self.notice, on_text)).ask(opts)
 
     def retry(self, hint: str, on_text: Callable[[str], None]) -> AskResult:
         opts = AskOptions(words=[], model=self.model)
-        return self._synced(Asker(self.ws, self.notice, on_text).retry(self._here(), hint or None, False, opts))
+        return Asker(self.ws, Output(self.notice, on_text)).retry(self._here(), hint or None, False, opts)
 
     def fork(self, at: str) -> Forked:
         """Fork at turn ``at`` (all turns when empty); the chat goes on in the fork."""
@@ -165,11 +166,3 @@ class Chat:
         if self.conv_id is None:
             raise UsageError("no conversation yet", "Type a message first")
         return self.conv_id
-
-    def _synced(self, result: AskResult) -> AskResult:
-        """After an answer, as after conv ask: a background sync when sync.auto is set."""
-        if self.ws.config.get("sync.auto"):
-            from .sync import auto_sync
-
-            auto_sync(self.ws)
-        return result

@@ -69,15 +69,10 @@ def import_from(ws: Workspace, source: str, path: str) -> Imported:
         forked_from = None
         if imported.fork_of in ids_by_source and imported.fork_at:
             forked_from = {"conversation": ids_by_source[imported.fork_of], "turn": turns[imported.fork_at - 1].name}
-        conv = Conversation(id=conv_id, created=imported.created, title=imported.title or first_line(turns),
+        conv = Conversation(id=conv_id, created=imported.created, title=imported.title,
                             model=imported.model, provider=source, forked_from=forked_from,
                             imported_from={"source": source, "id": imported.source_id})
         items.append((conv, turns))
     written, added, turn_count = ws.store.add_many(items, f"import: {len(found)} conversations from {source}")
     ws.index.refresh()
     return Imported(source, len(found), added, turn_count, written.new if written else None)
-
-
-def first_line(turns: list[Turn]) -> str:
-    question = next((t.content for t in turns if t.role == "user"), "")
-    return next((line.strip() for line in question.splitlines() if line.strip()), "")[:60]

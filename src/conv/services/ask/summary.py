@@ -1,12 +1,21 @@
-"""The stored summary of a conversation's older turns (see context.py): made
-by the model that is answering, kept in conversation.md, extended as the
-conversation grows."""
+"""The context step of an ask: what the model is sent, within the budget
+(context.py), and the stored summary of the older turns that the budget
+calls for: made by the model that is answering, kept in conversation.md,
+extended as the conversation grows."""
+
+from dataclasses import replace
 
 from ...errors import ProviderError
+from ...format.model import Conversation, Turn
+from ...home.config import Config
 from ...providers import Message, Provider
+from ...providers.choice import Choice
 from ...store import Written
 from ..workspace import Workspace
+from .agents import Agent
+from . import context
 from .context import Plan
+from .options import Output
 
 INSTRUCTION = (
     "You condense conversations so they can be continued later. Summarize the conversation you are given, "
@@ -34,3 +43,30 @@ def store(ws: Workspace, conv_id: str, through: str, text: str, spec: str) -> Wr
         return f"{conv_id}: summary of the older turns, through {through}"
 
     return ws.store.change(conv_id, edit)
+
+
+def budget(config: Config, agent: Agent | None) -> context.Budget:
+    """The agent's context settings, else the config's."""
+    return context.Budget(
+        (agent and agent.max_messages) or config.get("context.max_messages"),
+        (agent and agent.max_tokens) or config.get("context.max_tokens"),
+    )
+
+
+def messages_for(ws: Workspace, conv: Conversation, sent: Conversation, question: Turn, agent: Agent | None,
+                 answering: tuple[Provider, Choice], save: bool, out: Output) -> list[Message]:
+    """What the model is sent for ``question`` from the turns of ``sent``: the
+    budget's plan, its summary made (and stored in ``conv``) when it is due;
+    without one, if the model can't make it."""
+    provider, choice = answering
+    wanted = context.plan(sent, question, budget(ws.config, agent))
+    if not wanted.needs_summary:
+        return wanted.messages()
+    try:
+        text = summarize(provider, choice.model, wanted)
+    except ProviderError as exc:
+        out.notice(f"could not summarize the older turns ({exc.message}); sending the latest ones only")
+        return replace(wanted, to_summarize=[]).messages()
+    if save:
+        store(ws, conv.id, wanted.through, text, choice.spec)
+    return replace(wanted, summary=text, to_summarize=[]).messages()

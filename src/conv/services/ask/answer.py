@@ -1,0 +1,93 @@
+"""Streaming the model's answer and storing it, whole, or as far as it came
+with ``finish: interrupted`` or ``finish: error``. A retry's answer takes
+the place of the one it replaces (which stays in history)."""
+
+import signal
+from dataclasses import dataclass
+
+from ...errors import Interrupted, ProviderError
+from ...format import ids
+from ...format.model import Conversation, Turn, now_iso
+from ...providers import Message, Provider
+from ...terminal.signals import ignoring_interrupts, terminal_loss_interrupts
+from ..workspace import Workspace
+from . import pricing
+from .finish import committed
+from .options import AskOptions, AskResult, Output
+
+
+@dataclass
+class Job:
+    """What one model call is for: the options, who answers, what it replaces."""
+
+    opts: AskOptions
+    provider: Provider
+    provider_name: str
+    model: str
+    replaces: str | None = None  # the answer a retry supersedes
+    hint: str | None = None  # why the old answer was wrong
+    temperature: float | None = None
+
+
+def stream_answer(ws: Workspace, conv: Conversation, question: Turn, messages: list[Message], job: Job,
+                  out: Output) -> AskResult:
+    """Stream the model's answer to ``out`` and store it, whole or as far as it came."""
+    pieces: list[str] = []
+
+    def receive(text: str) -> None:
+        pieces.append(text)
+        out.on_text(text)
+
+    opts = job.opts
+    result = AskResult(conv.id, ws.index.queries.short_id(conv.id) if opts.save else conv.id,
+                       question.name if opts.save else None, None, "", job.model, job.provider_name)
+    try:
+        with terminal_loss_interrupts():
+            reply = job.provider.complete(messages, job.model, receive, stream=opts.stream, temperature=job.temperature)
+    except (KeyboardInterrupt, Interrupted) as exc:
+        with ignoring_interrupts():
+            _store(ws, conv, question, result, pieces, "interrupted", job)
+        raise exc if isinstance(exc, Interrupted) else Interrupted(signal.SIGINT) from None
+    except ProviderError as exc:
+        with ignoring_interrupts():
+            _store(ws, conv, question, result, pieces, "error", job, error=exc.message)
+        raise
+    result.model, result.usage = reply.model or job.model, dict(reply.usage)
+    spent = pricing.cost(ws.config, job.provider_name, result.model, result.usage)
+    if spent is not None and result.usage:
+        result.usage["cost"] = spent
+    _store(ws, conv, question, result, pieces, reply.finish, job)
+    return result
+
+
+def _store(ws: Workspace, conv: Conversation, question: Turn, result: AskResult, pieces: list[str], finish: str,
+           job: Job, error: str | None = None) -> None:
+    text = "".join(pieces)
+    result.text, result.finish = text, finish
+    if not job.opts.save:
+        return
+    answer = Turn(
+        ids.new_turn_name("assistant"), "assistant", text, now_iso(), question.name,
+        model=result.model, provider=result.provider, usage=result.usage or None, finish=finish, error=error,
+        replaces=job.replaces, hint=job.hint,
+    )
+    tokens = result.usage.get("completion_tokens")
+    detail = f"{result.model}, {tokens} token{'s' * (tokens != 1)}" if tokens is not None else result.model
+    verb = {"interrupted": "answer interrupted", "error": "answer failed"}.get(finish, "answer")
+    replaces = job.replaces
+    if replaces is not None and finish in ("interrupted", "error"):
+        # a retry that did not finish never pushes out the answer it was to replace
+        if not text:
+            return
+        answer.replaces = replaces = None
+    if replaces is None:
+        written = ws.store.add_turns(conv.id, lambda parent: [answer], f"{conv.id}: {verb} ({detail})")
+    else:
+        def swap(draft) -> str:
+            draft.remove(replaces)
+            draft.put(answer)
+            return f"{conv.id}: retry, {verb} ({detail})"
+
+        written = ws.store.change(conv.id, swap)
+    result.answer = answer.name
+    committed(ws, conv, written)
