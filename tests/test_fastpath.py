@@ -5,9 +5,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from conv.cli import asking
+from conv.cli.run import ask as asking
 from conv.cli.commands import app
-from conv.cli.fastpath import _FLAGS, parse_ask
+from conv.cli.run.argv import _FLAGS, parse_ask
 
 tokens = st.one_of(
     st.sampled_from(sorted(_FLAGS) + ["--", "-", "-x", "--bogus", "-cq", "--model=gpt-4o", "--json=1", "-h", "--cid="]),
@@ -61,7 +61,7 @@ sync_tokens = st.lists(st.sampled_from(["origin", "backup", "--json", "-x", "--h
 @given(command=st.sampled_from(["sync", "pull", "push"]), args=sync_tokens)
 def test_sync_pull_push_parse_as_typer_does(command, args):
     from conv.cli import sync as sync_cli
-    from conv.cli.fastpath import parse_sync
+    from conv.cli.run.argv import parse_sync
 
     fast = parse_sync(args)
     if fast is None:

@@ -17,7 +17,9 @@ def main() -> None:
     from .errors import ConvError, Interrupted
 
     try:
-        if not _fast_path(sys.argv[1:]):
+        from .cli.run import fast_path
+
+        if not fast_path(sys.argv[1:]):
             _typer_path(sys.argv[1:])
     except ConvError as exc:
         from .terminal.render import error
@@ -53,39 +55,6 @@ def _typer_path(args: list[str]) -> None:
         sys.exit(exc.exit_code)
     if isinstance(code, int) and code:
         sys.exit(code)
-
-
-def _fast_path(args: list[str]) -> bool:
-    """Run the commands that must start fast without Typer; False if not one."""
-    if len(args) == 2 and args[0] == "init" and not args[1].startswith("-"):
-        from .cli.shell_text import plugin
-
-        sys.stdout.write(plugin(args[1]))
-        return True
-    if args == ["prompt"]:
-        from .cli.shell_text import segment
-
-        sys.stdout.write(segment() + "\n")
-        return True
-    if args[:1] in (["sync"], ["pull"], ["push"]):
-        from .cli.fastpath import parse_sync
-
-        parsed = parse_sync(args[1:])
-        if parsed is not None:
-            from .cli.syncing import run
-
-            run(parsed[0], pull=args[0] != "push", send=args[0] != "pull", json_out=parsed[1])
-            return True
-    if args[:1] == ["ask"]:
-        from .cli.fastpath import parse_ask
-
-        command = parse_ask(args[1:])
-        if command is not None:
-            from .cli.asking import run
-
-            run(command)
-            return True
-    return False
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
-"""``conv ask``: a question to a new conversation, or a follow-up."""
+"""The Ask panel: ask, retry, chat, models, use, clear and resume."""
 
 from typing import Annotated, Optional
 
 import typer
 
-from .app import app
+from .app import app, workspace
 
 PANEL = "Ask"
 
@@ -30,7 +30,7 @@ def ask(
 ) -> None:
     """Ask a question; text piped on stdin is added to it."""
     from ..services.ask.options import AskOptions
-    from .asking import AskCommand, run
+    from .run.ask import AskCommand, run
 
     options = AskOptions(
         words=words or [], follow=follow, cid=cid, new=new, model=model,
@@ -52,7 +52,101 @@ def retry(
 ) -> None:
     """That answer was wrong: answer the last question again (the old answer stays in history)."""
     from ..services.ask.options import AskOptions
-    from .asking import AskCommand, run
+    from .run.ask import AskCommand, run
 
     options = AskOptions(words=[], model=model, stream=not no_stream)
     run(AskCommand(options, json_out=json_out, quiet=quiet), how=lambda asker, opts: asker.retry(ref, hint, wrong, opts))
+
+
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv chat                       # a new conversation\n\n"
+             "  conv chat k3f9x2                # go on with k3f9x2\n\n  conv chat -c -m gpt-4o\n\n"
+             "  conv chat -a coder -s 'Answer in one line.'")
+def chat(
+    ref: Annotated[Optional[str], typer.Argument(help="Conversation to go on with (id, unique prefix or suffix; default: a new one).", show_default=False)] = None,
+    follow: Annotated[bool, typer.Option("-c", "--continue", help="Go on with this terminal's current conversation.")] = False,
+    model: Annotated[Optional[str], typer.Option("-m", "--model", help="Model, or PROVIDER:MODEL. Default: CONV_MODEL, then config.")] = None,
+    system: Annotated[Optional[str], typer.Option("-s", "--system", help="System prompt (kept with the conversation).")] = None,
+    agent: Annotated[Optional[str], typer.Option("-a", "--agent", metavar="NAME", help="Start the conversation with this agent from config.")] = None,
+) -> None:
+    """Talk with a model turn by turn at a prompt; every turn is saved as it happens.
+
+    Type /help in the chat for its commands (/retry, /fork, /title, /show, /exit)."""
+    from ..services.chat import Chat
+    from ..terminal import render
+    from .run.chat import Terminal
+
+    Terminal(Chat.open(ref, follow, render.notice, model=model, system=system, agent=agent)).run()
+
+
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv models\n\n  conv models --json")
+def models(
+    json_out: Annotated[bool, typer.Option("--json", help="The chain, agents and prices as JSON.")] = False,
+) -> None:
+    """Show how conv picks a model: -m, the agent, CONV_MODEL, config, API keys,
+    Ollama on 127.0.0.1:11434, the local model. The first that names one answers."""
+    from ..services.models import models as chain
+    from ..terminal import render
+
+    found = chain(workspace())
+    if json_out:
+        return render.emit_json(found.to_dict())
+    steps, chosen, agents, prices = found.steps, found.chosen, found.agents, found.prices
+    rows = [["→" if n == chosen else "", s.source, s.spec or "-", s.detail] for n, s in enumerate(steps)]
+    render.table(["", "STEP", "MODEL", "NOTE"], rows)
+    if chosen is None:
+        render.notice("no model is set up: pip install 'conv-git[local]', or export OPENAI_API_KEY or ANTHROPIC_API_KEY")
+    if agents:
+        render.plain("\nagents (conv ask -a NAME): " + ", ".join(f"{a} ({m or 'the chain'})" for a, m in agents.items()))
+    if prices:
+        render.plain("prices per million tokens: " + ", ".join(
+            f"{m} in ${p['input'] or 0:g} out ${p['output'] or 0:g}" for m, p in prices.items()))
+
+
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv use k3f9x2\n\n  conv ask -c \"and then?\"     # goes to k3f9x2")
+def use(ref: Annotated[str, typer.Argument(help="Conversation id, unique prefix or suffix.")]) -> None:
+    """Make a conversation this terminal's current one (what -c and Alt-F continue)."""
+    from ..services.current import use as use_conv
+    from ..terminal import render
+
+    render.notice(f"this terminal now continues {use_conv(workspace(), ref)}")
+
+
+@app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv clear")
+def clear() -> None:
+    """Forget this terminal's current conversation: the next -c starts a new one."""
+    from ..services.current import forget
+    from ..terminal import render
+
+    forgotten = forget(workspace())
+    render.notice(f"forgot {forgotten}; the next follow-up starts a new conversation" if forgotten else "no current conversation")
+
+
+@app.command(rich_help_panel=PANEL, epilog='Examples:\n\n  conv resume                 # pick from the latest conversations\n\n'
+             '  conv resume rebase          # the one conversation about rebase, or a picker\n\n'
+             '  conv resume gt rbs          # fuzzy: like fzf, letters in order\n\n  conv ask -c "and then?"     # follows up the one chosen')
+def resume(
+    text: Annotated[Optional[list[str]], typer.Argument(metavar="TEXT", help="Words from its title, first question or last turn (fuzzy).", show_default=False)] = None,
+) -> None:
+    """Pick a conversation by its title or text and make it this terminal's current one.
+
+    With TEXT that clearly names one conversation (the only one whose title
+    holds the words, else the only one whose text does, else the only fuzzy
+    match), it is chosen at once; otherwise a picker opens with TEXT typed in:
+    type to filter, Up/Down to move, Enter to choose, Esc to cancel (exit 1)."""
+    from ..services import resume as resuming
+    from ..terminal import picker, render
+
+    query = " ".join(text or [])
+    ws = workspace()
+    found = resuming.candidates(ws)
+    ranked = resuming.rank(query, found)
+    chosen = resuming.clear_choice(ranked) if query else None
+    if chosen is None:
+        if not picker.available():
+            raise resuming.unresolved(query, ranked)
+        chosen = picker.pick(found, resuming.rank, query)
+    if chosen is None:
+        render.notice("nothing chosen")
+        raise typer.Exit(1)
+    resuming.choose(ws, chosen)
+    render.notice(f'this terminal now continues {chosen.short} "{chosen.title or "(untitled)"}"; follow up with: conv ask -c "…"')

@@ -1,4 +1,4 @@
-"""Managing conversations: fork, title, tag, status, summary, delete, restore, clean."""
+"""The Manage panel: fork, title, tag, status, summary, edit, delete, restore, clean."""
 
 from typing import Annotated, Optional
 
@@ -86,6 +86,27 @@ def summary(
     from ..services.metadata import set_summary
 
     set_summary(workspace(), ref, " ".join(_words(text)))
+
+
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv edit\n\n  EDITOR='code -w' conv edit k3f9x2")
+def edit(
+    ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).", show_default=False)] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print what changed as JSON.")] = False,
+) -> None:
+    """Edit a conversation as one Markdown file in $EDITOR; changed turns are committed.
+
+    A file that no longer reads is refused with its line number, and nothing is changed."""
+    from ..services.editing import edit as edit_conv
+    from ..terminal import render
+
+    done = edit_conv(workspace(), ref)
+    if json_out:
+        render.emit_json(done.to_dict())
+    elif done.commit is None:
+        render.notice("nothing changed")
+    else:
+        render.notice(f"{done.conv_id}: {len(done.changed)} turns changed, {len(done.deleted)} deleted"
+                      + (", title changed" if done.title is not None else ""))
 
 
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv delete k3f9x2 p8r2m1\n\n  conv restore k3f9x2")

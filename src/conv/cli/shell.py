@@ -1,5 +1,5 @@
-"""``conv init SHELL`` and ``conv prompt`` for --help; __main__ runs both
-without Typer (see shell_text.py)."""
+"""The Shell panel: ``conv init SHELL`` and ``conv prompt``, here for --help;
+the fast path runs both without Typer (run/shell.py)."""
 
 from typing import Annotated
 
@@ -12,7 +12,7 @@ from .app import app
              '  eval "$(conv init bash)"     # in ~/.bashrc\n\n  conv init fish | source       # in ~/.config/fish/config.fish')
 def init(shell: Annotated[str, typer.Argument(help="zsh, bash or fish.")]) -> None:
     """Print the shell plugin: Alt-F follow-ups, Alt-N new conversations, a prompt segment."""
-    from .shell_text import plugin
+    from .run.shell import plugin
 
     typer.echo(plugin(shell), nl=False)
 
@@ -20,6 +20,6 @@ def init(shell: Annotated[str, typer.Argument(help="zsh, bash or fish.")]) -> No
 @app.command(rich_help_panel="Shell", epilog="Example:\n\n  PS1='$(conv prompt) $ '     # custom prompts; the plugins need no process")
 def prompt() -> None:
     """Print this terminal's prompt segment (conv:ID·TURNS), or nothing."""
-    from .shell_text import segment
+    from .run.shell import segment
 
     typer.echo(segment())

@@ -5,7 +5,7 @@ from typing import Annotated, Optional
 import typer
 
 from .app import app, workspace
-from .syncing import run
+from .run.sync import run
 
 PANEL = "Sync"
 remote_app = typer.Typer(help="The store's remotes (ssh, https, git:// or a path). Passwords in URLs are never shown.",

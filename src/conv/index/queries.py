@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ..format import ids
 
-HIT_START, HIT_END = "\ue000", "\ue001"  # around matches in snippets; render turns them into style
+HIT_START, HIT_END = "\ue000", "\ue001"  # around matches in snippets (see Hit.spans)
 
 
 @dataclass
@@ -71,7 +71,16 @@ class Hit:
     row: Row
     turn: str  # the best matching turn's name
     role: str
-    snippet: str
+    snippet: str  # the text around the match, matches between HIT_START and HIT_END
+
+    def spans(self) -> list[tuple[str, bool]]:
+        """The snippet as (text, is a match) pieces, for whoever shows it."""
+        out, matched = [], False
+        for piece in self.snippet.replace(HIT_END, HIT_START).split(HIT_START):
+            if piece:
+                out.append((piece, matched))
+            matched = not matched
+        return out
 
 
 @dataclass

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from ..errors import UsageError
-from ..format.model import Conversation, iso
+from ..format.model import STATUSES, Conversation, iso
 from ..home.config import duration
 from ..index import Filters, Hit, Row
 from .current import current
@@ -43,8 +43,15 @@ def since(text: str | None) -> str | None:
     return iso(moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc))
 
 
-def listing(limit: int | None, filters: Filters | None = None, tree: bool = False, ws: Workspace | None = None) -> list[Listed]:
-    ws = ws or Workspace()
+def filters_from(agent: str | None = None, tag: str | None = None, since_text: str | None = None,
+            status: str | None = None, deleted: bool = False) -> Filters:
+    """The filters ``conv list`` and ``conv search`` take, checked."""
+    if status and status not in STATUSES:
+        raise UsageError(f"unknown status {status!r}", "Use one of: " + ", ".join(STATUSES))
+    return Filters(agent=agent, tag=tag, since=since(since_text), status=status, trashed=deleted)
+
+
+def listing(ws: Workspace, limit: int | None, filters: Filters | None = None, tree: bool = False) -> list[Listed]:
     rows = ws.index.refresh().recent(limit, filters)
     now = current(ws).conv_id if rows else None
     listed = [Listed(r, ws.index.queries.short_id(r.id), r.id == now) for r in rows]
@@ -73,19 +80,16 @@ def _as_tree(listed: list[Listed]) -> list[Listed]:
     return out
 
 
-def search(text: str, limit: int, filters: Filters | None = None, ws: Workspace | None = None) -> list[tuple[Hit, str]]:
+def search(ws: Workspace, text: str, limit: int, filters: Filters | None = None) -> list[tuple[Hit, str]]:
     """Hits with each conversation's short id."""
-    ws = ws or Workspace()
     hits = ws.index.refresh().search(text, limit, filters)
     return [(hit, ws.index.queries.short_id(hit.row.id)) for hit in hits]
 
 
-def conversation(ref: str | None, ws: Workspace | None = None) -> Conversation:
-    ws = ws or Workspace()
+def conversation(ws: Workspace, ref: str | None) -> Conversation:
     return ws.conversation(ws.resolve(ref))
 
 
-def raw_files(ref: str | None, ws: Workspace | None = None) -> list[tuple[str, str]]:
+def raw_files(ws: Workspace, ref: str | None) -> list[tuple[str, str]]:
     """(path, text) of each file of a conversation, conversation.md first."""
-    ws = ws or Workspace()
     return [(path, data.decode("utf-8", "replace")) for path, data in ws.store.raw_files(ws.resolve(ref))]

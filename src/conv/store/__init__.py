@@ -18,8 +18,19 @@ from ..format.model import Conversation, Turn, order_turns
 from ..home import paths
 from .git import CommitInfo, GitStore
 from .hooks import DEFAULT_TIMEOUT, Hooks
-from .layout import META_FILE, ROOT, STORE_README, TRASH, Draft, ParsedCache, conversation_ids, files_in, folder
-from .layout import parse_files, shard_path
+from .layout import (
+    META_FILE,
+    ROOT,
+    STORE_README,
+    TRASH,
+    Draft,
+    ParsedCache,
+    conversation_ids,
+    files_in,
+    folder,
+    parse_files,
+    shard_path,
+)
 from .snapshot import Existing, Snapshot
 
 if TYPE_CHECKING:

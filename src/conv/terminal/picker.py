@@ -8,6 +8,8 @@ SIGHUP, an exception). Every piece of conversation text it draws goes through
 ``sanitize.clean``: a title cannot drive the terminal.
 """
 
+from __future__ import annotations
+
 import codecs
 import os
 import re
@@ -16,14 +18,20 @@ import signal
 import sys
 import termios
 import unicodedata
+from collections.abc import Callable
 from contextlib import contextmanager
 from itertools import groupby
+from typing import TYPE_CHECKING
 
 from ..errors import Interrupted
-from ..services.resume import Candidate, Ranked, rank
 from .render import ago
 from .sanitize import clean
 from .signals import terminal_loss_interrupts
+
+if TYPE_CHECKING:  # what conv resume offers and how it ranks them (services/resume.py)
+    from ..services.resume import Candidate, Ranked
+
+    Rank = Callable[[str, list[Candidate]], list[Ranked]]
 
 ROWS = 10
 ESC_WAIT = 0.05  # seconds: a lone Esc followed by nothing this soon is the Esc key, not an arrow key's start
@@ -50,12 +58,13 @@ def available() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def pick(found: list[Candidate], query: str = "") -> Candidate | None:
-    """The candidate chosen, or None when cancelled (Ctrl-C raises Interrupted)."""
+def pick(found: list[Candidate], rank: Rank, query: str = "") -> Candidate | None:
+    """The candidate chosen, or None when cancelled (Ctrl-C raises Interrupted);
+    ``rank(query, found)`` orders them as the query is typed."""
     fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
     try:
         with terminal_loss_interrupts(), _raw(fd):
-            return _Picker(fd, found, query).run()
+            return _Picker(fd, found, query, rank).run()
     finally:
         os.close(fd)
 
@@ -76,8 +85,9 @@ def _raw(fd: int):
 
 
 class _Picker:
-    def __init__(self, fd: int, found: list[Candidate], query: str):
+    def __init__(self, fd: int, found: list[Candidate], query: str, rank: Rank):
         self.fd, self.found, self.query = fd, found, " ".join(clean(query).split())
+        self.rank = rank
         self.ranked: list[Ranked] = rank(self.query, found)
         self.selected = self.top = 0
         self.styles = {**STYLES, **(NO_COLOR_STYLES if os.environ.get("NO_COLOR") else {})}
@@ -121,7 +131,7 @@ class _Picker:
             self.selected = min(self.selected + 1, max(len(self.ranked) - 1, 0))
         elif key in ("backspace", "clear") or len(key) == 1:
             self.query = "" if key == "clear" else self.query[:-1] if key == "backspace" else self.query + key
-            self.ranked = rank(self.query, self.found)
+            self.ranked = self.rank(self.query, self.found)
             self.selected = self.top = 0
 
     # -- drawing ---------------------------------------------------------------

@@ -133,21 +133,12 @@ def when(epoch: int) -> str:
     return datetime.fromtimestamp(epoch).strftime("%Y-%m-%d %H:%M")
 
 
-def unmark(snippet: str) -> str:
-    """A search snippet without its match markers (see index.queries.HIT_START)."""
-    from ..index.queries import HIT_END, HIT_START
-
-    return clean(snippet).replace(HIT_START, "").replace(HIT_END, "")
-
-
-def search_hit(short: str, updated: str, title: str, role: str, snippet: str) -> None:
-    """One search result: a line about the conversation, then the matching text
-    (matches bold on a terminal unless NO_COLOR)."""
-    from ..index.queries import HIT_END, HIT_START
-
-    text = " ".join(clean(snippet).split())
+def search_hit(short: str, updated: str, title: str, role: str, spans: list[tuple[str, bool]]) -> None:
+    """One search result: a line about the conversation, then the text around
+    the match (matches bold on a terminal unless NO_COLOR)."""
     styled = is_terminal() and not os.environ.get("NO_COLOR")
-    text = text.replace(HIT_START, "\x1b[1m" if styled else "").replace(HIT_END, "\x1b[0m" if styled else "")
+    text = "".join(f"\x1b[1m{clean(t)}\x1b[0m" if hit and styled else clean(t) for t, hit in spans)
+    text = " ".join(text.split())
     head = f"{short}  {updated}  {clean(title)}"
     sys.stdout.write((f"\x1b[36m{head}\x1b[0m" if styled else head) + f"\n    {role}: {text}\n")
 

@@ -12,8 +12,8 @@ from ...providers import Message, Provider
 from ...providers.choice import Choice
 from ...store import Written
 from ..workspace import Workspace
-from .agents import Agent
 from . import context
+from .agents import Agent
 from .context import Plan
 from .options import Output
 

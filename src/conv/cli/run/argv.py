@@ -27,8 +27,10 @@ _FLAGS = {  # spelling -> (field, takes a value)
 
 def parse_ask(args: list[str]):
     """``args`` after ``ask`` as an AskCommand, or None to let Typer parse them."""
-    from ..services.ask.options import AskOptions  # here, not above: sync and push need none of it
-    from .asking import AskCommand
+    from ...services.ask.options import (
+        AskOptions,  # here, not above: sync and push need none of it
+    )
+    from .ask import AskCommand
 
     seen: dict = {}
     words: list[str] = []

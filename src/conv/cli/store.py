@@ -1,4 +1,4 @@
-"""Store upkeep and moving data in: edit, git, gc, fsck, reindex, import."""
+"""The Store panel: git, gc, fsck, reindex, hooks and config."""
 
 from typing import Annotated, Optional
 
@@ -7,27 +7,6 @@ import typer
 from .app import app, workspace
 
 PANEL = "Store"
-
-
-@app.command(rich_help_panel="Manage", epilog="Examples:\n\n  conv edit\n\n  EDITOR='code -w' conv edit k3f9x2")
-def edit(
-    ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).", show_default=False)] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print what changed as JSON.")] = False,
-) -> None:
-    """Edit a conversation as one Markdown file in $EDITOR; changed turns are committed.
-
-    A file that no longer reads is refused with its line number, and nothing is changed."""
-    from ..services.editing import edit as edit_conv
-    from ..terminal import render
-
-    done = edit_conv(workspace(), ref)
-    if json_out:
-        render.emit_json(done.to_dict())
-    elif done.commit is None:
-        render.notice("nothing changed")
-    else:
-        render.notice(f"{done.conv_id}: {len(done.changed)} turns changed, {len(done.deleted)} deleted"
-                      + (", title changed" if done.title is not None else ""))
 
 
 @app.command(rich_help_panel=PANEL, context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []},
@@ -95,3 +74,50 @@ def hooks_list() -> None:
     rows = [[name, have.get(name, "not installed"), about] for name, about in shipped_hooks().items()]
     rows += [[name, kind, ""] for name, kind in have.items() if name not in shipped_hooks()]
     render.table(["HOOK", "STATE", "WHAT"], rows)
+
+
+config_app = typer.Typer(
+    help="Read and change settings (a YAML file; comments you write survive).",
+    no_args_is_help=True,
+)
+app.add_typer(config_app, name="config", rich_help_panel=PANEL)
+
+
+@config_app.command("get", epilog="Examples:\n\n  conv config get\n\n  conv config get session.expiry")
+def get(key: Annotated[Optional[str], typer.Argument(help="A key; all keys when left out.", show_default=False)] = None) -> None:
+    """Print a setting (or every setting with its meaning)."""
+    from ..home.config import KEYS, PATTERNS, Config
+
+    config = Config()
+    if key:
+        value = config.raw(key) if key in KEYS and config.raw(key) is not None else config.get(key)
+        typer.echo("" if value is None else value)
+        return
+    for name, spec in KEYS.items():
+        value = config.raw(name)
+        shown = value if value is not None else (f"{spec.default} (default)" if spec.default is not None else "(unset)")
+        typer.echo(f"{name} = {shown}    # {spec.help}")
+    for pattern, spec in PATTERNS.items():  # agents.NAME.… and prices.MODEL.…, as configured
+        section, _, field = pattern.partition(".*.")
+        for name in config.names(section):
+            if config.raw(key := f"{section}.{name}.{field}") is not None:
+                typer.echo(f"{key} = {config.raw(key)}    # {spec.help}")
+
+
+@config_app.command("set", epilog="Examples:\n\n  conv config set model gpt-4o\n\n  conv config set session.expiry 8h")
+def set_(
+    key: Annotated[str, typer.Argument(help="The key, e.g. model or session.expiry.")],
+    value: Annotated[str, typer.Argument(help="The new value.")],
+) -> None:
+    """Change a setting."""
+    from ..home.config import Config
+
+    Config().set(key, value)
+
+
+@config_app.command("path", epilog="Example:\n\n  $EDITOR \"$(conv config path)\"")
+def path() -> None:
+    """Print where the config file lives."""
+    from ..home.paths import config_file
+
+    typer.echo(config_file())

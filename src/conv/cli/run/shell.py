@@ -6,13 +6,13 @@ import sys
 from pathlib import Path
 
 SHELLS = ("zsh", "bash", "fish")
-PLUGINS = Path(__file__).resolve().parent.parent / "shell"  # conv/shell: the repository's shell/ (a symlink)
+PLUGINS = Path(__file__).resolve().parents[2] / "shell"  # conv/shell: the repository's shell/ (a symlink)
 
 
 def plugin(shell: str) -> str:
     """The plugin for ``shell``, told where conv and its state live."""
-    from ..errors import UsageError
-    from ..home.paths import state_dir
+    from ...errors import UsageError
+    from ...home.paths import state_dir
 
     if shell not in SHELLS:
         raise UsageError(f"unknown shell {shell!r}", "Use one of: " + ", ".join(SHELLS))
@@ -26,7 +26,7 @@ def segment() -> str:
     no current conversation or the conversation's session expired."""
     import time
 
-    from ..home import session
+    from ...home import session
 
     try:
         name = session.session_name()

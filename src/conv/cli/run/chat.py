@@ -1,15 +1,9 @@
-"""``conv chat``: a conversation typed line by line at a prompt, each turn saved
-as ``conv ask`` saves it. What a line means is services/chat.py; here is the
-terminal: readline, the prompt, Ctrl-C and Ctrl-D."""
+"""``conv chat``'s terminal side: readline, the prompt, Ctrl-C and Ctrl-D
+around a Chat (services/chat.py, which says what a typed line means)."""
 
 import os
 import signal
 import sys
-from typing import Annotated, Optional
-
-import typer
-
-from .app import app
 
 HISTORY_LINES = 1000  # kept in the history file, which is trimmed to this after each line
 HELP = """\
@@ -21,30 +15,11 @@ Tab completes a command. Ctrl-C stops an answer (the part that arrived is saved)
 what you are typing."""
 
 
-@app.command(rich_help_panel="Ask", epilog="Examples:\n\n  conv chat                       # a new conversation\n\n"
-             "  conv chat k3f9x2                # go on with k3f9x2\n\n  conv chat -c -m gpt-4o\n\n"
-             "  conv chat -a coder -s 'Answer in one line.'")
-def chat(
-    ref: Annotated[Optional[str], typer.Argument(help="Conversation to go on with (id, unique prefix or suffix; default: a new one).", show_default=False)] = None,
-    follow: Annotated[bool, typer.Option("-c", "--continue", help="Go on with this terminal's current conversation.")] = False,
-    model: Annotated[Optional[str], typer.Option("-m", "--model", help="Model, or PROVIDER:MODEL. Default: CONV_MODEL, then config.")] = None,
-    system: Annotated[Optional[str], typer.Option("-s", "--system", help="System prompt (kept with the conversation).")] = None,
-    agent: Annotated[Optional[str], typer.Option("-a", "--agent", metavar="NAME", help="Start the conversation with this agent from config.")] = None,
-) -> None:
-    """Talk with a model turn by turn at a prompt; every turn is saved as it happens.
-
-    Type /help in the chat for its commands (/retry, /fork, /title, /show, /exit)."""
-    from ..services.chat import Chat
-    from ..terminal import render
-
-    Terminal(Chat.open(ref, follow, render.notice, model=model, system=system, agent=agent)).run()
-
-
 class Terminal:
     """The read-answer loop around a Chat."""
 
     def __init__(self, chat):
-        from ..services.chat import Composer
+        from ...services.chat import Composer
 
         self.chat = chat
         self.composer = Composer()
@@ -53,8 +28,8 @@ class Terminal:
         self.history = _history() if self.interactive else None
 
     def run(self) -> None:
-        from ..errors import ConvError, Interrupted
-        from ..terminal import render
+        from ...errors import ConvError, Interrupted
+        from ...terminal import render
 
         where = f"going on with {self.chat.short}" if self.chat.conv_id else "a new conversation"
         render.notice(f"{where}; /help for commands, Ctrl-D to leave")
@@ -113,9 +88,8 @@ class Terminal:
 
     def _do(self, entry) -> bool:
         """Carry out a message or command; False to leave."""
-        from ..services.chat import COMMANDS
-        from ..terminal import render
-        from ..terminal.sanitize import clean
+        from ...services.chat import COMMANDS
+        from ...terminal import render
 
         chat = self.chat
         if isinstance(entry, str):
@@ -129,20 +103,20 @@ class Terminal:
             parent = chat.ws.index.queries.short_id(forked.parent)
             render.notice(f"forked {parent} at turn {forked.at}; this chat goes on in {forked.short}")
         elif entry.name == "title":
-            typer.echo(clean(chat.title(entry.arg)) or "(untitled)")
+            render.plain(chat.title(entry.arg) or "(untitled)")
         elif entry.name == "show":
-            from .browse import print_conversation
+            from ...terminal.show import print_conversation
 
             print_conversation(chat.conversation())
         else:  # help
             lines = [f"  /{name} {arg}".ljust(18) + what for name, (arg, what) in COMMANDS.items()]
-            typer.echo(HELP.format(commands="\n".join(lines)))
+            render.plain(HELP.format(commands="\n".join(lines)))
         return True
 
     def _answer(self, ask) -> None:
         """Stream an answer as conv ask does; Ctrl-C stops it and the chat goes on."""
-        from ..errors import Interrupted
-        from ..terminal import render
+        from ...errors import Interrupted
+        from ...terminal import render
 
         printer, stopped = render.AnswerPrinter(), False
         try:
@@ -162,8 +136,8 @@ def _history() -> str | None:
     if it cannot be made. Tab completes the commands."""
     import readline
 
-    from ..home import paths
-    from ..services.chat import COMMANDS
+    from ...home import paths
+    from ...services.chat import COMMANDS
 
     def complete(text: str, state: int) -> str | None:
         found = [f"/{name} " for name in COMMANDS if text.startswith("/") and f"/{name}".startswith(text)]

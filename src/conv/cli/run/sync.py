@@ -4,10 +4,9 @@
 
 def run(name: str | None, pull: bool, send: bool, json_out: bool) -> None:
     """Sync, pull or push, and say what happened."""
-    from ..terminal import render
-
-    from ..services.sync import sync as run_sync
-    from ..services.workspace import Workspace
+    from ...services.sync import sync as run_sync
+    from ...services.workspace import Workspace
+    from ...terminal import render
 
     done = run_sync(Workspace(), name, pull=pull, send=send)
     if json_out:

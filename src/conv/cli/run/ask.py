@@ -4,7 +4,7 @@ the fast path (cli/fastpath.py). Imports nothing heavy: no Typer here."""
 import sys
 from dataclasses import dataclass
 
-from ..services.ask.options import AskOptions
+from ...services.ask.options import AskOptions
 
 MAX_STDIN = 4 * 1024 * 1024  # more than any model takes in one message
 
@@ -21,10 +21,10 @@ class AskCommand:
 
 def run(command: AskCommand, how=None) -> None:
     """Ask (or, with ``how``, e.g. retry) and print the answer as it arrives."""
-    from ..services.ask.options import Output
-    from ..services.ask.pipeline import Asker
-    from ..services.workspace import Workspace
-    from ..terminal import render
+    from ...services.ask.options import Output
+    from ...services.ask.pipeline import Asker
+    from ...services.workspace import Workspace
+    from ...terminal import render
 
     opts = command.options
     if how is None:
@@ -52,7 +52,7 @@ def run(command: AskCommand, how=None) -> None:
 
 def show_preview(preview, json_out: bool) -> None:
     """--dry-run: the messages, each under a rule naming its role (or as JSON)."""
-    from ..terminal import render
+    from ...terminal import render
 
     if json_out:
         return render.emit_json(preview.to_dict())
@@ -68,7 +68,7 @@ def show_preview(preview, json_out: bool) -> None:
 
 def read_stdin() -> str | None:
     """Piped text, checked: it must be UTF-8 text of a sane size."""
-    from ..errors import UsageError
+    from ...errors import UsageError
 
     if sys.stdin is None or sys.stdin.isatty():
         return None

@@ -1,4 +1,4 @@
-"""Looking at conversations: ``conv list``, ``conv show``, ``conv clear``."""
+"""The Read panel: list, search, show, log and diff."""
 
 from typing import Annotated, Optional
 
@@ -10,22 +10,14 @@ PANEL = "Read"
 
 
 Since = Annotated[Optional[str], typer.Option("--since", metavar="AGE|DATE", help="Updated within AGE (7d, 12h) or since DATE (2026-11-01).")]
+
 Agent = Annotated[Optional[str], typer.Option("--agent", help="Only this agent's conversations.")]
+
 Tag = Annotated[Optional[str], typer.Option("--tag", help="Only conversations with this tag.")]
+
 Status = Annotated[Optional[str], typer.Option("--status", help="Only active, paused or done ones.")]
+
 Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
-
-
-def _filters(agent, tag, since, status, deleted=False):
-    from ..format.model import STATUSES
-    from ..index import Filters
-    from ..services.browse import since as since_time
-
-    if status and status not in STATUSES:
-        from ..errors import UsageError
-
-        raise UsageError(f"unknown status {status!r}", "Use one of: " + ", ".join(STATUSES))
-    return Filters(agent=agent, tag=tag, since=since_time(since), status=status, trashed=deleted)
 
 
 @app.command("list", rich_help_panel=PANEL, epilog="Examples:\n\n  conv list\n\n  conv list -n 10 --tag work --since 7d\n\n  conv list --tree --json")
@@ -43,7 +35,7 @@ def list_(
     from ..services import browse
     from ..terminal import render
 
-    listing = browse.listing(limit, _filters(agent, tag, since, status, deleted), tree)
+    listing = browse.listing(workspace(), limit, browse.filters_from(agent, tag, since, status, deleted), tree)
     if json_out:
         render.emit_json([item.to_dict() for item in listing])
         return
@@ -76,16 +68,16 @@ def search(
     from ..services import browse
     from ..terminal import render
 
-    hits = browse.search(" ".join(text), limit, _filters(agent, tag, since, status))
+    hits = browse.search(workspace(), " ".join(text), limit, browse.filters_from(agent, tag, since, status))
     if json_out:
         render.emit_json([{"id": h.row.id, "short": short, "title": h.row.title, "turn": h.turn, "role": h.role,
-                           "snippet": render.unmark(h.snippet)} for h, short in hits])
+                           "snippet": "".join(t for t, _ in h.spans())} for h, short in hits])
         return
     if not hits:
         render.notice(f"nothing matches {' '.join(text)!r}")
         return
     for hit, short in hits:
-        render.search_hit(short, render.ago(hit.row.updated), hit.row.title or "-", hit.role, hit.snippet)
+        render.search_hit(short, render.ago(hit.row.updated), hit.row.title or "-", hit.role, hit.spans())
 
 
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv show\n\n  conv show k3f9x2 --raw")
@@ -100,59 +92,56 @@ def show(
     from ..terminal import render
 
     if raw:
-        for path, text in browse.raw_files(ref):
+        for path, text in browse.raw_files(workspace(), ref):
             typer.echo(f"==> {path} <==")
             typer.echo(render.clean(text))
         return
-    conv = browse.conversation(ref)
+    conv = browse.conversation(workspace(), ref)
     if json_out:
         from ..format.model import usage_totals
 
         render.emit_json(conv.to_dict() | {"usage": usage_totals(conv.turns)})
         return
+    from ..terminal.show import print_conversation
+
     print_conversation(conv, last)
 
 
-def print_conversation(conv, last: int | None = None) -> None:
-    """A conversation as ``conv show`` prints it (``conv chat``'s /show too)."""
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv log\n\n  conv log k3f9x2 --json")
+def log(ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).", show_default=False)] = None,
+        json_out: Json = False) -> None:
+    """The history of a conversation: every ask, answer, retry, edit and change, with commit ids for conv diff --rev."""
+    from ..services.history import log as history
     from ..terminal import render
 
-    first = max(len(conv.turns) - last, 0) if last else 0
-    from ..format.model import usage_totals
-
-    used = usage_totals(conv.turns)
-    spent = used["prompt_tokens"] + used["completion_tokens"]
-    usage = f" · {render.count(spent)} tokens" + (f" · {render.dollars(used['cost'])}" if used["cost"] is not None else "")
-    info = (f"{conv.id} · {len(conv.turns)} turns · {conv.model or '-'}{usage if spent else ''}"
-            f" · updated {render.ago(conv.updated)}")
-    sections = [("summary", conv.summary)] if conv.summary else []
-    for n, turn in enumerate(conv.turns[first:], first + 1):
-        meta = [turn.role, turn.created[:16].replace("T", " "), turn.model, _finish(turn)]
-        sections.append((f"{n}. " + " · ".join(x for x in meta if x), turn.content))
-    render.transcript(conv.title or "(untitled)", info, sections)
+    found = history(workspace(), ref)
+    if json_out:
+        render.emit_json(found.to_dict())
+        return
+    render.table(["COMMIT", "WHEN", "WHAT"], [[e.sha[:8], render.when(e.time), e.message.splitlines()[0]] for e in found.events])
 
 
-def _finish(turn) -> str:
-    if turn.finish in (None, "stop") and not turn.error:
-        return ""
-    return f"{turn.finish or 'pending'}" + (f": {turn.error}" if turn.error else "")
-
-
-@app.command(rich_help_panel="Ask", epilog="Examples:\n\n  conv use k3f9x2\n\n  conv ask -c \"and then?\"     # goes to k3f9x2")
-def use(ref: Annotated[str, typer.Argument(help="Conversation id, unique prefix or suffix.")]) -> None:
-    """Make a conversation this terminal's current one (what -c and Alt-F continue)."""
-    from ..services.current import use as use_conv
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv diff k3f9x2 p8r2m1          # a fork against its parent\n\n"
+             "  conv diff k3f9x2                 # the last change (e.g. a retry)\n\n  conv diff k3f9x2 --rev 1a2b3c4d..")
+def diff(
+    ref_a: Annotated[Optional[str], typer.Argument(metavar="A", help="A conversation (default: the current one).", show_default=False)] = None,
+    ref_b: Annotated[Optional[str], typer.Argument(metavar="B", help="A second conversation to compare A with.", show_default=False)] = None,
+    rev: Annotated[Optional[str], typer.Option("--rev", metavar="X..Y", help="Two versions of A: commit ids from conv log (Y defaults to now).")] = None,
+    json_out: Json = False,
+) -> None:
+    """Compare two conversations, or two versions of one: the shared start on one line, then turn by turn."""
+    from ..errors import UsageError
+    from ..services import diffing, history
     from ..terminal import render
+    from ..terminal.diff import plain, rich_renderable
 
-    render.notice(f"this terminal now continues {use_conv(workspace(), ref)}")
-
-
-@app.command(rich_help_panel="Ask", epilog="Example:\n\n  conv clear")
-def clear() -> None:
-    """Forget this terminal's current conversation: the next -c starts a new one."""
-    from ..services.current import forget
-    from ..terminal import render
-
-    forgotten = forget(workspace())
-    render.notice(f"forgot {forgotten}; the next follow-up starts a new conversation" if forgotten else "no current conversation")
-
+    if ref_b and rev:
+        raise UsageError("give two conversations or --rev, not both", "e.g. conv diff A B, or conv diff A --rev X..Y")
+    ws = workspace()
+    result = history.diff_conversations(ws, ref_a, ref_b) if ref_b else history.diff_versions(ws, ref_a, rev)
+    if json_out:
+        render.emit_json(diffing.to_dict(result))
+    elif render.is_terminal():
+        render.rich(rich_renderable(result))
+    else:
+        typer.echo(plain(result), nl=False)

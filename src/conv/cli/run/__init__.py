@@ -1,0 +1,42 @@
+"""Running commands without Typer.
+
+Each module here runs one command once its arguments are parsed, by Typer
+(the panels in cli/) or by the fast path below, which parses the commands a
+key binding or a prompt runs (ask, init, prompt, sync, pull, push) itself:
+importing Typer alone costs about 40 ms of a follow-up's budget. Nothing in
+this package imports Typer (tests/test_architecture.py checks)."""
+
+import sys
+
+
+def fast_path(args: list[str]) -> bool:
+    """Run the commands that must start fast; False if ``args`` is not one of them."""
+    if len(args) == 2 and args[0] == "init" and not args[1].startswith("-"):
+        from .shell import plugin
+
+        sys.stdout.write(plugin(args[1]))
+        return True
+    if args == ["prompt"]:
+        from .shell import segment
+
+        sys.stdout.write(segment() + "\n")
+        return True
+    if args[:1] in (["sync"], ["pull"], ["push"]):
+        from .argv import parse_sync
+
+        parsed = parse_sync(args[1:])
+        if parsed is not None:
+            from .sync import run
+
+            run(parsed[0], pull=args[0] != "push", send=args[0] != "pull", json_out=parsed[1])
+            return True
+    if args[:1] == ["ask"]:
+        from .argv import parse_ask
+
+        command = parse_ask(args[1:])
+        if command is not None:
+            from .ask import run
+
+            run(command)
+            return True
+    return False

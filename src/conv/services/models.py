@@ -1,0 +1,31 @@
+"""``conv models``: which model answers, and why (the chain in providers/choice.py),
+with the agents and prices configured."""
+
+from dataclasses import dataclass
+
+from ..providers.choice import Step, report
+from .workspace import Workspace
+
+
+@dataclass
+class Models:
+    steps: list[Step]
+    chosen: int | None  # the step that answers now; None: no model is set up
+    agents: dict[str, str | None]  # name -> its model (None: the chain's)
+    prices: dict[str, dict[str, float | None]]  # model -> input/output per million tokens
+
+    def to_dict(self) -> dict:
+        return {
+            "chain": [{"step": s.source, "model": s.spec, "detail": s.detail, "chosen": n == self.chosen}
+                      for n, s in enumerate(self.steps)],
+            "agents": self.agents, "prices": self.prices,
+        }
+
+
+def models(ws: Workspace) -> Models:
+    config = ws.config
+    steps, chosen = report(config)
+    agents = {name: config.get(f"agents.{name}.model") for name in config.names("agents")}
+    prices = {name: {side: config.get(f"prices.{name}.{side}") for side in ("input", "output")}
+              for name in config.names("prices")}
+    return Models(steps, chosen, agents, prices)

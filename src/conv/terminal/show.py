@@ -1,0 +1,26 @@
+"""A conversation as ``conv show`` and chat's /show print it: Markdown on a
+terminal, plain Markdown when piped."""
+
+from ..format.model import Conversation, usage_totals
+from .render import ago, count, dollars, transcript
+
+
+def print_conversation(conv: Conversation, last: int | None = None) -> None:
+    """A conversation as ``conv show`` prints it (``conv chat``'s /show too)."""
+    first = max(len(conv.turns) - last, 0) if last else 0
+    used = usage_totals(conv.turns)
+    spent = used["prompt_tokens"] + used["completion_tokens"]
+    usage = f" · {count(spent)} tokens" + (f" · {dollars(used['cost'])}" if used["cost"] is not None else "")
+    info = (f"{conv.id} · {len(conv.turns)} turns · {conv.model or '-'}{usage if spent else ''}"
+            f" · updated {ago(conv.updated)}")
+    sections = [("summary", conv.summary)] if conv.summary else []
+    for n, turn in enumerate(conv.turns[first:], first + 1):
+        meta = [turn.role, turn.created[:16].replace("T", " "), turn.model, _finish(turn)]
+        sections.append((f"{n}. " + " · ".join(x for x in meta if x), turn.content))
+    transcript(conv.title or "(untitled)", info, sections)
+
+
+def _finish(turn) -> str:
+    if turn.finish in (None, "stop") and not turn.error:
+        return ""
+    return f"{turn.finish or 'pending'}" + (f": {turn.error}" if turn.error else "")
