@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conv.format.model import Turn
-from conv.services.diffing import compare, to_dict, words
-from conv.terminal.diff import plain, rich_renderable
+from conv.services.diffing import compare, to_dict
+from conv.terminal.diff import plain, rich_renderable, words
 
 ESCAPES = ["\x1b[2J", "\x1b]0;pwned\x07", "\x1b]52;c;aGk=\x1b\\", "\x9b31m", "\x1b[31m", "\x07", "\r", "\x1bP+q\x1b\\"]
 # Printed output may hold nothing that drives a terminal: no ESC, no C0/C1 control but \n and \t.

@@ -70,9 +70,10 @@ def hooks_list() -> None:
     from ..services.maintenance import installed_hooks, shipped_hooks
     from ..terminal import render
 
-    have = installed_hooks(workspace())
-    rows = [[name, have.get(name, "not installed"), about] for name, about in shipped_hooks().items()]
-    rows += [[name, kind, ""] for name, kind in have.items() if name not in shipped_hooks()]
+    ws = workspace()
+    have, ours = installed_hooks(ws), shipped_hooks(ws)
+    rows = [[name, have.get(name, "not installed"), about] for name, about in ours.items()]
+    rows += [[name, kind, ""] for name, kind in have.items() if name not in ours]
     render.table(["HOOK", "STATE", "WHAT"], rows)
 
 

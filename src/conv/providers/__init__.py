@@ -34,6 +34,10 @@ OnText = Callable[[str], None]
 class Provider(Protocol):
     name: str
 
+    @classmethod
+    def from_config(cls, config: Config) -> "Provider":
+        """The provider as the settings (and the environment) describe it."""
+
     def complete(
         self, messages: list[Message], model: str, on_text: OnText, stream: bool = True,
         temperature: float | None = None,

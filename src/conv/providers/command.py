@@ -38,7 +38,6 @@ from dataclasses import dataclass
 
 from ..errors import Interrupted, ProviderError
 from ..home.config import Config
-from ..terminal.sanitize import clean
 from . import Message, OnText, Reply
 
 CHUNK = 65536
@@ -209,7 +208,7 @@ def _signal_group(proc: subprocess.Popen, signum: int) -> None:
 
 def _failed(name: str, status: int, stderr: bytearray) -> ProviderError:
     how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
-    lines = (clean(line).strip() for line in stderr.decode("utf-8", "replace").splitlines())
+    lines = (line.strip() for line in stderr.decode("utf-8", "replace").splitlines())  # cleaned where printed
     last = next((line for line in reversed(list(lines)) if line), "")
     detail = f": {' '.join(last.split())[:200]}" if last else ""
     return ProviderError(f"{name} {how}{detail}", "" if last else f"It printed no error; run {name} yourself to see why")

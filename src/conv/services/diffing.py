@@ -8,7 +8,6 @@ the turns from the divergence on are shown. Nothing here touches git or the
 terminal.
 """
 
-import re
 from dataclasses import asdict, dataclass, field
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
@@ -16,7 +15,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # only .role and .content are read
     from ..format.model import Turn
 
-_WORD = re.compile(r"(\w+|[^\w\s]+)(\s*)")  # a word or a run of punctuation, and the gap after it
 
 
 @dataclass
@@ -78,70 +76,6 @@ def _pair(a: list[tuple[str, str]], b: list[tuple[str, str]], pa: int, pb: int) 
         else:
             out += [TurnDiff("only_a", pa + i, None, a[i][0], a[i][1], None) for i in range(i1, i2)]
             out += [TurnDiff("only_b", None, pb + j, b[j][0], None, b[j][1]) for j in range(j1, j2)]
-    return out
-
-
-def words(a_text: str, b_text: str) -> list[tuple[str, str]]:
-    """Word-level ops ("=", "-", "+") such that the "=" and "-" parts join to
-    ``a_text`` and the "=" and "+" parts to ``b_text``, exactly.
-
-    Lines are matched first and words only inside replaced line blocks: that
-    keeps long answers fast and stops a common word from stitching two
-    unrelated paragraphs together. Words are matched without the whitespace
-    after them (a " " token would match everywhere and make the matcher
-    quadratic); a changed gap between two equal words shows as its own change."""
-    ops: list[tuple[str, str]] = []
-    la, lb = a_text.splitlines(keepends=True), b_text.splitlines(keepends=True)
-    for op, i1, i2, j1, j2 in SequenceMatcher(None, la, lb, autojunk=False).get_opcodes():
-        old, new = "".join(la[i1:i2]), "".join(lb[j1:j2])
-        if op == "equal":
-            ops.append(("=", old))
-        elif op == "replace":
-            ta, tb = _tokens(old), _tokens(new)
-            # exact up to about a thousand words a side; past that difflib's popularity heuristic keeps it fast
-            keys_a, keys_b = [w for w, _ in ta], [w for w, _ in tb]
-            matcher = SequenceMatcher(None, keys_a, keys_b, autojunk=len(ta) * len(tb) > 1_000_000)
-            for wop, k1, k2, m1, m2 in matcher.get_opcodes():
-                if wop != "equal":
-                    ops += [("-", "".join(w + g for w, g in ta[k1:k2])), ("+", "".join(w + g for w, g in tb[m1:m2]))]
-                    continue
-                for (word, gap_a), (_, gap_b) in zip(ta[k1:k2], tb[m1:m2]):
-                    ops += [("=", word)] + ([("=", gap_a)] if gap_a == gap_b else [("-", gap_a), ("+", gap_b)])
-        else:
-            ops += [("-", old), ("+", new)]
-    return _coalesce([(op, s) for op, s in ops if s])
-
-
-def _tokens(text: str) -> list[tuple[str, str]]:
-    """(word, gap) pairs that join back to ``text``; the first has an empty word and the leading gap."""
-    lead = re.match(r"\s*", text).end()
-    return [("", text[:lead])] + _WORD.findall(text, lead)
-
-
-def _coalesce(ops: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Merge neighbours into alternating "=" and change runs ("-" before "+")."""
-    out: list[tuple[str, str]] = []
-
-    def put(op: str, s: str) -> None:
-        if s and out and out[-1][0] == op:
-            out[-1] = (op, out[-1][1] + s)
-        elif s:
-            out.append((op, s))
-
-    gone = added = ""
-    for op, s in ops + [("=", "")]:
-        if op == "-":
-            gone += s
-        elif op == "+":
-            added += s
-        else:
-            n = 0
-            while n < min(len(gone), len(added)) and gone[-1 - n] == added[-1 - n] and gone[-1 - n].isspace():
-                n += 1
-            put("-", gone[:len(gone) - n])
-            put("+", added[:len(added) - n])
-            put("=", gone[len(gone) - n:] + s)
-            gone = added = ""
     return out
 
 

@@ -28,7 +28,7 @@ def log(ws: Workspace, ref: str | None) -> Log:
         if ref is None:
             raise
         try:  # a deleted conversation's history is still worth reading
-            conv_id = refs.resolve(ws.index, ref, trashed=True)
+            conv_id = refs.resolve(ws, ref, trashed=True)
         except RefError:
             raise live from None
     return Log(conv_id, ws.index.queries.short_id(conv_id), ws.index.refresh().history(conv_id))

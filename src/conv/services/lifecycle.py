@@ -28,7 +28,7 @@ def delete(ws: Workspace, references: list[str]) -> Moved:
 
 
 def restore(ws: Workspace, references: list[str]) -> Moved:
-    return _move(ws, sorted({refs.resolve(ws.index, ref, trashed=True) for ref in references}), to_trash=False)
+    return _move(ws, sorted({refs.resolve(ws, ref, trashed=True) for ref in references}), to_trash=False)
 
 
 def clean(ws: Workspace, older: str, dry_run: bool = False) -> Moved:
@@ -48,7 +48,7 @@ def purge(ws: Workspace, references: list[str]) -> Moved:
     """Erase conversations in the trash (all of it without references) from the
     store and from its whole history. Irreversible: the CLI asks first."""
     if references:
-        conv_ids = sorted({refs.resolve(ws.index, ref, trashed=True) for ref in references})
+        conv_ids = sorted({refs.resolve(ws, ref, trashed=True) for ref in references})
     else:
         conv_ids = [row.id for row in trashed(ws)]
     if not conv_ids:

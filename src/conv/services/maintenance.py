@@ -26,11 +26,9 @@ def reindex(ws: Workspace) -> int:
     return len(ws.index.queries.recent()) + len(ws.index.queries.recent(filters=Filters(trashed=True)))
 
 
-def shipped_hooks() -> dict[str, str]:
+def shipped_hooks(ws: Workspace) -> dict[str, str]:
     """The hooks conv ships: name -> what each does."""
-    from ..store.hooks import shipped
-
-    return shipped()
+    return ws.store.hooks.shipped()
 
 
 def install_hooks(ws: Workspace, names: list[str]) -> list[str]:

@@ -1,8 +1,14 @@
 """Turning what a person typed into one conversation id."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from ..errors import RefError
 from ..format import ids
-from ..index import Index
+
+if TYPE_CHECKING:  # the workspace resolves its refs here
+    from .workspace import Workspace
 
 
 def check(ref: str) -> str:
@@ -16,18 +22,18 @@ def check(ref: str) -> str:
     return ref.lower()
 
 
-def candidates(index: Index, ref: str, trashed: bool = False) -> list[str]:
+def candidates(ws: Workspace, ref: str, trashed: bool = False) -> list[str]:
     ref = check(ref)
-    if not trashed and ids.ID_RE.match(ref) and index.store.has(ref):
+    if not trashed and ids.ID_RE.match(ref) and ws.store.has(ref):
         return [ref]  # a whole id needs no index (which may be rebuilding)
-    found = index.refresh().matching(ref, trashed=trashed)
+    found = ws.index.refresh().matching(ref, trashed=trashed)
     return [ref] if ref in found else found
 
 
-def resolve(index: Index, ref: str, trashed: bool = False) -> str:
+def resolve(ws: Workspace, ref: str, trashed: bool = False) -> str:
     """The one conversation ``ref`` names (exact id, unique prefix or suffix),
     among the live ones or, with ``trashed``, among the deleted ones."""
-    found = candidates(index, ref, trashed)
+    found = candidates(ws, ref, trashed)
     if len(found) == 1:
         return found[0]
     where, hint = (" in the trash", "See conv list --deleted") if trashed else ("", "See conv list")

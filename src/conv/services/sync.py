@@ -10,7 +10,7 @@ from ..errors import SyncError, UsageError
 from ..home import session
 
 if TYPE_CHECKING:  # not imported at run time: conv push must not load the index
-    from ..store import Remote
+    from ..store.remotes import Remote
     from .workspace import Workspace
 
 ROUNDS = 5  # fetch-merge-push rounds before giving up on a busy remote

@@ -45,7 +45,7 @@ class Workspace:
         from .current import current
 
         if ref is not None:
-            return refs.resolve(self.index, ref)
+            return refs.resolve(self, ref)
         conv_id = current(self).conv_id
         if conv_id is None:
             raise RefError("no current conversation", 'Name one (see conv list) or ask: conv ask "…"')

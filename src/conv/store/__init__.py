@@ -18,36 +18,16 @@ from ..format.model import Conversation, Turn, order_turns
 from ..home import paths
 from .git import CommitInfo, GitStore
 from .hooks import DEFAULT_TIMEOUT, Hooks
-from .layout import (
-    META_FILE,
-    ROOT,
-    STORE_README,
-    TRASH,
-    Draft,
-    ParsedCache,
-    conversation_ids,
-    files_in,
-    folder,
-    parse_files,
-    shard_path,
-)
+from .layout import META_FILE, ROOT, STORE_README, TRASH, Draft, ParsedCache, conversation_ids, files_in, folder
+from .layout import parse_files, shard_path
 from .snapshot import Existing, Snapshot
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # results of what conv ask never does: kept off its imports
     from .integrate import MergeResult
     from .remotes import Pushed, Remote, Remotes
     from .upkeep import Upkeep
 
-__all__ = ["Store", "Written", "MergeResult", "Pushed", "Remote", "CommitInfo", "ParsedCache", "Draft"]
-_LAZY = {"MergeResult": "integrate", "Pushed": "remotes", "Remote": "remotes"}  # kept off conv ask's imports
-
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        from importlib import import_module
-
-        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
-    raise AttributeError(name)
+__all__ = ["Store", "Written", "CommitInfo", "ParsedCache", "Draft"]
 
 
 @dataclass

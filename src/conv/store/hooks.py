@@ -31,6 +31,11 @@ class Hooks:
         self.git_dir = path
         self._timeout = timeout
 
+    @staticmethod
+    def shipped() -> dict[str, str]:
+        """The hooks conv ships: name -> what each does."""
+        return shipped()
+
     def installed(self) -> dict[str, str]:
         """name -> "conv's", "changed" or "yours" (and "off" when not executable)."""
         if not self.folder.is_dir():

@@ -1,12 +1,20 @@
 """A conversation diff (services/diffing.py) as text: ``plain`` for pipes,
-``rich_renderable`` for a terminal. Every text is cleaned before printing."""
+``rich_renderable`` for a terminal, with changed turns compared word by word
+(``words``). Every text is cleaned before printing."""
 
-from difflib import unified_diff
+from __future__ import annotations
 
-from ..services.diffing import ConversationDiff, TurnDiff, words
+import re
+from difflib import SequenceMatcher, unified_diff
+from typing import TYPE_CHECKING
+
 from .sanitize import clean
 
+if TYPE_CHECKING:  # the model of a difference, from services/diffing.py
+    from ..services.diffing import ConversationDiff, TurnDiff
+
 CONTEXT = 2  # unchanged lines shown around a change in plain(); 3 in rich
+_WORD = re.compile(r"(\w+|[^\w\s]+)(\s*)")  # a word or a run of punctuation, and the gap after it
 
 
 def _where(pa: int | None, pb: int | None, count: int = 1) -> str:
@@ -134,3 +142,67 @@ def _fold(s: str, head: bool, tail: bool, keep: int = 3) -> list[tuple[str, bool
     return [("\n".join(lines[:first]) + "\n" if first else "", False),
             (f"⋯ {hidden} unchanged lines ⋯" + ("\n" if last else ""), True),
             ("\n".join(lines[-last:]) if last else "", False)]
+
+
+def words(a_text: str, b_text: str) -> list[tuple[str, str]]:
+    """Word-level ops ("=", "-", "+") such that the "=" and "-" parts join to
+    ``a_text`` and the "=" and "+" parts to ``b_text``, exactly.
+
+    Lines are matched first and words only inside replaced line blocks: that
+    keeps long answers fast and stops a common word from stitching two
+    unrelated paragraphs together. Words are matched without the whitespace
+    after them (a " " token would match everywhere and make the matcher
+    quadratic); a changed gap between two equal words shows as its own change."""
+    ops: list[tuple[str, str]] = []
+    la, lb = a_text.splitlines(keepends=True), b_text.splitlines(keepends=True)
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, la, lb, autojunk=False).get_opcodes():
+        old, new = "".join(la[i1:i2]), "".join(lb[j1:j2])
+        if op == "equal":
+            ops.append(("=", old))
+        elif op == "replace":
+            ta, tb = _tokens(old), _tokens(new)
+            # exact up to about a thousand words a side; past that difflib's popularity heuristic keeps it fast
+            keys_a, keys_b = [w for w, _ in ta], [w for w, _ in tb]
+            matcher = SequenceMatcher(None, keys_a, keys_b, autojunk=len(ta) * len(tb) > 1_000_000)
+            for wop, k1, k2, m1, m2 in matcher.get_opcodes():
+                if wop != "equal":
+                    ops += [("-", "".join(w + g for w, g in ta[k1:k2])), ("+", "".join(w + g for w, g in tb[m1:m2]))]
+                    continue
+                for (word, gap_a), (_, gap_b) in zip(ta[k1:k2], tb[m1:m2]):
+                    ops += [("=", word)] + ([("=", gap_a)] if gap_a == gap_b else [("-", gap_a), ("+", gap_b)])
+        else:
+            ops += [("-", old), ("+", new)]
+    return _coalesce([(op, s) for op, s in ops if s])
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    """(word, gap) pairs that join back to ``text``; the first has an empty word and the leading gap."""
+    lead = re.match(r"\s*", text).end()
+    return [("", text[:lead])] + _WORD.findall(text, lead)
+
+
+def _coalesce(ops: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Merge neighbours into alternating "=" and change runs ("-" before "+")."""
+    out: list[tuple[str, str]] = []
+
+    def put(op: str, s: str) -> None:
+        if s and out and out[-1][0] == op:
+            out[-1] = (op, out[-1][1] + s)
+        elif s:
+            out.append((op, s))
+
+    gone = added = ""
+    for op, s in ops + [("=", "")]:
+        if op == "-":
+            gone += s
+        elif op == "+":
+            added += s
+        else:
+            n = 0
+            while n < min(len(gone), len(added)) and gone[-1 - n] == added[-1 - n] and gone[-1 - n].isspace():
+                n += 1
+            put("-", gone[:len(gone) - n])
+            put("+", added[:len(added) - n])
+            put("=", gone[len(gone) - n:] + s)
+            gone = added = ""
+    return out

@@ -75,12 +75,12 @@ def _conversation(ws: Workspace, opts: AskOptions, out: Output) -> tuple[str | N
     """The conversation to follow up (None: a new one), and the question's words."""
     words = list(opts.words)
     if opts.cid:
-        return refs.resolve(ws.index, opts.cid), words
+        return refs.resolve(ws, opts.cid), words
     if opts.new or not opts.follow:
         return None, words
     # a lone word is the question; a ref needs a question after it (or piped in)
     if words and ids.looks_like_ref(words[0]) and (len(words) > 1 or opts.stdin_text):
-        found = refs.candidates(ws.index, words[0])
+        found = refs.candidates(ws, words[0])
         if len(found) == 1:
             return found[0], words[1:]
     if opts.agent:

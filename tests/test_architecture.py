@@ -1,0 +1,188 @@
+"""The layering the README's Architecture section describes, checked on the
+code itself (imports read with ast, function-level ones included; those under
+``if TYPE_CHECKING:`` are annotations only and do not count):
+
+- only store/ touches git: dulwich is imported there alone, and the git CLI
+  is run there alone;
+- each layer imports only the layers below it (cli never store, index or
+  providers; store and index never services; terminal never services);
+- services use the store through its one face, ``conv.store.Store``: no
+  store submodule, no ``.store.path`` or ``.store._…``;
+- no import cycles; no module over 300 lines;
+- cli/run/, the commands run without Typer, never load Typer.
+"""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import conv_env
+
+PACKAGE = Path(__file__).resolve().parent.parent / "src" / "conv"
+MAX_LINES = 300
+
+# layer -> the layers it may import at run time (itself always)
+ALLOWED = {
+    "errors": set(),
+    "format": {"errors"},
+    "home": {"errors", "format"},
+    "terminal": {"errors", "format", "home"},
+    "store": {"errors", "format", "home"},
+    "index": {"errors", "format", "home", "store"},
+    "providers": {"errors", "format", "home"},
+    "importers": {"errors", "format"},
+    "services": {"errors", "format", "home", "terminal", "store", "index", "providers", "importers"},
+    "cli": {"errors", "format", "home", "terminal", "services"},
+    "__main__": {"errors", "terminal", "cli"},
+    "__init__": set(),
+}
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+MODULES = modules()
+
+
+def layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _type_checking_lines(tree: ast.AST) -> set[int]:
+    lines = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.body:
+                lines.update(range(child.lineno, child.end_lineno + 1))
+    return lines
+
+
+def imports(module: str) -> list[tuple[str, int]]:
+    """(module imported, line) for every run-time import in ``module``, resolved
+    to the most specific conv module (or the outside package's top name)."""
+    path = MODULES[module]
+    tree = ast.parse(path.read_text())
+    skip = _type_checking_lines(tree)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out = []
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", None) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            out += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module
+            for alias in node.names:
+                full = f"{target}.{alias.name}"
+                out.append((full if full in MODULES else target, node.lineno))
+    return out
+
+
+def conv_imports(module: str) -> set[str]:
+    return {name for name, _ in imports(module) if name.startswith("conv.") and name in MODULES and name != module}
+
+
+def test_only_the_store_touches_git():
+    bad = []
+    for module, path in MODULES.items():
+        if layer(module) == "store":
+            continue
+        bad += [f"{module}:{line} imports {name}" for name, line in imports(module) if name.split(".")[0] == "dulwich"]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.List, ast.Tuple)) and node.elts and isinstance(node.elts[0], ast.Constant) \
+                    and node.elts[0].value == "git":
+                bad.append(f"{module}:{node.lineno} runs the git CLI")
+            if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("which") and node.args \
+                    and isinstance(node.args[0], ast.Constant) and node.args[0].value == "git":
+                bad.append(f"{module}:{node.lineno} looks for the git CLI")
+    assert not bad, "\n".join(bad)
+
+
+def test_each_layer_imports_only_the_layers_below_it():
+    bad = []
+    for module in MODULES:
+        mine = layer(module)
+        for name, line in imports(module):
+            if name.startswith("conv.") and name in MODULES:
+                theirs = layer(name)
+                if theirs != mine and theirs not in ALLOWED[mine]:
+                    bad.append(f"{module}:{line} ({mine}) imports {name} ({theirs})")
+    assert not bad, "\n".join(bad)
+
+
+def test_services_use_the_store_through_its_one_face():
+    bad = []
+    for module, path in MODULES.items():
+        if layer(module) != "services":
+            continue
+        bad += [f"{module}:{line} imports {name}" for name, line in imports(module)
+                if name.startswith("conv.store.")]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) and node.value.attr == "store" \
+                    and (node.attr in ("path", "git") or node.attr.startswith("_")):
+                bad.append(f"{module}:{node.lineno} reaches through the store: {ast.unparse(node)}")
+    assert not bad, "\n".join(bad)
+
+
+def test_no_import_cycles():
+    graph = {module: conv_imports(module) for module in MODULES}
+    # a package's __init__ importing its own submodules is how a package is
+    # built; a cycle is a module reaching back to one that reaches it
+    cycles, index, low, stack, on_stack, counter = [], {}, {}, [], set(), [0]
+
+    def visit(node: str) -> None:  # Tarjan's strongly connected components
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for other in graph[node]:
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    sys.setrecursionlimit(10000)
+    for module in graph:
+        if module not in index:
+            visit(module)
+    assert not cycles, cycles
+
+
+def test_no_module_is_over_300_lines():
+    long = {m: n for m, p in MODULES.items() if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    assert not long, long
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("conv.cli.run")))
+def test_the_runners_never_load_typer(module):
+    code = f"import sys, {module}; print(sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'click')))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=conv_env())
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]", f"{module} loads {done.stdout.strip()}"
