@@ -4,14 +4,15 @@
 otherwise each goes where platformdirs says the OS wants it.
 """
 
-import os
 from functools import cache
 from pathlib import Path
+
+from .env import setting
 
 
 @cache
 def _dirs() -> tuple[Path, Path, Path, Path]:
-    home = os.environ.get("CONV_HOME")
+    home = setting("CONV_HOME")
     if home:
         root = Path(home).expanduser()
         return root / "store.git", root / "config", root / "state", root / "cache"

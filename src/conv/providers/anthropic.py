@@ -7,11 +7,11 @@ that must alternate, a ``max_tokens`` the API requires, and typed SSE events
 overloaded) and the errors are httpapi.py's, shared with the OpenAI provider.
 """
 
-import os
 from dataclasses import dataclass
 
 from ..errors import ProviderError
 from ..home.config import Config
+from ..home.env import setting
 from . import Message, OnText, Reply
 from .httpapi import Hints, call, cut_short, error_message, json_object
 from .sse import events
@@ -40,8 +40,8 @@ class AnthropicProvider:
 
     @classmethod
     def from_config(cls, config: Config) -> "AnthropicProvider":
-        base_url = os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
-        api_key = os.environ.get("ANTHROPIC_API_KEY") or None
+        base_url = setting("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
+        api_key = setting("ANTHROPIC_API_KEY")
         if base_url.rstrip("/") == DEFAULT_BASE_URL and not api_key:
             raise ProviderError(
                 "no model is set up: Anthropic needs ANTHROPIC_API_KEY",

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from ..errors import ProviderError, UsageError
 from ..home.config import Config
+from ..home.env import setting
 from . import PROVIDERS
 
 OPENAI_DEFAULT = "gpt-4o-mini"
@@ -76,7 +77,7 @@ def chain(config: Config, flag: str | None = None, agent: tuple[str, str | None]
         Step("-m", flag, "per question: conv ask -m PROVIDER:MODEL"),
         Step(f"agent {name}" if name else "agent (-a)", agent_model, "agents.NAME.model in config"),
         Step("the conversation's model", continuing, "a follow-up goes on with the model of its last answer"),
-        Step("CONV_MODEL", os.environ.get("CONV_MODEL") or None, "environment variable"),
+        Step("CONV_MODEL", setting("CONV_MODEL"), "environment variable"),
         Step("config model", config.get("model"), "conv config set model PROVIDER:MODEL"),
         Step("OPENAI_API_KEY / OPENAI_BASE_URL",
              f"openai:{OPENAI_DEFAULT}" if os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL") else None),
@@ -109,7 +110,7 @@ def choose(config: Config, flag: str | None = None, agent: tuple[str, str | None
 
 def ollama_host() -> str:
     """``OLLAMA_HOST`` as Ollama reads it, as http://HOST:PORT."""
-    host = os.environ.get("OLLAMA_HOST") or OLLAMA_DEFAULT_HOST
+    host = setting("OLLAMA_HOST") or OLLAMA_DEFAULT_HOST
     if "://" not in host:
         host = "http://" + host
     return host.rstrip("/")

@@ -6,11 +6,11 @@ Streaming is Server-Sent Events (sse.py). The POST, its one retry and the
 errors are httpapi.py's, shared with the Anthropic provider.
 """
 
-import os
 from dataclasses import dataclass
 
 from ..errors import ProviderError
 from ..home.config import Config
+from ..home.env import setting
 from . import Message, OnText, Reply
 from .httpapi import Hints, call, cut_short, error_message, json_object
 from .sse import events
@@ -35,8 +35,8 @@ class OpenAIProvider:
 
     @classmethod
     def from_config(cls, config: Config) -> "OpenAIProvider":
-        base_url = os.environ.get("OPENAI_BASE_URL") or config.get("base_url") or DEFAULT_BASE_URL
-        api_key = os.environ.get("OPENAI_API_KEY") or None
+        base_url = setting("OPENAI_BASE_URL") or config.get("base_url") or DEFAULT_BASE_URL
+        api_key = setting("OPENAI_API_KEY")
         if base_url == DEFAULT_BASE_URL and not api_key:
             raise ProviderError(
                 "no model is set up: OpenAI needs OPENAI_API_KEY",

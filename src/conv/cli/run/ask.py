@@ -92,10 +92,10 @@ def read_stdin() -> str | None:
 def shared_last_command() -> tuple[str, str] | None:
     """The last command line and its status, when the shell plugin shares them
     (off unless CONV_SHARE_LAST_COMMAND=1 is set in the shell; see the README)."""
-    import os
+    from ...home.env import lenient
 
-    command = os.environ.get("CONV_LAST_COMMAND", "").strip()
-    status = os.environ.get("CONV_LAST_STATUS", "")
+    command = lenient("CONV_LAST_COMMAND").strip()  # a file name in it may well be Latin-1
+    status = lenient("CONV_LAST_STATUS")
     if not command or not status.isdigit():
         return None
     return command[:2000], status
