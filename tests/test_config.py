@@ -1,6 +1,14 @@
-"""conv config: declared keys only, values checked, comments survive."""
+"""conv config: declared keys only, values checked (when set and when the
+file is read, before an ask stores anything), comments survive."""
 
-from conftest import run_conv
+import json
+
+import pytest
+from conftest import fails, git, ok, run_conv
+
+
+def objects(store) -> int:
+    return len(git(store, "cat-file", "--batch-all-objects", "--batch-check").splitlines())
 
 
 def test_set_keeps_comments_and_get_reads_back(conv_home):
@@ -37,3 +45,88 @@ def test_context_limit_applies_to_what_is_sent(fake):
     sent = answer["messages"]
     assert [m["role"] for m in sent] == ["system", "user"] and sent[-1]["content"] == "last"
     assert sent[0]["content"].startswith("Summary of the earlier part of this conversation:")
+
+
+# ---- bad settings: one line naming the key and the file, before anything is stored ----
+
+BAD_FILES = {  # config.yaml as written by hand -> what the line must name
+    "nan": ("timeout:\n  connect: .nan\n", "timeout.connect in {file} cannot be .nan: use a number above 0"),
+    "inf": ("timeout:\n  connect: .inf\n", "timeout.connect in {file} cannot be .inf: use a number above 0"),
+    "-inf": ("timeout:\n  read: -.inf\n", "timeout.read in {file} cannot be -.inf: use a number above 0"),
+    "1e999": ("timeout:\n  connect: 1e999\n", "timeout.connect in {file} cannot be "),
+    "-0": ("timeout:\n  connect: -0\n", "timeout.connect in {file} cannot be 0: use a number above 0"),
+    "many": ("context:\n  max_messages: many\n", "context.max_messages in {file} cannot be 'many': use a whole number"),
+    "fraction": ("context:\n  max_messages: 2.5\n", "context.max_messages in {file} cannot be 2.5: use a whole number"),
+    "yes/no": ("context:\n  max_tokens: true\n", "context.max_tokens in {file} cannot be true: use a whole number"),
+    "list": ("model: [gpt-4o, gpt-4o-mini]\n", "model in {file} cannot be a list: use text"),
+    "mapping": ("model:\n  name: gpt-4o\n", "model in {file} cannot be a mapping: use text"),
+    "two lines": ('model: "gpt-4o\\nrm -rf"\n', "model in {file} cannot be 'gpt-4o\\nrm -rf': use one line of text"),
+    "surrogate": ('model: "\\udcff"\n', "model in {file} cannot be '\\udcff': use UTF-8 text"),
+    "expiry": ("session:\n  expiry: soon\n", "session.expiry in {file} cannot be 'soon': use a number with s, m, h, d or w"),
+    "huge expiry": (f"session:\n  expiry: {'9' * 400}d\n", "session.expiry in {file} cannot be '999"),
+    "temperature": ("agents:\n  coder:\n    temperature: .nan\n", "agents.coder.temperature in {file} cannot be .nan"),
+    "price": ("prices:\n  gpt-4.1:\n    input: -1\n", "prices.gpt-4.1.input in {file} cannot be -1: use a price of 0 or more"),
+    "agent name": ("agents:\n  Coder:\n    system: hi\n", "bad agent name 'Coder' in {file}"),
+    "unknown key": ("modle: gpt-4o\n", "unknown config key 'modle' in {file}. Known keys: model, base_url,"),
+    "unknown field": ("prices:\n  gpt-4.1:\n    inptu: 2\n", "unknown config key 'prices.gpt-4.1.inptu' in {file}"),
+    "value for a section": ("timeout: 30\n", "timeout in {file} must be a mapping of settings, not a single value"),
+    "list for a section": ("agents: [coder]\n", "agents in {file} must be a mapping of settings"),
+    "not UTF-8": (b"# caf\xe9\nmodel: gpt-4o\n", "{file} is not UTF-8 text (byte 0xe9 at offset 5)"),
+    "not YAML": ("model: [gpt-4o\n", "{file} is not valid YAML"),
+    "not a mapping": ("- model\n", "{file} must hold a YAML mapping"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_FILES)
+def test_a_bad_config_file_stops_an_ask_before_anything_is_stored(fake, store_path, conv_home, case):
+    conv_id = json.loads(ok("ask", "--json", "a first question").stdout)["conversation"]
+    head, count, sent = git(store_path, "rev-parse", "main"), objects(store_path), len(fake.requests)
+    content, says = BAD_FILES[case]
+    path = conv_home / "config" / "config.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    (path.write_bytes if isinstance(content, bytes) else path.write_text)(content)
+    for args in (["ask", "-c", "a follow-up"], ["ask", "--cid", conv_id, "-m", "openai:gpt-4o", "more"],
+                 ["ask", "--new", "-m", "openai:gpt-4o", "a new one"], ["retry", conv_id]):
+        line = fails(*args, code=2)
+        assert says.format(file=path) in line, (args, line)
+    # nothing committed, not even an object; no model called
+    assert git(store_path, "rev-parse", "main") == head and objects(store_path) == count
+    assert len(fake.requests) == sent
+
+
+BAD_VALUES = [  # (key, value typed, what is allowed)
+    ("timeout.connect", "inf", "use a number above 0"), ("timeout.connect", "1e999", "use a number above 0"),
+    ("timeout.connect", "nan", "use a number above 0"), ("timeout.connect", "-0", "use a number above 0"),
+    ("timeout.read", ".inf", "use a number above 0"), ("hooks.timeout", "0", "use a number above 0"),
+    ("context.max_messages", "many", "use a whole number above 0"), ("local.context", "2.5", "use a whole number"),
+    ("session.expiry", "9" * 400 + "d", "use a number with s, m, h, d or w"),
+    ("agents.coder.temperature", "nan", "use a number from 0 to 2"), ("prices.gpt-4.1.input", "inf", "use a price"),
+    ("model", "two\nlines", "use one line of text"), ("model", "  ", "use one line of text"),
+    ("base_url", "http://x/\x1b[2J", "use one line of text"),
+]
+
+
+def test_config_set_refuses_bad_values_and_leaves_the_file_alone(conv_home):
+    path = conv_home / "config" / "config.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text("# mine\ntimeout:\n  connect: 5\n")
+    for key, value, allowed in BAD_VALUES:
+        line = fails("config", "set", "--", key, value, code=2)
+        assert line.startswith(f"conv: error: {key} cannot be ") and allowed in line and f"{path} is unchanged" in line, line
+        assert "\x1b" not in line
+    line = fails("config", "set", "modle", "x", code=2)
+    assert f"unknown config key 'modle' (nothing was written to {path}). Known keys: model," in line
+    assert path.read_text() == "# mine\ntimeout:\n  connect: 5\n"
+
+
+def test_a_bad_setting_can_be_fixed_with_config_set(fake, conv_home):
+    path = conv_home / "config" / "config.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text("timeout:\n  connect: .nan  # broken by hand\n")
+    assert "timeout.connect in" in fails("ask", "q")
+    ok("config", "set", "timeout.connect", "5")
+    assert "connect: 5" in path.read_text() and "# broken by hand" in path.read_text()
+    ok("ask", "q")
+    assert len(fake.requests) == 1
+    ok("config", "set", "model", "4")  # text keys stay text, even when they look like numbers
+    assert "model: '4'" in path.read_text() and ok("config", "get", "model").stdout == b"4\n"

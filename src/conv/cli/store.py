@@ -87,7 +87,8 @@ app.add_typer(config_app, name="config", rich_help_panel=PANEL)
 @config_app.command("get", epilog="Examples:\n\n  conv config get\n\n  conv config get session.expiry")
 def get(key: Annotated[Optional[str], typer.Argument(help="A key; all keys when left out.", show_default=False)] = None) -> None:
     """Print a setting (or every setting with its meaning)."""
-    from ..home.config import KEYS, PATTERNS, Config
+    from ..home.config import Config
+    from ..home.keys import KEYS, PATTERNS
 
     config = Config()
     if key:

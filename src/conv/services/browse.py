@@ -5,7 +5,7 @@ from datetime import datetime, timedelta, timezone
 
 from ..errors import UsageError
 from ..format.model import STATUSES, Conversation, iso
-from ..home.config import duration
+from ..home.keys import duration
 from ..index import Filters, Hit, Row
 from .current import current
 from .workspace import Workspace

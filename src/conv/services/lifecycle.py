@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 from ..errors import UsageError
 from ..format.model import iso
-from ..home.config import duration
+from ..home.keys import duration
 from ..index import Filters
 from . import refs
 from .workspace import Workspace

@@ -8,7 +8,8 @@ a follow-up can tell when the prompt was changed since.
 from dataclasses import dataclass
 
 from ...errors import UsageError
-from ...home.config import Config, agent_name
+from ...home.config import Config
+from ...home.keys import agent_name
 
 
 @dataclass

