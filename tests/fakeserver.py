@@ -83,14 +83,19 @@ class FakeServer:
     "Hello from fake." and no delay.  ``reply="ECHO"`` answers with the last
     user message.  ``fail_times=N`` makes only the first N chat requests fail
     in modes 401/429/500 (later ones are answered as "ok"); None fails always.
+    ``hold_at=N`` holds each streamed answer that starts while it is set after
+    its N-th piece until ``release()`` (``held`` counts the streams waiting
+    there): races happen on cue, mid-stream, however slow the machine.
     """
 
-    _SETTABLE = ("mode", "reply", "delay", "chunk_delay", "retry_after", "fail_times")
+    _SETTABLE = ("mode", "reply", "delay", "chunk_delay", "retry_after", "fail_times", "hold_at")
 
     def __init__(self, mode="ok", reply=None, delay=0.0, chunk_delay=None,
                  retry_after=None, fail_times=None, *, host="127.0.0.1", port=0):
         self.mode, self.reply, self.delay, self.chunk_delay = "ok", None, 0.0, None
-        self.retry_after, self.fail_times = None, None
+        self.retry_after, self.fail_times, self.hold_at = None, None, None
+        self.held = 0  # streams waiting at hold_at
+        self._released = threading.Event()
         self.set(mode=mode, reply=reply, delay=delay, chunk_delay=chunk_delay,
                  retry_after=retry_after, fail_times=fail_times)
         self.host, self.port, self.url = host, port, None
@@ -111,6 +116,12 @@ class FakeServer:
             setattr(self, k, str(v) if k == "mode" else v)
         if "fail_times" in kw or "mode" in kw:
             self.failed = 0  # a new failure budget starts with each mode/fail_times change
+        if kw.get("hold_at") is not None:
+            self._released.clear()
+
+    def release(self):
+        """Let every stream held at ``hold_at`` go on."""
+        self._released.set()
 
     def start(self):
         self._stopping.clear()
@@ -128,6 +139,7 @@ class FakeServer:
         if self._httpd is None:
             return
         self._stopping.set()
+        self._released.set()
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=5)
@@ -247,7 +259,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _chat(self, body):
         f = self.fake
-        mode = f.mode  # snapshot: set() from another thread mustn't change mid-answer
+        mode, hold = f.mode, f.hold_at  # snapshot: set() from another thread mustn't change mid-answer
         f._sleep(f.delay)
         if mode in ("401", "429", "500") and f._take_failure():
             extra = [("Retry-After", str(f.retry_after))] \
@@ -305,6 +317,10 @@ class _Handler(BaseHTTPRequestHandler):
             if mode == "cut" and i == 2:
                 return self._cut()
             self._event(chunk({"content": piece}))
+            if i + 1 == hold:
+                with f._lock:
+                    f.held += 1
+                f._released.wait(120)
             f._sleep(chunk_delay)
             if mode == "stall" and i == 0:
                 f._stopping.wait()

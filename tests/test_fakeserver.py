@@ -136,3 +136,23 @@ def test_standalone_prints_port_and_answers():
         proc.kill()
         proc.wait()
     assert proc.stderr.read() == ""
+
+
+def test_hold_at_keeps_streams_mid_answer_until_released(fake):
+    fake.set(reply="one two three four", hold_at=2)
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(post(fake.port, chat(stream=True))[2])) for _ in range(2)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 10
+    while fake.held < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert fake.held == 2
+    time.sleep(0.3)
+    assert all(t.is_alive() for t in threads) and got == []  # both wait after "one two "
+    fake.set(hold_at=None)
+    assert content(sse(post(fake.port, chat(stream=True))[2])) == "one two three four"  # started after: not held
+    fake.release()
+    for t in threads:
+        t.join(10)
+    assert [content(sse(data)) for data in got] == ["one two three four"] * 2
