@@ -47,10 +47,12 @@ def retry(
     wrong: Annotated[bool, typer.Option("--wrong", help="Tell the model its last answer was wrong.")] = False,
     model: Annotated[Optional[str], typer.Option("-m", "--model", help="Model for the new answer (default: the old answer's).")] = None,
     no_stream: Annotated[bool, typer.Option("--no-stream", help="Wait for the whole answer.")] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Print the answer with the conversation and turn ids as JSON.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the answer with the conversation and turn ids as JSON (forked_from: the conversation that moved on, when the answer went to a fork).")] = False,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="The answer only, no notices.")] = False,
 ) -> None:
-    """That answer was wrong: answer the last question again (the old answer stays in history)."""
+    """That answer was wrong: answer the last question again (the old answer stays in history).
+
+    If the conversation moved on meanwhile, the new answer is kept in a fork, and conv says which."""
     from ..services.ask.options import AskOptions
     from .run.ask import AskCommand, run
 

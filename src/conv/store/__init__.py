@@ -186,12 +186,15 @@ class Store:
         old, new = self._repo.update(build)
         return Written(old, new, names)
 
-    def fork(self, source_id: str, fork: Conversation, names: list[str], message: str) -> Written:
-        """A new conversation holding ``names`` of ``source_id``'s turns, the very
-        same blobs (a fork copies no content), with ``fork`` as its metadata."""
+    def fork(self, source_id: str, fork: Conversation, names: list[str], message: str, at: str | None = None,
+             turns: list[Turn] | tuple = ()) -> Written:
+        """A new conversation: ``names`` of ``source_id``'s turns as of commit ``at`` (default: the head), the
+        very same blobs (a fork copies no content), ``fork`` as its metadata, then ``turns`` of its own."""
 
         def build(snap: Snapshot):
-            files = files_in(snap, source_id)
+            if at is not None and not self._repo.is_ancestor(at, snap.commit):  # a purge rewrote history since
+                raise StoreError(f"conversation {source_id} was purged from the store meanwhile", "Nothing was kept")
+            files = files_in(self._repo.snapshot(at) if at is not None else snap, source_id)
             missing = [n for n in names if f"{n}.md" not in files]
             if missing:
                 raise StoreError(f"conversation {source_id} has no turn {missing[0]}")
@@ -199,12 +202,12 @@ class Store:
             if snap.read(f"{where}/{META_FILE}") is not None:
                 raise StoreError(f"conversation {fork.id} already exists")
             changes: dict = {f"{where}/{META_FILE}": fork.to_text().encode()}
-            for name in names:
-                changes[f"{where}/{name}.md"] = Existing(files[f"{name}.md"])
+            changes.update({f"{where}/{name}.md": Existing(files[f"{name}.md"]) for name in names})
+            changes.update({f"{where}/{turn.name}.md": turn.to_text().encode() for turn in turns})
             return changes, message
 
         old, new = self._repo.update(build)
-        return Written(old, new, sorted(names))
+        return Written(old, new, sorted([*names, *(t.name for t in turns)]))
 
     def add_many(self, items: list[tuple[Conversation, list[Turn]]], message: str) -> tuple[Written | None, int, int]:
         """Conversations and turns that are not in the store yet, in one commit

@@ -165,6 +165,16 @@ class GitStore:
                 return info.sha
         return None
 
+    def is_ancestor(self, commit: str, of: str) -> bool:
+        """Whether ``commit`` is ``of`` or in its history (not after a purge rewrote it)."""
+        import shutil
+        import subprocess
+
+        if shutil.which("git"):
+            args = ["git", "--git-dir", str(self.path), "merge-base", "--is-ancestor", commit, of]
+            return subprocess.run(args, capture_output=True).returncode == 0
+        return any(info.sha == commit for info in self.walk(of))
+
     def last_change(self, head: str, stop: str | None, path: str) -> tuple[int, str]:
         """(time, id) of the newest commit from ``head`` back to ``stop`` that
         changed ``path``: when that side last edited the file."""

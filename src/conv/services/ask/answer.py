@@ -1,15 +1,18 @@
 """Streaming the model's answer and storing it, whole, or as far as it came
 with ``finish: interrupted`` or ``finish: error``. A retry's answer takes
-the place of the one it replaces (which stays in history)."""
+the place of the one it replaces (which stays in history), or, when the
+conversation moved on while it arrived, goes to a fork (``place_retry``)."""
 
 import signal
 from dataclasses import dataclass
 
-from ...errors import Interrupted, ProviderError
+from ...errors import Interrupted, ProviderError, RefError
 from ...format import ids
 from ...format.model import Conversation, Turn, now_iso
 from ...providers import Message, Provider
+from ...store import Written
 from ...terminal.signals import ignoring_interrupts, terminal_loss_interrupts
+from ..fork import child_of
 from ..workspace import Workspace
 from . import pricing
 from .finish import committed
@@ -27,6 +30,7 @@ class Job:
     replaces: str | None = None  # the answer a retry supersedes
     hint: str | None = None  # why the old answer was wrong
     temperature: float | None = None
+    base: str | None = None  # for a retry: the commit it read the conversation at
 
 
 def stream_answer(ws: Workspace, conv: Conversation, question: Turn, messages: list[Message], job: Job,
@@ -46,22 +50,22 @@ def stream_answer(ws: Workspace, conv: Conversation, question: Turn, messages: l
             reply = job.provider.complete(messages, job.model, receive, stream=opts.stream, temperature=job.temperature)
     except (KeyboardInterrupt, Interrupted) as exc:
         with ignoring_interrupts():
-            _store(ws, conv, question, result, pieces, "interrupted", job)
+            _store(ws, conv, question, result, pieces, "interrupted", job, out)
         raise exc if isinstance(exc, Interrupted) else Interrupted(signal.SIGINT) from None
     except ProviderError as exc:
         with ignoring_interrupts():
-            _store(ws, conv, question, result, pieces, "error", job, error=exc.message)
+            _store(ws, conv, question, result, pieces, "error", job, out, error=exc.message)
         raise
     result.model, result.usage = reply.model or job.model, dict(reply.usage)
     spent = pricing.cost(ws.config, job.provider_name, result.model, result.usage)
     if spent is not None and result.usage:
         result.usage["cost"] = spent
-    _store(ws, conv, question, result, pieces, reply.finish, job)
+    _store(ws, conv, question, result, pieces, reply.finish, job, out)
     return result
 
 
 def _store(ws: Workspace, conv: Conversation, question: Turn, result: AskResult, pieces: list[str], finish: str,
-           job: Job, error: str | None = None) -> None:
+           job: Job, out: Output, error: str | None = None) -> None:
     text = "".join(pieces)
     result.text, result.finish = text, finish
     if not job.opts.save:
@@ -80,14 +84,50 @@ def _store(ws: Workspace, conv: Conversation, question: Turn, result: AskResult,
         if not text:
             return
         answer.replaces = replaces = None
-    if replaces is None:
-        written = ws.store.add_turns(conv.id, lambda parent: [answer], f"{conv.id}: {verb} ({detail})")
+    if job.base is None:
+        written, placed = ws.store.add_turns(conv.id, lambda parent: [answer], f"{conv.id}: {verb} ({detail})"), conv
     else:
-        def swap(draft) -> str:
-            draft.remove(replaces)
-            draft.put(answer)
-            return f"{conv.id}: retry, {verb} ({detail})"
-
-        written = ws.store.change(conv.id, swap)
+        written, placed = place_retry(ws, conv, question, answer, replaces, job.base, f"{verb} ({detail})")
     result.answer = answer.name
-    committed(ws, conv, written)
+    committed(ws, placed, written)
+    if placed.id != conv.id:
+        result.conversation, result.forked_from = placed.id, conv.id
+        was, result.short = result.short, ws.index.queries.short_id(placed.id)
+        out.notice(f"{was} moved on while this answer arrived: it is kept in {result.short}, "
+                   f"a fork of {was} up to the question (conv show {result.short})")
+
+
+class _MovedOn(Exception):
+    """The conversation is no longer as the retry found it."""
+
+
+def place_retry(ws: Workspace, conv: Conversation, question: Turn, answer: Turn, replaces: str | None, base: str,
+                what: str) -> tuple[Written, Conversation]:
+    """Store a retry's answer, deciding under the writer lock where it goes: in
+    place of the old one when the conversation is as the retry read it (at
+    commit ``base``); if it moved on meanwhile (the old answer gone, a turn
+    added after it, the conversation deleted), in a fork made of the turns up
+    to the question as the retry saw them, and the answer: removing the old
+    answer then would leave a later turn's parent dangling, and dropping the
+    new one would lose what was paid for. Returns where it went."""
+    seen = {t.name for t in conv.turns}
+
+    def swap(draft) -> str:
+        names = draft.turn_names
+        if (replaces is not None and replaces not in names) or not seen.issuperset(names):
+            raise _MovedOn
+        if replaces is not None:
+            draft.remove(replaces)
+        draft.put(answer)
+        return f"{conv.id}: retry, {what}" if replaces is not None else f"{conv.id}: {what}"
+
+    try:
+        return ws.store.change(conv.id, swap), conv
+    except (_MovedOn, RefError):
+        pass
+    taken = conv.turns[: conv.turns.index(question) + 1]
+    child = child_of(conv, question.name, base, f"{conv.title or conv.id} (retry)")
+    message = f"{child.id}: fork of {conv.id} at turn {len(taken)} with a retry's {what}"
+    written = ws.store.fork(conv.id, child, [t.name for t in taken], message, at=base, turns=[answer])
+    child.turns = [*taken, answer]
+    return written, child

@@ -38,10 +38,11 @@ class AskResult:
     provider: str
     usage: dict = field(default_factory=dict)
     finish: str = "stop"
+    forked_from: str | None = None  # a retry's answer kept in a fork: the conversation that moved on
 
     def to_dict(self) -> dict:
         return {
             "conversation": self.conversation, "question_turn": self.question, "answer_turn": self.answer,
             "answer": self.text, "model": self.model, "provider": self.provider, "usage": self.usage,
-            "finish": self.finish,
+            "finish": self.finish, "forked_from": self.forked_from,
         }

@@ -65,10 +65,13 @@ class Asker:
 
     def retry(self, ref: str | None, hint: str | None, wrong: bool, opts: AskOptions) -> AskResult:
         """Answer the conversation's last question again. The new answer replaces
-        the old one in the tree (the old one stays in history, see conv diff);
+        the old one in the tree (the old one stays in history, see conv diff), or
+        goes to a fork if the conversation moved on meanwhile (answer.place_retry);
         with a hint, or --wrong, the model is shown its old answer and told it was wrong."""
         ws = self.ws
-        conv = ws.conversation(ws.resolve(ref))
+        conv_id = ws.resolve(ref)
+        base = ws.store.head()  # where the answer goes is decided against the conversation as read here
+        conv = ws.conversation(conv_id, base)
         question = next((t for t in reversed(conv.turns) if t.role == "user"), None)
         if question is None:
             raise UsageError(f"{conv.id} has no question to answer again", f'Ask one: conv ask --cid {conv.id} "…"')
@@ -84,7 +87,7 @@ class Asker:
             because = f": {said}" + ("" if said[-1:] in ".!?" else ".") if said else "."
             messages += [Message("assistant", old.content), Message("user", f"That answer was wrong{because} Please answer again.")]
         job = Job(opts, provider, choice.provider, choice.model, replaces=old.name if old else None, hint=hint,
-                  temperature=agent.temperature if agent else None)
+                  temperature=agent.temperature if agent else None, base=base)
         return self._finish(stream_answer(ws, conv, question, messages, job, self.out), opts)
 
     def _finish(self, result: AskResult, opts: AskOptions) -> AskResult:
