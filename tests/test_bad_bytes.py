@@ -121,3 +121,15 @@ def test_a_last_command_that_is_not_utf8_is_kept_readable(fake, store_path):
     assert sent.startswith("why did it fail?") and r"`cat caf\xe9.txt`" in sent and "status 1" in sent
     conv_id = json.loads(done.stdout)["conversation"]
     assert r"cat caf\xe9.txt" in git(store_path, "log", "-p", "--format=", "main", "--", f"*{conv_id}*")
+
+
+def test_a_chat_line_that_is_not_utf8_is_refused_and_the_chat_goes_on(fake, store_path):
+    fake.set(reply="ECHO")
+    done = subprocess.run([sys.executable, "-m", "conv", "chat"], input=b"caf\xe9 first\nsecond\n", capture_output=True,
+                          env=conv_env(), timeout=60)
+    err = done.stderr.decode()
+    assert done.returncode == 0 and "Traceback" not in err, err
+    assert r"conv: error: that line is not UTF-8 text: 'caf\xe9 first'. Type it again in UTF-8; nothing was done" in err
+    assert [r["messages"][-1]["content"] for r in fake.requests] == ["second"]
+    assert done.stdout.decode().strip() == "second"
+    assert "first" not in git(store_path, "log", "-p", "main")

@@ -1,6 +1,6 @@
 """Entry point. Turns conv's errors into one line and an exit code (see
 ``errors``), and Ctrl-C anywhere into a quiet exit 130. Arguments that are not
-UTF-8 are refused here, before any command sees them."""
+UTF-8 are refused here, before any command sees them (cli/run/text.py)."""
 
 import signal
 import sys
@@ -18,10 +18,12 @@ def main() -> None:
     from .errors import ConvError, Interrupted
 
     try:
-        args = sys.argv[1:]
-        _refuse_undecodable(args)
         from .cli.run import fast_path
+        from .cli.run.text import refuse_undecodable
 
+        args = sys.argv[1:]
+        for position, arg in enumerate(args, 1):  # before any command sees them
+            refuse_undecodable(arg, f"argument {position}", "Give it as UTF-8 (e.g. convert it with iconv -t UTF-8)")
         if not fast_path(args):
             _typer_path(args)
     except ConvError as exc:
@@ -36,43 +38,6 @@ def main() -> None:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(141)
-
-
-def _refuse_undecodable(args: list[str]) -> None:
-    """Python hands bytes that are not UTF-8 over as lone surrogates, which
-    would fail later, deep in a commit or a query; refuse them first, naming
-    the argument."""
-    for position, arg in enumerate(args, 1):
-        try:
-            arg.encode("utf-8")
-        except UnicodeEncodeError:
-            from .errors import UsageError
-
-            raise UsageError(
-                f"argument {position} is not UTF-8 text: {_shown(arg)}",
-                "Give it as UTF-8 (e.g. convert it with iconv -t UTF-8); nothing was done",
-            ) from None
-
-
-def _shown(arg: str, width: int = 72) -> str:
-    """The argument as readable text, quoted (a long one cut to ``width``
-    characters around its first bad byte); bytes that are not UTF-8, and
-    control characters, written as \\xNN."""
-    import os
-    import re
-
-    raw = os.fsencode(arg)  # the bytes as they were given
-    try:
-        raw.decode("utf-8")
-        bad = len(raw)
-    except UnicodeDecodeError as exc:
-        bad = exc.start
-    before, after = raw[:bad].decode("utf-8"), raw[bad:].decode("utf-8", "backslashreplace")
-    start = max(0, min(len(before) - width // 3, len(before) + len(after) - width))
-    text = (before + after)[start : start + width]
-    cut = "…" * (start > 0), "…" * (start + width < len(before) + len(after))
-    text = re.sub(r"[\x00-\x1f\x7f-\x9f]", lambda m: f"\\x{ord(m[0]):02x}", text)
-    return f"{cut[0]}'{text}'{cut[1]}"
 
 
 def _typer_path(args: list[str]) -> None:

@@ -30,6 +30,7 @@ class Terminal:
     def run(self) -> None:
         from ...errors import ConvError, Interrupted
         from ...terminal import render
+        from .text import refuse_undecodable
 
         where = f"going on with {self.chat.short}" if self.chat.conv_id else "a new conversation"
         render.notice(f"{where}; /help for commands, Ctrl-D to leave")
@@ -44,6 +45,7 @@ class Terminal:
                 self._newline()
                 continue
             try:
+                refuse_undecodable(line, "that line", "Type it again in UTF-8")
                 entry = self.composer.feed(line)
                 if entry is not None and not self._do(entry):
                     break
