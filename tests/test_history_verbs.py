@@ -666,3 +666,7 @@ def test_edit_with_a_failing_editor_writes_nothing(fake, store_path, tmp_path, c
     missing = fails("edit", conv_id, env={"EDITOR": str(tmp_path / "no-such-editor")}, code=2)
     assert "not found" in missing
     assert head(store_path) == before
+    latin1 = editor(tmp_path, "path.write_bytes(text.replace('keep me', 'caf\\xe9').encode('latin-1'))\n", "latin1.py")
+    line = fails("edit", conv_id, env=latin1, code=2)
+    assert "the edited text is not UTF-8 (byte 0x" in line and f"your text is kept in {kept}" in line
+    assert b"caf\xe9" in kept.read_bytes() and head(store_path) == before

@@ -40,9 +40,12 @@ def edit(ws: Workspace, ref: str | None) -> Edited:
         raise UsageError(f"editor {editor!r} not found", "Set EDITOR, e.g. export EDITOR=nano") from None
     if code:
         raise UsageError(f"the editor exited with {code}; nothing was changed", f"Your text is kept in {path}")
-    text = path.read_text()
+    data = path.read_bytes()
     try:
-        change = transcript.parse(text, conv)
+        change = transcript.parse(data.decode("utf-8"), conv)
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"the edited text is not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+                         f"Nothing was changed; your text is kept in {path}") from None
     except UsageError as exc:
         raise UsageError(exc.message, f"Nothing was changed; your text is kept in {path}") from None
     if change.unchanged:
