@@ -609,6 +609,8 @@ ERRORS = [  # (args, exit code, what the one line says)
     (["search", "x", "--status", "finished"], 2, "unknown status"),
     (["search", "x", "--since", "soon"], 2, "--since 'soon'"),
     (["list", "--since", "soon"], 2, "--since 'soon'"),
+    (["clean", "--older", "99999999d"], 2, "--older '99999999d'"),  # further back than any date
+    (["list", "--since", "999999w"], 2, "--since '999999w'"),
     (["list", "--status", "paused!"], 2, "unknown status"),
     (["export", OLD_ID, "--format", "pdf"], 2, "unknown format 'pdf'"),
     (["export", "qqqqqq"], 1, "no conversation matches"),

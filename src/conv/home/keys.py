@@ -53,14 +53,15 @@ def price(value: Any) -> float:
 
 
 _SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+_CENTURY = 100 * 365.25 * 86400  # ages go back from now: far enough, and within what dates can hold
 
 
 def duration(value: Any) -> float:
     """Seconds from ``90s``, ``30m``, ``24h``, ``7d`` or a bare number of seconds."""
     match = None if isinstance(value, bool) else re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*", str(value))
     seconds = float(match[1]) * _SECONDS[match[2]] if match else math.inf
-    if not math.isfinite(seconds):  # no match, or more digits than a float holds
-        raise ValueError("use a number with s, m, h, d or w, e.g. 24h")
+    if not seconds <= _CENTURY:  # no match, more digits than a float holds, or before any date
+        raise ValueError("use a number with s, m, h, d or w up to 100 years, e.g. 24h")
     return seconds
 
 
