@@ -67,6 +67,7 @@ BAD_FILES = {  # config.yaml as written by hand -> what the line must name
     "temperature": ("agents:\n  coder:\n    temperature: .nan\n", "agents.coder.temperature in {file} cannot be .nan"),
     "price": ("prices:\n  gpt-4.1:\n    input: -1\n", "prices.gpt-4.1.input in {file} cannot be -1: use a price of 0 or more"),
     "agent name": ("agents:\n  Coder:\n    system: hi\n", "bad agent name 'Coder' in {file}"),
+    "dotted key": ("timeout.connect: 5\n", "timeout.connect in {file} is written as one dotted key, not nested"),
     "unknown key": ("modle: gpt-4o\n", "unknown config key 'modle' in {file}. Known keys: model, base_url,"),
     "unknown field": ("prices:\n  gpt-4.1:\n    inptu: 2\n", "unknown config key 'prices.gpt-4.1.inptu' in {file}"),
     "value for a section": ("timeout: 30\n", "timeout in {file} must be a mapping of settings, not a single value"),

@@ -15,7 +15,7 @@ from ..errors import UsageError
 from ..format.frontmatter import parse_canonical
 from . import paths
 from .files import write_atomic
-from .keys import Key, kind, one_line, parts, spec, unknown
+from .keys import SECTIONS, Key, kind, one_line, parts, spec, unknown
 from .keys import text as text_value
 
 
@@ -80,6 +80,9 @@ class Config:
             key, what = ".".join(here), kind(here)
             if value is None:
                 continue  # written without a value: unset
+            if "." in here[-1] and not (len(path) == 1 and path[0] in SECTIONS):  # only names (of models) hold dots
+                raise UsageError(f"{key} in {self.path} is written as one dotted key, not nested",
+                                 f"Write it as conv config set does: conv config set {key} VALUE")
             if what == "section":
                 if not isinstance(value, dict):
                     raise UsageError(f"{key} in {self.path} must be a mapping of settings, not a single value",
