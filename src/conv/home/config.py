@@ -145,9 +145,9 @@ def _as_written(declared: Key, text: str) -> Any:
     """Numbers as numbers for numeric keys; text (a model named 4o, or 4) as the string typed."""
     if declared.parse in (text_value, one_line):
         return text
-    for kind in (int, float):
+    for number in (int, float):
         try:
-            return kind(text)
+            return number(text)
         except ValueError:
             pass
     return text
