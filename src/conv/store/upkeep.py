@@ -41,18 +41,16 @@ class Upkeep:
         with writer_lock(self.path):
             return subprocess.run(command).returncode
 
-    def gc(self, prune_now: bool = False) -> str:
+    def gc(self) -> str:
         """Pack and prune: git's gc (it delta-compresses: 10k turns, 253 MB loose,
-        6.9 MB after git gc against 39 MB after dulwich's), else dulwich's.
-        ``prune_now`` drops unreachable objects at once (after a purge)."""
+        6.9 MB after git gc against 39 MB after dulwich's), else dulwich's."""
         import shutil
 
         if shutil.which("git"):
             # Deltas computed afresh (-f) with a window of 50, not 10: thousands of
             # small tree versions then pack to 57 MB instead of 138 MB (10,000
             # conversations, a commit a turn); gc then prunes and packs refs.
-            steps = [["-c", "pack.window=50", "-c", "pack.depth=50", "repack", "-a", "-d", "-f", "-q"],
-                     ["gc", "--quiet"] + ["--prune=now"] * prune_now]
+            steps = [["-c", "pack.window=50", "-c", "pack.depth=50", "repack", "-a", "-d", "-f", "-q"], ["gc", "--quiet"]]
             for step in steps:
                 code = self.run_git(step, exclusive=True)
                 if code:
@@ -61,7 +59,7 @@ class Upkeep:
         from dulwich import porcelain
 
         with writer_lock(self.path):
-            porcelain.gc(str(self.path), prune=True, grace_period=0 if prune_now else None)
+            porcelain.gc(str(self.path), prune=True)
         return "dulwich"
 
     def fsck(self) -> list[str]:
@@ -77,3 +75,24 @@ class Upkeep:
         from dulwich import porcelain
 
         return [f"{sha.decode()}: {error}" for sha, error in porcelain.fsck(str(self.path))]
+
+
+def drop_unreachable(repo: Path) -> None:
+    """Delete, now, every object of the repository at ``repo`` (the store, or a
+    remote on a path) that no ref reaches: reflogs expired, packs rewritten
+    without them (deltas reused, so it is quicker than gc), loose ones
+    pruned, no grace period. Callers make sure nobody writes meanwhile."""
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        from dulwich import porcelain
+
+        porcelain.gc(str(repo), prune=True, grace_period=0)
+        return
+    for step in (["reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all"],
+                 ["repack", "-a", "-d", "-q"], ["prune", "--expire=now"]):
+        done = subprocess.run(["git", "-C", str(repo), *step], capture_output=True, text=True)
+        if done.returncode:
+            why = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+            raise StoreError(f"git {step[0]} in {repo} failed: {why}", "Nothing was lost; run the command again")
