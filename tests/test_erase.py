@@ -387,6 +387,22 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("protection", ["receive.denyNonFastForwards", "pre-receive hook"])
 
 
+def test_pruning_a_remote_on_a_path_spares_objects_another_push_is_writing(fake, tmp_path):
+    """Another machine's push writes its objects (loose, for a small push)
+    before it moves the remote's ref; conv remote purge prunes that remote
+    meanwhile without a lock it could share. Only what the replaced head
+    reached goes: a loose object no ref reaches yet stays."""
+    fake.set(reply="ECHO")
+    remote = bare(tmp_path / "origin.git")
+    a, gone, kept = purged_with_a_remote(tmp_path, remote)
+    arriving = subprocess.run(["git", "-C", str(remote), "hash-object", "-w", "--stdin"], check=True,
+                              input=b"a turn another machine is pushing right now\n", capture_output=True)
+    sha = arriving.stdout.decode().strip()
+    assert json.loads(a.ok("remote", "purge", "origin", "--json").stdout)["remote_pruned"]
+    assert git(remote, "cat-file", "-p", sha) == "a turn another machine is pushing right now\n"
+    assert SECRET.encode() not in all_objects(remote)
+
+
 def test_remote_purge_leases_the_head_it_fetched_so_a_push_meanwhile_is_kept(fake, tmp_path):
     """Between conv remote purge's fetch and its push, machine B pushes a turn
     (a git wrapper on A's PATH runs B's push right after A's first look at

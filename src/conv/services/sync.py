@@ -93,12 +93,13 @@ def sync(ws: Workspace, name: str | None, pull: bool = True, send: bool = True, 
         done = transfer.push(remote, mine, lease=raw if out.holds_purged else None)
         if done.ok:
             out.pushed, out.rewritten = True, out.holds_purged
+            replaced = raw
             break
         refused = (raw, done.rejected)  # the remote moved meanwhile (another machine pushed), or it refuses
     else:
         raise SyncError(f"{remote.name} kept moving for {ROUNDS} rounds", "Nothing is lost; run conv sync again")
     if out.rewritten:
-        out.holds_purged, out.remote_pruned = False, transfer.drop_unreachable(remote)
+        out.holds_purged, out.remote_pruned = False, transfer.drop_unreachable(remote, replaced)
     ws.index.refresh()
     if out.holds_purged and send:
         raise _still_holds(remote.name)

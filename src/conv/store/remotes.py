@@ -137,16 +137,16 @@ class Remotes:
         """Note that ``name``'s tracking ref is a filtered image of ``real_head`` (None: it is the real head)."""
         holding.record(self.path, name, real_head)
 
-    def drop_unreachable(self, remote: Remote) -> bool:
-        """After a rewrite: delete the objects no ref of the remote reaches any
-        more, when it is a repository on a path (True). A server keeps them
-        until its own gc (clones never get them)."""
+    def drop_unreachable(self, remote: Remote, old_head: str) -> bool:
+        """After a rewrite that replaced ``old_head``: delete the objects only
+        the old history reached, when the remote is a repository on a path
+        (True). A server keeps them until its own gc (clones never get them)."""
         where = holding.path_of(remote.url)
         if where is None:
             return False
         from .upkeep import drop_unreachable
 
-        drop_unreachable(where)
+        drop_unreachable(where, old_head)
         return True
 
     def remove(self, name: str) -> None:

@@ -77,11 +77,14 @@ class Upkeep:
         return [f"{sha.decode()}: {error}" for sha, error in porcelain.fsck(str(self.path))]
 
 
-def drop_unreachable(repo: Path) -> None:
-    """Delete, now, every object of the repository at ``repo`` (the store, or a
-    remote on a path) that no ref reaches: reflogs expired, packs rewritten
-    without them (deltas reused, so it is quicker than gc), loose ones
-    pruned, no grace period. Callers make sure nobody writes meanwhile."""
+def drop_unreachable(repo: Path, old_head: str | None = None) -> None:
+    """Delete, now, the objects of the repository at ``repo`` that no ref
+    reaches: reflogs expired, packs rewritten without them (deltas reused,
+    quicker than gc), loose ones deleted, no grace period. In conv's own store
+    its locks keep every writer out meanwhile. A remote on a path has no such
+    lock (another machine may be pushing to it this very moment, its new
+    objects loose until its ref moves): there, give the ``old_head`` the
+    rewrite replaced, and only loose objects that head reached go."""
     import shutil
     import subprocess
 
@@ -90,9 +93,23 @@ def drop_unreachable(repo: Path) -> None:
 
         porcelain.gc(str(repo), prune=True, grace_period=0)
         return
-    for step in (["reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all"],
-                 ["repack", "-a", "-d", "-q"], ["prune", "--expire=now"]):
-        done = subprocess.run(["git", "-C", str(repo), *step], capture_output=True, text=True)
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
         if done.returncode:
             why = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
-            raise StoreError(f"git {step[0]} in {repo} failed: {why}", "Nothing was lost; run the command again")
+            raise StoreError(f"git {args[0]} in {repo} failed: {why}", "Nothing was lost; run the command again")
+        return done.stdout
+
+    loose = git("rev-list", "--objects", old_head, "--not", "--all").split("\n") if old_head else []
+    git("reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")
+    git("repack", "-a", "-d", "-q")  # packs a push is still writing are not among those it replaces
+    if not old_head:
+        git("prune", "--expire=now")
+        return
+    objects = Path(git("rev-parse", "--git-path", "objects").strip())
+    objects = objects if objects.is_absolute() else repo / objects
+    for line in loose:
+        sha = line.split(" ", 1)[0]
+        if len(sha) == 40:
+            (objects / sha[:2] / sha[2:]).unlink(missing_ok=True)
