@@ -70,6 +70,11 @@ def test_purged_text_does_not_come_back_with_the_next_sync(fake, tmp_path):
     assert a.run("search", SECRET).stdout.decode().strip() in ("", "[]")
     assert_erased(a.store)
     assert SECRET in reachable_text(remote)  # sync never forces: the remote keeps it until asked
+    one_error_line(a.run("push"), "origin still holds purged conversations", "conv remote purge origin")
+    pulled = a.ok("pull").stderr.decode()  # a pull succeeds, filtered, and says so
+    assert "origin still holds purged conversations: conv remote purge origin erases them there" in pulled
+    assert ids_listed(a) == [kept]
+    assert_erased(a.store)
 
     rewritten = json.loads(a.ok("remote", "purge", "origin", "--json").stdout)
     assert rewritten["rewritten"] and rewritten["remote_pruned"]
@@ -87,8 +92,6 @@ def test_purged_text_does_not_come_back_with_the_next_sync(fake, tmp_path):
     assert synced["pulled"] == "up to date" and not synced["pushed"]
     assert ids_listed(a) == [kept] and "an ordinary question" in user_texts(a.store)
     assert_erased(a.store)
-
-    # a purged remote's commits are not fetched again while its head has not moved
     assert a.run("push").returncode == 0  # nothing held back any more
 
 
