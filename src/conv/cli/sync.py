@@ -53,9 +53,7 @@ def list_(json_out: Json = False) -> None:
 def purge(name: Annotated[str, typer.Argument(help="The remote's name.")], json_out: Json = False) -> None:
     """Erase purged conversations from a remote too: fetch, merge, then replace its history.
 
-    The push is forced only with a lease on the head just fetched (never a blind force): a
-    remote that moved meanwhile is fetched and merged again, so nothing pushed there is lost.
-    A remote on a path also loses the objects; a server keeps them until its own gc."""
+    The push is forced only with a lease on the head just fetched, never blindly: a remote that moved meanwhile is fetched and merged again, so nothing pushed there is lost. A remote on a path also loses the objects; a server keeps them until its own gc (clones never get them)."""
     run(name, True, True, json_out, rewrite=True)
 
 
@@ -63,8 +61,7 @@ def purge(name: Annotated[str, typer.Argument(help="The remote's name.")], json_
 def sync(remote: Remote = None, json_out: Json = False) -> None:
     """Fetch, merge (no turn is ever lost), push; again until both sides agree. Never forces.
 
-    Conversations purged on another machine are erased here too; a remote that still
-    holds purged ones is pulled from but not pushed to (see conv remote purge)."""
+    Conversations purged on another machine are erased here too; a remote that still holds purged ones is pulled from but not pushed to (see conv remote purge)."""
     run(remote, True, True, json_out)
 
 
