@@ -136,7 +136,7 @@ def restore(
 def clean(
     older: Annotated[str, typer.Option("--older", metavar="AGE", help="Not updated for this long: 30d, 12h, 8w.")] = "30d",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would go to the trash.")] = False,
-    purge: Annotated[bool, typer.Option("--purge", help="Instead: erase what is in the trash (or the REFs given) from the store AND from its whole git history. This cannot be undone (copies already pushed to remotes keep it); it asks for confirmation, or takes --yes.")] = False,
+    purge: Annotated[bool, typer.Option("--purge", help="Instead: erase what is in the trash (or the REFs given) from the store, its whole git history and the index. Other machines erase it when they next sync; remotes that still hold it are named (conv remote purge NAME erases it there). This cannot be undone; it asks for confirmation, or takes --yes.")] = False,
     yes: Annotated[bool, typer.Option("--yes", help="Confirm --purge without asking.")] = False,
     references: Annotated[Optional[list[str]], typer.Argument(help="With --purge: only these deleted conversations.", metavar="[REF...]", show_default=False)] = None,
     json_out: Json = False,
@@ -160,7 +160,13 @@ def clean(
         answer = typer.prompt(f"Erase {count} conversation(s) from the store and all its history? Type 'purge' to confirm")
         if answer.strip() != "purge":
             raise UsageError("not confirmed; nothing was erased")
-    _report(lifecycle.purge(ws, references or []), "erased", json_out)
+    purged = lifecycle.purge(ws, references or [])
+    _report(purged, "erased", json_out)
+    if not json_out:
+        from ..terminal import render
+
+        for name in purged.remotes:
+            render.notice(f"{name} still holds purged conversations; erase them there: conv remote purge {name}")
 
 
 def _report(moved, verb: str, json_out: bool) -> None:

@@ -48,9 +48,20 @@ def list_(json_out: Json = False) -> None:
         render.notice("no remotes; add one: conv remote add origin URL")
 
 
+@remote_app.command("purge", epilog="Examples:\n\n  conv clean --purge --yes     # says which remotes still hold what it erased\n\n"
+                    "  conv remote purge origin\n\n  conv remote purge backup --json")
+def purge(name: Annotated[str, typer.Argument(help="The remote's name.")], json_out: Json = False) -> None:
+    """Erase purged conversations from a remote too: fetch, merge, then replace its history.
+
+    The push is forced only with a lease on the head just fetched, never blindly: a remote that moved meanwhile is fetched and merged again, so nothing pushed there is lost. A remote on a path also loses the objects; a server keeps them until its own gc (clones never get them)."""
+    run(name, True, True, json_out, rewrite=True)
+
+
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv sync\n\n  conv sync origin --json")
 def sync(remote: Remote = None, json_out: Json = False) -> None:
-    """Fetch, merge (no turn is ever lost), push; again until both sides agree. Never forces."""
+    """Fetch, merge (no turn is ever lost), push; again until both sides agree. Never forces.
+
+    Conversations purged on another machine are erased here too; a remote that still holds purged ones is pulled from but not pushed to (see conv remote purge)."""
     run(remote, True, True, json_out)
 
 

@@ -44,3 +44,13 @@ def state_dir() -> Path:
 def cache_dir() -> Path:
     """Disposable: the SQLite index lives here and is rebuilt from git at will."""
     return _dirs()[3]
+
+
+def edit_file(conv_id: str) -> Path:
+    """Where ``conv edit`` puts a conversation for the editor (kept when the edit fails)."""
+    return cache_dir() / "edit" / f"{conv_id}.md"
+
+
+def chat_history() -> Path:
+    """The questions typed in ``conv chat``, for its line editor."""
+    return state_dir() / "chat_history"

@@ -98,6 +98,17 @@ def cleared_at() -> float:
         return 0.0
 
 
+def forget(conv_ids) -> None:
+    """Terminals that were in one of ``conv_ids`` (purged) are in none now."""
+    for path in _file(DEFAULT).parent.glob("*"):
+        try:
+            fields = path.read_text().split()
+            if fields and fields[0] in conv_ids:
+                path.unlink()
+        except (OSError, UnicodeDecodeError):
+            continue
+
+
 def redirect(old_id: str, new_id: str, short: str) -> None:
     """Terminals that were in ``old_id`` continue ``new_id`` (after a sync moved
     this machine's line of a conversation into a fork)."""

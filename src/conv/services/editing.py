@@ -30,7 +30,7 @@ def edit(ws: Workspace, ref: str | None) -> Edited:
     conv_id = ws.resolve(ref)
     conv = ws.conversation(conv_id)
     original = transcript.render(conv)
-    path = paths.cache_dir() / "edit" / f"{conv_id}.md"
+    path = paths.edit_file(conv_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(original)
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"

@@ -9,7 +9,7 @@ from ..errors import UsageError
 from ..format.model import iso
 from ..home.keys import duration
 from ..index import Filters
-from . import refs
+from . import erasure, refs
 from .workspace import Workspace
 
 
@@ -44,18 +44,28 @@ def clean(ws: Workspace, older: str, dry_run: bool = False) -> Moved:
     return _move(ws, stale, to_trash=True, what=f"clean: {len(stale)} conversations older than {older}")
 
 
-def purge(ws: Workspace, references: list[str]) -> Moved:
+@dataclass
+class Purged(Moved):
+    remotes: list[str]  # remotes whose last-known head still holds purged text
+
+    def to_dict(self) -> dict:
+        return {**super().to_dict(), "remotes_holding_purged": self.remotes}
+
+
+def purge(ws: Workspace, references: list[str]) -> Purged:
     """Erase conversations in the trash (all of it without references) from the
-    store and from its whole history. Irreversible: the CLI asks first."""
+    store, its whole history and everything conv keeps beside it; without any,
+    finish a purge that was interrupted. Irreversible: the CLI asks first."""
     if references:
         conv_ids = sorted({refs.resolve(ws, ref, trashed=True) for ref in references})
     else:
         conv_ids = [row.id for row in trashed(ws)]
-    if not conv_ids:
-        return Moved([], None)
-    ws.store.purge(conv_ids)
-    ws.index.rebuild()  # every commit id after the first purged file changed
-    return Moved(conv_ids, ws.store.head())
+    if not ws.store.exists():
+        return Purged([], None, [])
+    asked = erasure.questions(ws, conv_ids)
+    if ws.store.purge(conv_ids):
+        erasure.forget(ws, conv_ids, asked)
+    return Purged(conv_ids, ws.store.head() if conv_ids else None, sorted(ws.store.remotes.holding_purged()))
 
 
 def trashed(ws: Workspace) -> list:

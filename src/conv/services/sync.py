@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import SyncError, UsageError
 from ..home import session
+from . import erasure
 
 if TYPE_CHECKING:  # not imported at run time: conv push must not load the index
     from ..store.remotes import Remote
@@ -25,10 +26,15 @@ class Synced:
     forks: int = 0
     moved: dict[str, str] = field(default_factory=dict)
     backup: str | None = None
+    erased: list[str] = field(default_factory=list)  # purged on another machine: erased here too
+    holds_purged: bool = False  # the remote's history still holds purged conversations
+    rewritten: bool = False  # conv remote purge replaced the remote's history
+    remote_pruned: bool = False  # ... and deleted its unreachable objects (a remote on a path)
 
     def to_dict(self) -> dict:
         return {"remote": self.remote, "pulled": self.pulled, "pushed": self.pushed, "rounds": self.rounds,
-                "forks": self.forks, "moved": self.moved, "backup": self.backup}
+                "forks": self.forks, "moved": self.moved, "backup": self.backup, "erased": self.erased,
+                "holds_purged": self.holds_purged, "rewritten": self.rewritten, "remote_pruned": self.remote_pruned}
 
 
 def push_only(ws: Workspace, name: str | None) -> Synced:
@@ -40,6 +46,8 @@ def push_only(ws: Workspace, name: str | None) -> Synced:
     mine = ws.store.head()
     done = ws.store.remotes.push(remote, mine) if mine else None
     if done is not None and not done.ok:
+        if remote.name in ws.store.remotes.holding_purged():
+            raise _still_holds(remote.name)
         if done.behind:
             raise SyncError(f"{remote.name} has commits this store lacks", f"Pull them first: conv pull {remote.name}")
         raise SyncError(f"{remote.name} refused the push: {done.rejected}",
@@ -61,38 +69,70 @@ def pick(ws: Workspace, name: str | None) -> Remote:
     raise UsageError("several remotes: " + ", ".join(r.name for r in every), "Name one, e.g. conv sync origin")
 
 
-def sync(ws: Workspace, name: str | None, pull: bool = True, send: bool = True) -> Synced:
+def sync(ws: Workspace, name: str | None, pull: bool = True, send: bool = True, rewrite: bool = False) -> Synced:
     """Fetch, merge, push, and again while another machine pushed meanwhile.
     A push alone does not fetch first: the remote refuses what is not a
-    fast-forward, and only then is there something to explain."""
+    fast-forward, and only then is there something to explain. A remote that
+    still holds purged conversations is pulled from (filtered) but never
+    pushed to, unless ``rewrite`` (conv remote purge): then its history is
+    replaced, with a lease on the head just fetched."""
     if not pull:
         return push_only(ws, name)
     remote = pick(ws, name)
     transfer = ws.store.remotes
     out = Synced(remote.name)
+    refused = None  # (the remote's head, why) when it refused a push
     for out.rounds in range(1, ROUNDS + 1):
-        theirs = transfer.fetch(remote)
-        if theirs:
-            merged = ws.store.merge_from(theirs, remote.name)
-            if merged.kind != "up to date":
-                out.pulled, out.forks, out.backup = merged.kind, out.forks + merged.forks, merged.backup
-            _follow_moved_lines(ws, merged.moved)
-            out.moved.update(merged.moved)
+        raw = transfer.fetch(remote)
+        if refused and refused[0] == raw:  # it did not move: the refusal was not a race
+            raise _refusal(remote.name, refused[1], out.holds_purged)
+        theirs = _pull(ws, out, raw) if raw else None
         mine = ws.store.head()
-        if not send or mine is None or mine == theirs:
+        if not send or mine is None or (out.holds_purged and not rewrite) or (mine == theirs and not out.holds_purged):
             break
-        done = transfer.push(remote, mine)
+        done = transfer.push(remote, mine, lease=raw if out.holds_purged else None)
         if done.ok:
-            out.pushed = True
+            out.pushed, out.rewritten = True, out.holds_purged
+            replaced = raw
             break
-        if not done.behind and transfer.fetch(remote) == theirs:
-            raise SyncError(f"{remote.name} refused the push: {done.rejected}",
-                            "Nothing is lost locally; check the remote's hooks or permissions")
-        # the remote moved meanwhile (another machine pushed): fetch, merge, push again
+        refused = (raw, done.rejected)  # the remote moved meanwhile (another machine pushed), or it refuses
     else:
         raise SyncError(f"{remote.name} kept moving for {ROUNDS} rounds", "Nothing is lost; run conv sync again")
+    if out.rewritten:
+        out.holds_purged, out.remote_pruned = False, transfer.drop_unreachable(remote, replaced)
     ws.index.refresh()
+    if out.holds_purged and send:
+        raise _still_holds(remote.name)
     return out
+
+
+def _pull(ws: Workspace, out: Synced, raw: str) -> str:
+    """Merge the fetched head, filtered; erase here what the remote's tombstone names. Returns what was merged."""
+    erased = ws.store.newly_purged(raw)
+    asked = erasure.questions(ws, erased)
+    merged = ws.store.merge_from(raw, out.remote)
+    if merged.kind != "up to date":
+        out.pulled, out.forks, out.backup = merged.kind, out.forks + merged.forks, merged.backup
+    if merged.erased:
+        erasure.forget(ws, merged.erased, asked)
+        out.erased += merged.erased
+    _follow_moved_lines(ws, merged.moved)
+    out.moved.update(merged.moved)
+    out.holds_purged = merged.holds_purged
+    return merged.theirs
+
+
+def _still_holds(name: str) -> SyncError:
+    return SyncError(f"{name} still holds purged conversations, so this store does not push there",
+                     f"Erase them there: conv remote purge {name}")
+
+
+def _refusal(name: str, why: str, rewriting: bool) -> SyncError:
+    if rewriting:
+        return SyncError(f"{name} refused the rewrite of its history: {why}",
+                         f"They are erased on this machine only: allow force-pushes to {name}'s main branch "
+                         f"(e.g. unprotect it), then run conv remote purge {name} again")
+    return SyncError(f"{name} refused the push: {why}", "Nothing is lost locally; check the remote's hooks or permissions")
 
 
 def _follow_moved_lines(ws: Workspace, moved: dict[str, str]) -> None:

@@ -1,10 +1,9 @@
 """The store: conversations and turns kept as Markdown files in a bare git
 repository. This package is the only code in conv that touches git.
 
-Layout (docs/format.md): ``conversations/<c1>/<c2>/<id>/conversation.md``
-plus one ``<turn name>.md`` per turn, where c1 c2 are the first two random
-characters of the id: each commit rewrites only small trees, even at 10,000
-conversations.
+Layout (docs/format.md): ``conversations/<c1>/<c2>/<id>/`` holds ``conversation.md``
+and one ``<turn name>.md`` per turn (c1 c2: the id's first two random characters),
+so each commit rewrites only small trees, even at 10,000 conversations.
 """
 
 from collections.abc import Callable, Iterator
@@ -19,7 +18,7 @@ from ..home import paths
 from .git import CommitInfo, GitStore
 from .hooks import DEFAULT_TIMEOUT, Hooks
 from .layout import META_FILE, ROOT, STORE_README, TRASH, Draft, ParsedCache, conversation_ids, files_in, folder
-from .layout import parse_files, shard_path
+from .layout import parse_files, purged_ids, shard_path
 from .snapshot import Existing, Snapshot
 
 if TYPE_CHECKING:  # results of what conv ask never does: kept off its imports
@@ -211,61 +210,32 @@ class Store:
 
     def add_many(self, items: list[tuple[Conversation, list[Turn]]], message: str) -> tuple[Written | None, int, int]:
         """Conversations and turns that are not in the store yet, in one commit
-        (an import); what exists is left alone. Returns (written or None when
-        nothing was new, conversations added, turns added)."""
-        counts = [0, 0]
+        (an import); what exists is left alone, and so is what was purged.
+        Returns (written or None when nothing was new, conversations added,
+        turns added)."""
+        from .bulk import add_missing
 
-        def build(snap: Snapshot):
-            changes: dict = {}
-            counts[:] = [0, 0]
-            for conv, turns in items:
-                where = folder(conv.id)
-                present = set(snap.listdir(where))
-                if META_FILE not in present:
-                    changes[f"{where}/{META_FILE}"] = conv.to_text().encode()
-                    counts[0] += 1
-                for turn in turns:
-                    if f"{turn.name}.md" not in present:
-                        changes[f"{where}/{turn.name}.md"] = turn.to_text().encode()
-                        counts[1] += 1
-            if not changes:
-                raise _NothingNew
-            return changes, message
-
-        try:
-            old, new = self._repo.update(build)
-        except _NothingNew:
-            return None, 0, 0
-        return Written(old, new, []), counts[0], counts[1]
+        found = add_missing(self._repo, items, message)
+        return (Written(*found[0], []) if found[0] else None), found[1], found[2]
 
     def move(self, conv_ids: list[str], to_trash: bool, message: str) -> Written:
         """Move whole conversation folders into the trash or back (no copy)."""
-        src, dst = (ROOT, TRASH) if to_trash else (TRASH, ROOT)
+        from .bulk import move
 
-        def build(snap: Snapshot):
-            changes: dict = {}
-            for conv_id in conv_ids:
-                entry = snap.entry(f"{src}/{shard_path(conv_id)}")
-                if entry is None:
-                    where = "the trash" if src == TRASH else "the store"
-                    raise RefError(f"conversation {conv_id} is not in {where}")
-                changes[f"{src}/{shard_path(conv_id)}"] = None
-                changes[f"{dst}/{shard_path(conv_id)}"] = entry
-            return changes, message
+        return Written(*move(self._repo, conv_ids, to_trash, message), [])
 
-        old, new = self._repo.update(build)
-        return Written(old, new, [])
+    def purge(self, conv_ids: list[str]) -> bool:
+        """Erase deleted conversations from every ref and object, tombstoned so other
+        machines do too (purge.py); no ids: finish an interrupted purge. True: history changed."""
+        from .purge import purge
 
-    def purge(self, conv_ids: list[str]) -> int:
-        """Erase deleted conversations from the trash and from every commit
-        (history is rewritten); the commits rewritten."""
-        from .purge import rewrite_without
+        return purge(self._repo, conv_ids)
 
-        snap = self._repo.snapshot()
-        for conv_id in conv_ids:
-            if snap.entry(f"{TRASH}/{shard_path(conv_id)}") is None:
-                raise RefError(f"conversation {conv_id} is not in the trash", "Delete it first: conv delete REF")
-        return rewrite_without(self._repo, [f"{root}/{shard_path(c)}" for c in conv_ids for root in (ROOT, TRASH)])
+    def newly_purged(self, commit: str) -> list[str]:
+        """Conversations this store holds that ``commit``'s tombstone names: what merging it erases here."""
+        from .purge import newly_purged
+
+        return newly_purged(self._repo, commit) if self.exists() else []
 
     # -- remotes and transfers ---------------------------------------------
     @property
@@ -277,11 +247,12 @@ class Store:
         self._repo
         return Remotes(self.path)
 
-    def merge_from(self, commit: str, label: str) -> "MergeResult":
-        """Bring the fetched ``commit`` into the branch without losing a turn (integrate.py)."""
+    def merge_from(self, commit: str, remote: str) -> "MergeResult":
+        """Bring ``commit``, just fetched from ``remote``, into the branch without
+        losing a turn and without anything either side purged (integrate.py)."""
         from .integrate import merge_from
 
-        return merge_from(self._repo, commit, label, self.changed_conversations)
+        return merge_from(self._repo, commit, remote, self.changed_conversations)
 
     # -- upkeep ----------------------------------------------------------------
     @property
@@ -291,7 +262,3 @@ class Store:
 
         self._repo
         return Upkeep(self.path)
-
-
-class _NothingNew(Exception):
-    """Raised inside a build to leave the store as it is."""

@@ -100,6 +100,12 @@ class GitStore:
             self._objects = DiskObjectStore(str(self.path / "objects"))
         return self._objects
 
+    def forget_objects(self) -> None:
+        """Drop the open object store (after git rewrote the packs under it)."""
+        if self._objects is not None:
+            self._objects.close()
+            self._objects = None
+
     @property
     def refs(self):
         if self._refs is None:

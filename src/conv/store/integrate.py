@@ -1,14 +1,27 @@
 """Bringing a fetched commit into the branch (a pull): nothing when it is
 already contained, a fast-forward when the branch is behind, else a merge
 commit that keeps every turn (merge.py). The head before anything moves is
-kept under refs/conv/backup/."""
+kept under refs/conv/backup/.
+
+Purges travel: the purged set is this store's tombstone and the fetched
+one's together, and both sides are filtered by it before they meet, so a
+machine that learns a purge erases it here too (purge.erase), and a remote
+that still holds purged text never brings it back. The remote-tracking ref
+then points at the filtered commit; the remote's real head is noted in
+holding.py. All of it happens under the writer lock, so no other writer can
+bring in what the filtering left out."""
 
 from dataclasses import dataclass, field
 
+from ..errors import SyncError
+from . import holding
+from .filter import Filter
 from .git import GitStore
-from .layout import ROOT, TRASH, conversation_ids
+from .layout import ROOT, TRASH, conversation_ids, folder, purged_ids
+from .lock import writer_lock
 from .merge import merge
-from .snapshot import Snapshot
+from .purge import erase, settle
+from .remotes import TRACKING
 
 
 @dataclass
@@ -17,36 +30,65 @@ class MergeResult:
     moved: dict[str, str] = field(default_factory=dict)  # conversation -> fork now holding this machine's line
     forks: int = 0
     backup: str | None = None
+    theirs: str = ""  # the fetched commit as filtered: what was merged
+    holds_purged: bool = False  # the remote's own head still holds purged text
+    erased: list[str] = field(default_factory=list)  # purged elsewhere, and erased here now
 
 
-def merge_from(git: GitStore, remote: str, label: str, changed) -> MergeResult:
-    """Bring ``remote`` into the branch. A fast-forward also when everything
-    here is in the remote's tree already: two machines that merged the same
-    heads adopt one merge, not merge merges forever. ``changed(old, new)``
-    names the conversations that differ between two commits."""
-    result = MergeResult("up to date")
+def merge_from(git: GitStore, fetched: str, remote: str, changed) -> MergeResult:
+    """Bring ``fetched``, the head of ``remote``, into the branch.
+    ``changed(old, new)`` names the conversations that differ between two commits."""
+    with writer_lock(git.path):
+        result, dirty = _filtered(git, fetched, remote)
+        _merge(git, result, remote, changed)
+    if dirty:
+        settle(git, dirty=True)
+    return result
+
+
+def _filtered(git: GitStore, fetched: str, remote: str) -> tuple[MergeResult, bool]:
+    """Both sides without what either side's tombstone names; whether objects are left to prune."""
     local = git.head()
+    mine = purged_ids(git.snapshot(local))
+    source = fetched
+    if fetched.encode() not in git.objects:  # not fetched again: its filtered image is here
+        source = Filter(git.path, git.objects, mine).cached(fetched)
+        if source is None:
+            raise SyncError(f"the commit fetched from {remote} is gone (pruned by another conv meanwhile)",
+                            "Run the command again")
+    purged = mine | purged_ids(git.snapshot(source))
+    here = git.snapshot(local)
+    erased = sorted(c for c in purged - mine if here.entry(folder(c)) or here.entry(folder(c, TRASH)))
+    cut = Filter(git.path, git.objects, purged)
+    dirty = erase(git, cut)
+    theirs = cut(source)
+    cut.save()
+    tracking = TRACKING.format(name=remote).encode()
+    if git.refs.read_ref(tracking) != theirs.encode():
+        git.refs[tracking] = theirs.encode()
+    holding.record(git.path, remote, fetched if theirs != fetched else None)
+    dirty = dirty or (theirs != fetched and fetched.encode() in git.objects)
+    return MergeResult("up to date", theirs=theirs, holds_purged=theirs != fetched, erased=erased), dirty
+
+
+def _merge(git: GitStore, result: MergeResult, label: str, changed) -> None:
+    """A fast-forward also when everything here is in the remote's tree
+    already: two machines that merged the same heads adopt one merge, not
+    merge merges forever."""
+    local, remote = git.head(), result.theirs
     if local == remote or (local and git.merge_base(local, remote) == remote):
-        return result
+        return
     merged = None if local is None or git.merge_base(local, remote) == local else _merged(git, local, remote, changed)
     if merged is None or merged.takes_remote:
         if local:
             result.backup = git.keep_backup(local)
         git.fast_forward(local, remote)
         result.kind = "fast-forward"
-        return result
-
-    def build(snap: Snapshot):
-        nonlocal merged
-        if snap.commit != local:  # another writer got in between: merge against what is there now
-            merged = _merged(git, snap.commit, remote, changed)
-        result.kind, result.moved, result.forks = "merged", merged.moved, merged.forks
-        result.backup = git.keep_backup(snap.commit)
-        note = f", {merged.forks} diverged line(s) kept as forks" if merged.forks else ""
-        return merged.changes, f"sync: merge {label}{note}", [remote]
-
-    git.update(build)
-    return result
+        return
+    result.kind, result.moved, result.forks = "merged", merged.moved, merged.forks
+    result.backup = git.keep_backup(local)
+    note = f", {merged.forks} diverged line(s) kept as forks" if merged.forks else ""
+    git.update(lambda snap: (merged.changes, f"sync: merge {label}{note}", [remote]))
 
 
 def _merged(git: GitStore, local: str, remote: str, changed):

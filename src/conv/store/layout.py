@@ -11,6 +11,7 @@ from .snapshot import Snapshot
 META_FILE = "conversation.md"
 ROOT = "conversations"
 TRASH = "trash"  # deleted conversations wait here, whole, until restored or purged
+PURGED = "purged.txt"  # the tombstone: ids of purged conversations, one a line, never their text
 
 STORE_README = f"""# conv store
 
@@ -113,6 +114,17 @@ def decode(data: bytes, where: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise StoreError(f"{where} is not UTF-8 text", "Fix it with conv git, or restore it from history") from None
+
+
+def purged_ids(snap: Snapshot) -> frozenset[str]:
+    """The ids the commit's tombstone names (lines that are no id are ignored)."""
+    data = snap.read(PURGED) if snap.commit else None
+    lines = data.decode("utf-8", "replace").split() if data else []
+    return frozenset(line for line in lines if ids.ID_RE.match(line))
+
+
+def purged_text(conv_ids) -> bytes:
+    return "".join(f"{conv_id}\n" for conv_id in sorted(conv_ids)).encode()
 
 
 def conversation_ids(snap: Snapshot, root: str = ROOT):

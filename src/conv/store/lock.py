@@ -12,21 +12,52 @@ while the ref itself is written, so Ctrl-C cannot leave a lock either.
 import fcntl
 import os
 import signal
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
 _HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+_held = threading.local()  # stores whose writer lock this thread holds, and how deep
 
 
 @contextmanager
 def writer_lock(store: Path):
-    """Exclusive access for one read-modify-write of the store."""
+    """Exclusive access for one read-modify-write of the store. Re-entrant
+    within a thread: a sync holds it across filtering and merging, and the
+    writes it makes meanwhile take it again (a second flock would wait for
+    the first for ever)."""
+    depth = getattr(_held, "stores", None)
+    if depth is None:
+        depth = _held.stores = {}
+    key = os.path.realpath(store)
+    if depth.get(key):
+        depth[key] += 1
+        try:
+            yield
+        finally:
+            depth[key] -= 1
+        return
     fd = os.open(store / "conv.lock", os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
+        depth[key] = 1
         yield
     finally:
+        depth.pop(key, None)
         os.close(fd)  # closing releases the flock
+
+
+@contextmanager
+def transfer_lock(store: Path, exclusive: bool):
+    """Fetches hold it shared while git writes objects no ref reaches yet;
+    pruning unreachable objects at once (after a purge) holds it exclusive,
+    so it never deletes what a fetch is about to point a ref at."""
+    fd = os.open(store / "conv-transfer.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        yield
+    finally:
+        os.close(fd)
 
 
 def clear_stale_ref_locks(store: Path, ref: str) -> None:

@@ -9,7 +9,9 @@ Conversations merge one by one against their common base:
 - when both sides extended the same conversation, the two lines are not
   interleaved: the line whose first new turn is older keeps the conversation,
   the other moves to a fork of it (same blobs, ``forked_from`` set), which
-  either machine can continue.
+  either machine can continue;
+- the tombstones (purged.txt) are united, and no folder of an id either
+  names is kept.
 Every choice depends only on the three commits, never on which machine
 merges, so two machines merging the same heads write identical trees.
 """
@@ -21,7 +23,7 @@ from dataclasses import dataclass, field
 from ..format import ids
 from ..format.model import Conversation
 from .layout import META_FILE as META
-from .layout import ROOT, TRASH
+from .layout import PURGED, ROOT, TRASH, purged_ids, purged_text
 from .layout import shard_path as _shard
 from .snapshot import Existing, Snapshot
 
@@ -55,7 +57,14 @@ def merge(base: Snapshot | None, local: Snapshot, remote: Snapshot, changed: set
     path)`` says when a side last changed a file, as a sortable (time, commit id):
     where both sides changed something, the later edit wins."""
     out = Merged()
-    for conv_id in sorted(changed):
+    mine, theirs = purged_ids(local), purged_ids(remote)
+    purged = mine | theirs
+    if purged != mine:
+        out.changes[PURGED] = purged_text(purged)
+    out.takes_remote = purged == theirs
+    for conv_id in sorted(purged):
+        _write(out.changes, conv_id, _side(local, conv_id), None)
+    for conv_id in sorted(changed - purged):
         b, l, r = (_side(s, conv_id) if s is not None else None for s in (base, local, remote))
         later_is_local = None if l is None or r is None else (
             lambda name, l=l, r=r: edited(True, f"{l.root}/{_shard(conv_id)}/{name}")

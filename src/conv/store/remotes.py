@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import SyncError, UsageError
+from . import holding
+from .lock import transfer_lock
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 _SECTION = re.compile(r'^\s*\[\s*(?:remote\s+"((?:[^"\\]|\\.)*)"|[^\]]*)\s*\]')
@@ -110,12 +112,42 @@ class Remotes:
         return Remote(name, url)
 
     def fetch(self, remote: Remote) -> str | None:
-        """The remote's main commit, now in the local object store (None: an empty remote)."""
-        return fetch(self.path, remote)
+        """The remote's main commit, now in the local object store (None: an
+        empty remote). A remote still holding purged text whose head has not
+        moved is not fetched again: its filtered image is here already."""
+        known = self.holding_purged().get(remote.name)
+        if known and known == holding.advertised(remote.url, BRANCH):
+            return known
+        with transfer_lock(self.path, exclusive=False):
+            return fetch(self.path, remote)
 
-    def push(self, remote: Remote, commit: str) -> "Pushed":
-        """Offer ``commit`` as the remote's main, never forced."""
-        return push(self.path, remote, commit)
+    def push(self, remote: Remote, commit: str, lease: str | None = None) -> "Pushed":
+        """Offer ``commit`` as the remote's main: never forced, or (``lease``)
+        replacing its history only if its main is still at ``lease``."""
+        done = push(self.path, remote, commit, lease)
+        if done.ok and remote.name in self.holding_purged():
+            self.record(remote.name, None)
+        return done
+
+    def holding_purged(self) -> dict[str, str]:
+        """Remotes whose last-known head still holds purged text: name -> that head."""
+        return holding.read(self.path)
+
+    def record(self, name: str, real_head: str | None) -> None:
+        """Note that ``name``'s tracking ref is a filtered image of ``real_head`` (None: it is the real head)."""
+        holding.record(self.path, name, real_head)
+
+    def drop_unreachable(self, remote: Remote, old_head: str) -> bool:
+        """After a rewrite that replaced ``old_head``: delete the objects only
+        the old history reached, when the remote is a repository on a path
+        (True). A server keeps them until its own gc (clones never get them)."""
+        where = holding.path_of(remote.url)
+        if where is None:
+            return False
+        from .upkeep import drop_unreachable
+
+        drop_unreachable(where, old_head)
+        return True
 
     def remove(self, name: str) -> None:
         self.get(name)
@@ -123,6 +155,8 @@ class Remotes:
         del config[(b"remote", name.encode())]
         config.write_to_path(str(self.path / "config"))
         (self.path / TRACKING.format(name=name)).unlink(missing_ok=True)
+        if name in self.holding_purged():
+            self.record(name, None)
 
 
 def fetch(store_path: Path, remote: Remote) -> str | None:
@@ -163,10 +197,13 @@ class Pushed:
             "stale info"))
 
 
-def push(store_path: Path, remote: Remote, commit: str) -> Pushed:
-    """Offer ``commit`` as the remote's main, never forced."""
+def push(store_path: Path, remote: Remote, commit: str, lease: str | None = None) -> Pushed:
+    """Offer ``commit`` as the remote's main, never forced; with a ``lease``,
+    forced only if the remote's main is still at that commit. Once it is
+    there, the remote-tracking ref follows (git does that for a remote named)."""
     if shutil.which("git"):
-        done = _git(store_path, "push", "--porcelain", remote.url, f"{commit}:{BRANCH}")
+        forced = [f"--force-with-lease={BRANCH}:{lease}"] if lease else []
+        done = _git(store_path, "push", "--porcelain", *forced, remote.name, f"{commit}:{BRANCH}")
         for line in done.stdout.splitlines():  # --porcelain: FLAG \t FROM:TO \t SUMMARY
             flag, _, rest = line.partition("\t")
             if f":{BRANCH}" in rest:
@@ -180,6 +217,8 @@ def push(store_path: Path, remote: Remote, commit: str) -> Pushed:
             raise SyncError(f"cannot push to {remote.name} ({remote.shown}): {reason}",
                             "Is the remote reachable? conv remote list shows the URL")
         return Pushed(True)
+    if lease:
+        return _push_with_lease(store_path, remote, commit, lease)
     from dulwich import porcelain
 
     try:  # dulwich wants a ref, not a commit id, on the left: the branch is at ``commit``
@@ -190,7 +229,45 @@ def push(store_path: Path, remote: Remote, commit: str) -> Pushed:
             return Pushed(False, "non-fast-forward")
         raise SyncError(f"cannot push to {remote.name} ({remote.shown}): {text}") from None
     status = (getattr(result, "ref_status", None) or {}).get(BRANCH.encode())
-    return Pushed(status is None, status.decode() if isinstance(status, bytes) else str(status or ""))
+    why = status.decode() if isinstance(status, bytes) else str(status or "")
+    return _followed(store_path, remote, commit, Pushed(status is None, why))
+
+
+def _push_with_lease(store_path: Path, remote: Remote, commit: str, lease: str) -> Pushed:
+    """dulwich's push with git's protocol-level lease: the update names the
+    old value the server must still have, so a remote that moved refuses it."""
+    from dulwich.client import get_transport_and_path
+    from dulwich.repo import Repo
+
+    def update(refs: dict) -> dict:
+        if refs.get(BRANCH.encode()) != lease.encode():
+            raise _Moved
+        return {BRANCH.encode(): commit.encode()}
+
+    try:
+        with Repo(str(store_path)) as repo:
+            client, path = get_transport_and_path(remote.url)
+            result = client.send_pack(path, update, generate_pack_data=lambda have, want, **kw:
+                                      repo.generate_pack_data(set(have), set(want), **kw))
+    except _Moved:
+        return Pushed(False, "stale info")
+    except Exception as exc:
+        raise SyncError(f"cannot push to {remote.name} ({remote.shown}): {redact(str(exc))}") from None
+    status = (getattr(result, "ref_status", None) or {}).get(BRANCH.encode())
+    return _followed(store_path, remote, commit, Pushed(status is None, str(status or "")))
+
+
+class _Moved(Exception):
+    """The remote's main is no longer at the lease."""
+
+
+def _followed(store_path: Path, remote: Remote, commit: str, done: Pushed) -> Pushed:
+    """After dulwich pushed ``commit``, the remote-tracking ref follows, as git's does."""
+    if done.ok:
+        from dulwich.refs import DiskRefsContainer
+
+        DiskRefsContainer(str(store_path))[TRACKING.format(name=remote.name).encode()] = commit.encode()
+    return done
 
 
 def _git(store_path: Path, *args: str) -> subprocess.CompletedProcess:

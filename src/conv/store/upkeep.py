@@ -41,18 +41,16 @@ class Upkeep:
         with writer_lock(self.path):
             return subprocess.run(command).returncode
 
-    def gc(self, prune_now: bool = False) -> str:
+    def gc(self) -> str:
         """Pack and prune: git's gc (it delta-compresses: 10k turns, 253 MB loose,
-        6.9 MB after git gc against 39 MB after dulwich's), else dulwich's.
-        ``prune_now`` drops unreachable objects at once (after a purge)."""
+        6.9 MB after git gc against 39 MB after dulwich's), else dulwich's."""
         import shutil
 
         if shutil.which("git"):
             # Deltas computed afresh (-f) with a window of 50, not 10: thousands of
             # small tree versions then pack to 57 MB instead of 138 MB (10,000
             # conversations, a commit a turn); gc then prunes and packs refs.
-            steps = [["-c", "pack.window=50", "-c", "pack.depth=50", "repack", "-a", "-d", "-f", "-q"],
-                     ["gc", "--quiet"] + ["--prune=now"] * prune_now]
+            steps = [["-c", "pack.window=50", "-c", "pack.depth=50", "repack", "-a", "-d", "-f", "-q"], ["gc", "--quiet"]]
             for step in steps:
                 code = self.run_git(step, exclusive=True)
                 if code:
@@ -61,7 +59,7 @@ class Upkeep:
         from dulwich import porcelain
 
         with writer_lock(self.path):
-            porcelain.gc(str(self.path), prune=True, grace_period=0 if prune_now else None)
+            porcelain.gc(str(self.path), prune=True)
         return "dulwich"
 
     def fsck(self) -> list[str]:
@@ -77,3 +75,41 @@ class Upkeep:
         from dulwich import porcelain
 
         return [f"{sha.decode()}: {error}" for sha, error in porcelain.fsck(str(self.path))]
+
+
+def drop_unreachable(repo: Path, old_head: str | None = None) -> None:
+    """Delete, now, the objects of the repository at ``repo`` that no ref
+    reaches: reflogs expired, packs rewritten without them (deltas reused,
+    quicker than gc), loose ones deleted, no grace period. In conv's own store
+    its locks keep every writer out meanwhile. A remote on a path has no such
+    lock (another machine may be pushing to it this very moment, its new
+    objects loose until its ref moves): there, give the ``old_head`` the
+    rewrite replaced, and only loose objects that head reached go."""
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        from dulwich import porcelain
+
+        porcelain.gc(str(repo), prune=True, grace_period=0)
+        return
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
+        if done.returncode:
+            why = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+            raise StoreError(f"git {args[0]} in {repo} failed: {why}", "Nothing was lost; run the command again")
+        return done.stdout
+
+    loose = git("rev-list", "--objects", old_head, "--not", "--all").split("\n") if old_head else []
+    git("reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")
+    git("repack", "-a", "-d", "-q")  # packs a push is still writing are not among those it replaces
+    if not old_head:
+        git("prune", "--expire=now")
+        return
+    objects = Path(git("rev-parse", "--git-path", "objects").strip())
+    objects = objects if objects.is_absolute() else repo / objects
+    for line in loose:
+        sha = line.split(" ", 1)[0]
+        if len(sha) == 40:
+            (objects / sha[:2] / sha[2:]).unlink(missing_ok=True)

@@ -149,7 +149,7 @@ def _history() -> str | None:
     readline.set_completer_delims(" \t\n")
     readline.parse_and_bind("bind ^I rl_complete" if "libedit" in (readline.__doc__ or "") else "tab: complete")
     readline.set_history_length(HISTORY_LINES)
-    path = paths.state_dir() / "chat_history"
+    path = paths.chat_history()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))  # private: it holds what was asked

@@ -1,0 +1,62 @@
+"""Writes of many conversations in one commit: an import, which adds only
+what is not in the store yet (and never what was purged), and moves of whole
+folders to and from the trash (nothing is copied)."""
+
+from ..errors import RefError
+from ..format.model import Conversation, Turn
+from .git import GitStore
+from .layout import META_FILE, ROOT, TRASH, folder, purged_ids, shard_path
+from .snapshot import Snapshot
+
+
+def add_missing(git: GitStore, items: list[tuple[Conversation, list[Turn]]], message: str):
+    """((old, new) commits or None when nothing was new, conversations added, turns added)."""
+    counts = [0, 0]
+
+    def build(snap: Snapshot):
+        changes: dict = {}
+        counts[:] = [0, 0]
+        purged = purged_ids(snap)
+        for conv, turns in items:
+            if conv.id in purged:
+                continue
+            where = folder(conv.id)
+            present = set(snap.listdir(where))
+            if META_FILE not in present:
+                changes[f"{where}/{META_FILE}"] = conv.to_text().encode()
+                counts[0] += 1
+            for turn in turns:
+                if f"{turn.name}.md" not in present:
+                    changes[f"{where}/{turn.name}.md"] = turn.to_text().encode()
+                    counts[1] += 1
+        if not changes:
+            raise _NothingNew
+        return changes, message
+
+    try:
+        written = git.update(build)
+    except _NothingNew:
+        return None, 0, 0
+    return written, counts[0], counts[1]
+
+
+def move(git: GitStore, conv_ids: list[str], to_trash: bool, message: str) -> tuple[str | None, str]:
+    """The (old, new) commits of moving ``conv_ids`` into the trash or back."""
+    src, dst = (ROOT, TRASH) if to_trash else (TRASH, ROOT)
+
+    def build(snap: Snapshot):
+        changes: dict = {}
+        for conv_id in conv_ids:
+            entry = snap.entry(f"{src}/{shard_path(conv_id)}")
+            if entry is None:
+                where = "the trash" if src == TRASH else "the store"
+                raise RefError(f"conversation {conv_id} is not in {where}")
+            changes[f"{src}/{shard_path(conv_id)}"] = None
+            changes[f"{dst}/{shard_path(conv_id)}"] = entry
+        return changes, message
+
+    return git.update(build)
+
+
+class _NothingNew(Exception):
+    """Raised inside a build to leave the store as it is."""
