@@ -18,7 +18,7 @@ from ..home import paths
 from .git import CommitInfo, GitStore
 from .hooks import DEFAULT_TIMEOUT, Hooks
 from .layout import META_FILE, ROOT, STORE_README, TRASH, Draft, ParsedCache, conversation_ids, files_in, folder
-from .layout import parse_files, shard_path
+from .layout import parse_files
 from .snapshot import Existing, Snapshot
 
 if TYPE_CHECKING:  # results of what conv ask never does: kept off its imports
