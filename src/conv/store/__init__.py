@@ -23,7 +23,7 @@ from .snapshot import Existing, Snapshot
 
 if TYPE_CHECKING:  # results of what conv ask never does: kept off its imports
     from .integrate import MergeResult
-    from .remotes import Pushed, Remote, Remotes
+    from .remotes import Remotes
     from .upkeep import Upkeep
 
 __all__ = ["Store", "Written", "CommitInfo", "ParsedCache", "Draft"]
