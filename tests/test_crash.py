@@ -27,6 +27,11 @@ MAX_KILL_DELAY = 0.6
 CALIBRATIONS = 2
 FOLLOW_UP_LIMIT = 5.0  # seconds a write after a kill may take: "at once", not a lock timeout
 
+# Killed writers are processes of their own; the writes after them (each timed
+# against FOLLOW_UP_LIMIT, the calibration included) are whole processes too,
+# as a user's next command after a crash would be.
+pytestmark = pytest.mark.conv_process("crash tests: every conv here is a process, killed or timed")
+
 
 def ok(*args, **kw):
     done = run_conv(*args, **kw)
