@@ -13,6 +13,7 @@ a process) or ``run_conv(..., process=True)`` for one call. Setting
 CONV_TEST_PROCESSES=1 runs every call as a process, as the suite once did.
 """
 
+import contextlib
 import io
 import os
 import signal
@@ -134,9 +135,55 @@ def _run_in_process(args: list[str], input: bytes | None, env: dict, timeout: fl
       ``timeout`` raises subprocess.TimeoutExpired as subprocess.run does.
     """
     import conv.__main__
-    from conv import paths
 
     argv = [sys.executable, "-m", "conv", *args]
+    with contextlib.ExitStack() as files:
+        stdin = files.enter_context(tempfile.TemporaryFile() if input else open(os.devnull, "rb"))  # noqa: SIM115
+        if input:
+            stdin.write(input)
+            stdin.seek(0)
+        stdout, stderr = (files.enter_context(tempfile.TemporaryFile()) for _ in range(2))
+        timed_out = False
+        with _like_a_process([conv.__main__.__file__, *args], env, (stdin, stdout, stderr)):
+            signal.signal(signal.SIGALRM, _alarm)
+            signal.setitimer(signal.ITIMER_REAL, timeout)
+            try:
+                code = _exit_status(conv.__main__.main)
+            except _Alarm:
+                timed_out = True
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        out, err = (_read_back(f) for f in (stdout, stderr))
+    if timed_out:
+        raise subprocess.TimeoutExpired(argv, timeout, output=out, stderr=err)
+    return subprocess.CompletedProcess(argv, code, out, err)
+
+
+def _alarm(signum, frame):
+    raise _Alarm()
+
+
+def _exit_status(main) -> int:
+    """What the interpreter makes of main() returning or raising."""
+    try:
+        main()
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            return exc.code or 0
+        print(exc.code, file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - the interpreter's last word on an uncaught exception
+        sys.stderr.write("".join(traceback.format_exception(exc)))
+        return 1
+    return 0
+
+
+@contextlib.contextmanager
+def _like_a_process(argv: list[str], env: dict, files):
+    """This process's argv, environment, fds 0-2 and sys.std* made those of a
+    new conv process for the duration; everything put back after."""
+    from conv import paths
+
     unbuffered = bool(env.get("PYTHONUNBUFFERED"))
     saved_environ = dict(os.environ)
     saved_streams = sys.stdin, sys.stdout, sys.stderr
@@ -144,19 +191,7 @@ def _run_in_process(args: list[str], input: bytes | None, env: dict, timeout: fl
     saved_handlers = {s: signal.getsignal(s) for s in _SIGNALS}
     saved_mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])
     saved_fds = [os.dup(fd) for fd in (0, 1, 2)]
-    files = [tempfile.TemporaryFile() for _ in range(3)]
-    if input:
-        files[0].write(input)
-        files[0].flush()
-        files[0].seek(0)
-    else:
-        files[0].close()
-        files[0] = open(os.devnull, "rb")
-    code, crashed, made = 0, None, []
-
-    def alarm(signum, frame):
-        raise _Alarm()
-
+    made = []
     try:
         for fd, f in enumerate(files):
             os.dup2(f.fileno(), fd)
@@ -170,31 +205,14 @@ def _run_in_process(args: list[str], input: bytes | None, env: dict, timeout: fl
         made += [sys.stdout, sys.stderr]
         os.environ.clear()
         os.environ.update(env)
-        sys.argv = [conv.__main__.__file__, *args]
+        sys.argv = argv
         paths._dirs.cache_clear()
-        signal.signal(signal.SIGALRM, alarm)
-        signal.setitimer(signal.ITIMER_REAL, timeout)
-        try:
-            conv.__main__.main()
-        except SystemExit as exc:
-            if exc.code is None or isinstance(exc.code, int):
-                code = exc.code or 0
-            else:
-                print(exc.code, file=sys.stderr)
-                code = 1
-        except Exception as exc:  # the interpreter's last word on an uncaught exception
-            sys.stderr.write("".join(traceback.format_exception(exc)))
-            code = 1
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-    except _Alarm:
-        crashed = subprocess.TimeoutExpired(argv, timeout)
+        yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
         for stream in made:  # flushed, as at the interpreter's exit (the fds stay open)
             try:
                 stream.flush()
-                stream.detach() if stream is not made[0] else stream.close()
+                stream.close() if stream is made[0] else stream.detach()
             except (OSError, ValueError):
                 pass
         for binary in _BINARY.values():
@@ -214,12 +232,6 @@ def _run_in_process(args: list[str], input: bytes | None, env: dict, timeout: fl
         for fd, saved in enumerate(saved_fds):
             os.dup2(saved, fd)
             os.close(saved)
-    out, err = (_read_back(f) for f in files[1:])
-    files[0].close()
-    if crashed is not None:
-        crashed.stdout, crashed.stderr = out, err
-        raise crashed
-    return subprocess.CompletedProcess(argv, code, out, err)
 
 
 _BINARY: dict[tuple[int, bool], io.RawIOBase | io.BufferedWriter] = {}
@@ -239,9 +251,8 @@ def _binary_out(fd: int, unbuffered: bool):
 
 
 def _read_back(f) -> bytes:
-    with f:
-        f.seek(0)
-        return f.read()
+    f.seek(0)
+    return f.read()
 
 
 def ok(*args, **kw):
