@@ -38,6 +38,29 @@ def pytest_configure(config):
         "markers", "conv_process(why): every run_conv in this test starts a real conv process")
 
 
+# Under pytest-xdist (tests/run: -n 2 --dist loadgroup) each test is scheduled on
+# its own, except those of these modules, which share a module-scoped fixture too
+# costly to build on two workers (test_concurrency's swarm of 201 conv
+# processes): each module goes to one worker whole. The xdist_group mark cannot
+# say this: pytest 9.2 drops the node-id suffix loadgroup relies on
+# (pytest-dev/pytest-xdist#1386), so the tests would be spread silently.
+ONE_WORKER_MODULES = ("tests/test_concurrency.py",)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class Scheduling(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module in ONE_WORKER_MODULES else super()._split_scope(nodeid)
+
+    return Scheduling(config, log)
+
+
 @pytest.fixture(autouse=True)
 def _conv_runner(request):
     global _process_marked
