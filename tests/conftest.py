@@ -39,12 +39,14 @@ def pytest_configure(config):
 
 
 # Under pytest-xdist (tests/run: -n 2 --dist loadgroup) each test is scheduled on
-# its own, except those of these modules, which share a module-scoped fixture too
-# costly to build on two workers (test_concurrency's swarm of 201 conv
-# processes): each module goes to one worker whole. The xdist_group mark cannot
-# say this: pytest 9.2 drops the node-id suffix loadgroup relies on
-# (pytest-dev/pytest-xdist#1386), so the tests would be spread silently.
-ONE_WORKER_MODULES = ("tests/test_concurrency.py",)
+# its own, except the modules below, which go to one worker whole, one group
+# after the other: test_concurrency's tests share a module fixture too costly to
+# build on two workers (the swarm: 201 conv processes, 8 at a time), and
+# test_crash's kills are timed against a process's start-up, which that swarm
+# would slow down several times over if both ran at once. (The xdist_group
+# mark cannot say this: pytest 9.2 drops the node-id suffix loadgroup relies
+# on, pytest-dev/pytest-xdist#1386, and the tests would be spread silently.)
+ONE_WORKER = {"tests/test_concurrency.py": "conv processes", "tests/test_crash.py": "conv processes"}
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -55,8 +57,7 @@ def pytest_xdist_make_scheduler(config, log):
 
     class Scheduling(LoadGroupScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            module = nodeid.split("::", 1)[0]
-            return module if module in ONE_WORKER_MODULES else super()._split_scope(nodeid)
+            return ONE_WORKER.get(nodeid.split("::", 1)[0]) or super()._split_scope(nodeid)
 
     return Scheduling(config, log)
 
