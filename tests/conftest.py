@@ -6,11 +6,12 @@ git checks are the real git CLI.
 process's argv, environment, stdin and stdout/stderr, and its exit status
 taken from ``SystemExit`` (see ``_run_in_process``). Starting a process costs
 100-200 ms of imports per call, and most tests make dozens of calls. Where the
-process itself is what is tested (signals, a pseudo-terminal, several writers
-at once, kills, start-up, a missing binary on PATH, …) the test says so with
-``@pytest.mark.conv_process("why")`` (every call of that test or module starts
-a process) or ``run_conv(..., process=True)`` for one call. Setting
-CONV_TEST_PROCESSES=1 runs every call as a process, as the suite once did.
+process itself is what is tested (signals, a pseudo-terminal, a shell, several
+writers at once, kills, start-up) the test starts its own processes, or says
+so with ``@pytest.mark.conv_process("why")`` (every run_conv of that test or
+module starts a process) or ``run_conv(..., process=True)`` for one call.
+CONV_TEST_PROCESSES=1 runs every call as a process, as the suite once did;
+test_runner.py checks that both ways answer alike.
 """
 
 import contextlib
