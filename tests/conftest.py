@@ -1,9 +1,27 @@
 """Shared fixtures: every test gets its own CONV_HOME and a clean environment;
-conv runs as a real process, git checks are the real git CLI."""
+git checks are the real git CLI.
 
+``run_conv`` runs ``conv ARGS`` inside the test process by default: the same
+``conv.__main__.main()`` a ``python -m conv`` process runs, with that
+process's argv, environment, stdin and stdout/stderr, and its exit status
+taken from ``SystemExit`` (see ``_run_in_process``). Starting a process costs
+100-200 ms of imports per call, and most tests make dozens of calls. Where the
+process itself is what is tested (signals, a pseudo-terminal, a shell, several
+writers at once, kills, start-up) the test starts its own processes, or says
+so with ``@pytest.mark.conv_process("why")`` (every run_conv of that test or
+module starts a process) or ``run_conv(..., process=True)`` for one call.
+CONV_TEST_PROCESSES=1 runs every call as a process, as the suite once did;
+test_runner.py checks that both ways answer alike.
+"""
+
+import contextlib
+import io
 import os
+import signal
 import subprocess
 import sys
+import tempfile
+import traceback
 from pathlib import Path
 
 import pytest
@@ -11,6 +29,46 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # tests/ helpers: fakeserver, …
 
 from fakeserver import FakeServer  # noqa: E402
+
+ALL_PROCESSES = os.environ.get("CONV_TEST_PROCESSES", "") not in ("", "0")
+_process_marked = False  # the running test (or its module) is marked conv_process
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "conv_process(why): every run_conv in this test starts a real conv process")
+
+
+# Under pytest-xdist (tests/run: -n 2 --dist loadgroup) each test is scheduled on
+# its own, except the modules below, which go to one worker whole, one group
+# after the other: test_concurrency's tests share a module fixture too costly to
+# build on two workers (the swarm: 201 conv processes, 8 at a time), and
+# test_crash's kills are timed against a process's start-up, which that swarm
+# would slow down several times over if both ran at once. (The xdist_group
+# mark cannot say this: pytest 9.2 drops the node-id suffix loadgroup relies
+# on, pytest-dev/pytest-xdist#1386, and the tests would be spread silently.)
+ONE_WORKER = {"tests/test_concurrency.py": "conv processes", "tests/test_crash.py": "conv processes"}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class Scheduling(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return ONE_WORKER.get(nodeid.split("::", 1)[0]) or super()._split_scope(nodeid)
+
+    return Scheduling(config, log)
+
+
+@pytest.fixture(autouse=True)
+def _conv_runner(request):
+    global _process_marked
+    _process_marked = request.node.get_closest_marker("conv_process") is not None
+    yield
+    _process_marked = False
 
 
 @pytest.fixture(autouse=True)
@@ -47,7 +105,18 @@ def conv_env(extra: dict | None = None) -> dict:
     return env
 
 
-def run_conv(*args, input: bytes | str | None = None, env: dict | None = None, timeout: float = 60):
+def run_conv(*args, input: bytes | str | None = None, env: dict | None = None, timeout: float = 60,
+             process: bool = False) -> subprocess.CompletedProcess:
+    """``conv ARGS`` (stdin empty unless given): in this process unless
+    ``process`` is true or the test is marked ``conv_process``."""
+    if isinstance(input, str):
+        input = input.encode()
+    if process or _process_marked or ALL_PROCESSES:
+        return run_conv_process(*args, input=input, env=env, timeout=timeout)
+    return _run_in_process(list(args), input, conv_env(env), timeout)
+
+
+def run_conv_process(*args, input: bytes | str | None = None, env: dict | None = None, timeout: float = 60):
     """``conv ARGS`` as a real process (stdin empty unless given)."""
     if isinstance(input, str):
         input = input.encode()
@@ -59,6 +128,156 @@ def run_conv(*args, input: bytes | str | None = None, env: dict | None = None, t
         env=conv_env(env),
         timeout=timeout,
     )
+
+
+class _Alarm(BaseException):
+    """run_conv's timeout, in process (not an Exception: conv must not catch it)."""
+
+
+# Signals whose Python-level handlers conv may change (main() sets SIGINT's; the
+# interrupt and lock helpers set and restore others); put back after each run.
+_SIGNALS = [getattr(signal, name) for name in (
+    "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGPIPE", "SIGALRM", "SIGCHLD", "SIGUSR1", "SIGUSR2",
+    "SIGWINCH", "SIGTSTP", "SIGCONT", "SIGTTIN", "SIGTTOU") if hasattr(signal, name)]
+
+
+def _run_in_process(args: list[str], input: bytes | None, env: dict, timeout: float):
+    """``conv.__main__.main()`` as ``python -m conv ARGS`` would run it.
+
+    - argv: ``[<path of conv/__main__.py>, *ARGS]``, what ``-m`` gives.
+    - environment: os.environ's contents are replaced by ``env`` (so child
+      processes, ``shutil.which`` and PATH lookups see it) and put back after.
+    - fds 0, 1 and 2 point at temporary files for the run (stdin holds INPUT,
+      or is /dev/null), and sys.stdin/stdout/stderr are new text streams over
+      those fds, built as the interpreter builds them (UTF-8, the same error
+      handlers, unbuffered under PYTHONUNBUFFERED), never a terminal. What
+      conv writes and what the processes it starts write (``conv git``, an
+      editor, a hook) land in the same files in the same order as they would
+      in a pipe to a real process; the files are read back as bytes.
+    - exit status: SystemExit's code (None is 0); any other exception is
+      exit 1 with its traceback on stderr, as the interpreter would print it.
+    - signal handlers, the signal mask and conv.paths' cache are restored, and
+      ``timeout`` raises subprocess.TimeoutExpired as subprocess.run does.
+    """
+    import conv.__main__
+
+    argv = [sys.executable, "-m", "conv", *args]
+    with contextlib.ExitStack() as files:
+        stdin = files.enter_context(tempfile.TemporaryFile() if input else open(os.devnull, "rb"))  # noqa: SIM115
+        if input:
+            stdin.write(input)
+            stdin.seek(0)
+        stdout, stderr = (files.enter_context(tempfile.TemporaryFile()) for _ in range(2))
+        timed_out = False
+        with _like_a_process([conv.__main__.__file__, *args], env, (stdin, stdout, stderr)):
+            signal.signal(signal.SIGALRM, _alarm)
+            signal.setitimer(signal.ITIMER_REAL, timeout)
+            try:
+                code = _exit_status(conv.__main__.main)
+            except _Alarm:
+                timed_out = True
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        out, err = (_read_back(f) for f in (stdout, stderr))
+    if timed_out:
+        raise subprocess.TimeoutExpired(argv, timeout, output=out, stderr=err)
+    return subprocess.CompletedProcess(argv, code, out, err)
+
+
+def _alarm(signum, frame):
+    raise _Alarm()
+
+
+def _exit_status(main) -> int:
+    """What the interpreter makes of main() returning or raising."""
+    try:
+        main()
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            return exc.code or 0
+        print(exc.code, file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - the interpreter's last word on an uncaught exception
+        sys.stderr.write("".join(traceback.format_exception(exc)))
+        return 1
+    return 0
+
+
+@contextlib.contextmanager
+def _like_a_process(argv: list[str], env: dict, files):
+    """This process's argv, environment, fds 0-2 and sys.std* made those of a
+    new conv process for the duration; everything put back after."""
+    from conv.home import paths
+
+    unbuffered = bool(env.get("PYTHONUNBUFFERED"))
+    saved_environ = dict(os.environ)
+    saved_streams = sys.stdin, sys.stdout, sys.stderr
+    saved_argv = sys.argv
+    saved_handlers = {s: signal.getsignal(s) for s in _SIGNALS}
+    saved_mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    saved_fds = [os.dup(fd) for fd in (0, 1, 2)]
+    made = []
+    try:
+        for fd, f in enumerate(files):
+            os.dup2(f.fileno(), fd)
+        sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "rb", closefd=False)),
+                                     encoding="utf-8", errors="surrogateescape")
+        made.append(sys.stdin)
+        sys.stdout, sys.stderr = (
+            io.TextIOWrapper(_binary_out(fd, unbuffered), encoding="utf-8", errors=errors,
+                             write_through=unbuffered, line_buffering=not unbuffered and fd == 2)
+            for fd, errors in ((1, "surrogateescape"), (2, "backslashreplace")))
+        made += [sys.stdout, sys.stderr]
+        os.environ.clear()
+        os.environ.update(env)
+        sys.argv = argv
+        paths._dirs.cache_clear()
+        yield
+    finally:
+        for stream in made:  # flushed, as at the interpreter's exit (the fds stay open)
+            try:
+                stream.flush()
+                stream.close() if stream is made[0] else stream.detach()
+            except (OSError, ValueError):
+                pass
+        for binary in _BINARY.values():
+            try:
+                binary.flush()
+            except (OSError, ValueError):
+                pass
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        sys.argv = saved_argv
+        os.environ.clear()
+        os.environ.update(saved_environ)
+        paths._dirs.cache_clear()
+        for s, handler in saved_handlers.items():
+            if handler is not None and signal.getsignal(s) is not handler:
+                signal.signal(s, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, saved_mask)
+        for fd, saved in enumerate(saved_fds):
+            os.dup2(saved, fd)
+            os.close(saved)
+
+
+_BINARY: dict[tuple[int, bool], io.RawIOBase | io.BufferedWriter] = {}
+
+
+def _binary_out(fd: int, unbuffered: bool):
+    """The binary layer under sys.stdout (fd 1) or sys.stderr (fd 2): one
+    object per fd for the whole session, over whatever file the fd points at
+    during a run. Libraries keep it from their import on (dulwich.porcelain's
+    default error stream is the sys.stderr.buffer of its import), as they
+    would in a process: a per-run object would be closed under them."""
+    key = (fd, unbuffered)
+    if key not in _BINARY or _BINARY[key].closed:
+        raw = io.FileIO(fd, "wb", closefd=False)
+        _BINARY[key] = raw if unbuffered else io.BufferedWriter(raw)
+    return _BINARY[key]
+
+
+def _read_back(f) -> bytes:
+    f.seek(0)
+    return f.read()
 
 
 def ok(*args, **kw):

@@ -27,6 +27,11 @@ MAX_KILL_DELAY = 0.6
 CALIBRATIONS = 2
 FOLLOW_UP_LIMIT = 5.0  # seconds a write after a kill may take: "at once", not a lock timeout
 
+# Killed writers are processes of their own; the writes after them (each timed
+# against FOLLOW_UP_LIMIT, the calibration included) are whole processes too,
+# as a user's next command after a crash would be.
+pytestmark = pytest.mark.conv_process("crash tests: every conv here is a process, killed or timed")
+
 
 def ok(*args, **kw):
     done = run_conv(*args, **kw)
@@ -84,7 +89,7 @@ def test_sigkill_at_random_moments_loses_nothing_committed_and_blocks_nothing(fa
     with FakeServer(reply="ECHO") as fast:
         fast_env = {"OPENAI_BASE_URL": fast.url}  # follow-ups never touch the slow fake
         cid = ask_json("start", env=fast_env)["conversation"]
-        fake.set(mode="slow", chunk_delay=0.05)  # 100 words: a 5 s answer, always killed mid-stream
+        fake.set(mode="slow", chunk_delay=0.05)  # 100 words: a 5 s answer (or longer, below), always killed mid-stream
 
         # How long a process takes here to commit its question and reach the model
         # (interpreter start and imports dominate: ~0.2 s on an idle machine).
@@ -99,6 +104,9 @@ def test_sigkill_at_random_moments_loses_nothing_committed_and_blocks_nothing(fa
         # Kill anywhere from before the commit to well after it; stratified so a
         # seed cannot bunch the kills up before the commit.
         span = max(MAX_KILL_DELAY, 3 * latency)
+        # Every victim must still be answering when its kill comes: the answer
+        # (100 pieces) lasts at least twice the longest delay, slow machine or not.
+        fake.set(chunk_delay=max(0.05, 2 * span / 100))
         rng = random.Random(20261121)
         delays = [(i + rng.random()) * span / ROUNDS for i in range(ROUNDS)]
         rng.shuffle(delays)

@@ -1,9 +1,11 @@
 """Readers for `conv import`: ChatGPT exports built here, and llm's logs.db as
-the real llm CLI writes it (installed once per session, pointed at the fake
-server). llm has two generations of log tables, so two llm versions are
+the real llm CLI writes it (installed once and kept between runs, pointed at
+the fake server). llm has two generations of log tables, so two llm versions are
 installed: the current one and the last that wrote the legacy tables, which
 also lets the tests upgrade a database the way users do."""
 
+import fcntl
+import hashlib
 import json
 import os
 import shutil
@@ -14,16 +16,13 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import git, ok
+from ruamel.yaml import YAML
 
 from conv.errors import UsageError
 from conv.format import ids
-from conv.importers import (
-    ImportedConversation,
-    ImportedTurn,
-    conversation_id,
-    read,
-    turn_name,
-)
+from conv.format.ids import conversation_path
+from conv.importers import ImportedConversation, ImportedTurn, conversation_id, read, turn_name
 
 LLM_NEW = ("llm==0.36",)  # threads, turns, messages, parts (llm >= 0.32)
 LLM_OLD = ("llm==0.31.1", "openai<3")  # conversations, responses; openai 3 dropped httpx
@@ -191,24 +190,42 @@ def test_chatgpt_missing_file_is_a_usage_error(tmp_path):
 # -- llm: the real CLI ----------------------------------------------------------
 
 
+def llm_cache() -> Path:
+    """Where the llm installations are kept between runs (delete it to start afresh)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "conv-tests"
+
+
 @pytest.fixture(scope="session")
-def llm_bins(tmp_path_factory) -> dict[str, Path]:
-    """The two llm versions, installed in parallel into this session's temp
-    directory (about 15 s). A failed install fails the tests: nothing skips."""
-    root = tmp_path_factory.mktemp("llm")
-    jobs = {}
-    for name, requirements in (("new", LLM_NEW), ("old", LLM_OLD)):
-        venv = root / name
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        jobs[name] = subprocess.Popen(
-            [str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
-             "--disable-pip-version-check", *requirements],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    for name, job in jobs.items():
-        output, _ = job.communicate(timeout=900)
-        if job.returncode:
-            pytest.fail(f"installing {name} llm failed:\n{output[-3000:]}")
-    return {name: root / name / "bin" / "llm" for name in jobs}
+def llm_bins() -> dict[str, Path]:
+    """The two llm versions, each in a virtualenv of its own. Installing them
+    takes about 15 s, so they are kept between runs under llm_cache(), one
+    folder per interpreter and requirement set, and made under a lock: test
+    workers and concurrent runs share one copy, and a folder is used only
+    once its install completed. A failed install fails the tests: nothing skips."""
+    root = llm_cache()
+    root.mkdir(parents=True, exist_ok=True)
+    venvs, jobs = {}, {}
+    with open(root / "llm.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for name, requirements in (("new", LLM_NEW), ("old", LLM_OLD)):
+            stamp = json.dumps({"python": sys.version, "base": sys.base_prefix, "requirements": requirements})
+            venv = venvs[name] = root / f"llm-{hashlib.sha256(stamp.encode()).hexdigest()[:16]}"
+            done = venv / "installed.json"
+            if done.exists() and done.read_text() == stamp and (venv / "bin" / "python").exists() \
+                    and (venv / "bin" / "llm").exists():
+                continue
+            shutil.rmtree(venv, ignore_errors=True)
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+            jobs[name] = (subprocess.Popen(
+                [str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
+                 "--disable-pip-version-check", *requirements],
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True), done, stamp)
+        for name, (job, done, stamp) in jobs.items():
+            output, _ = job.communicate(timeout=900)
+            if job.returncode:
+                pytest.fail(f"installing {name} llm failed:\n{output[-3000:]}")
+            done.write_text(stamp)
+    return {name: venv / "bin" / "llm" for name, venv in venvs.items()}
 
 
 @pytest.fixture
@@ -365,3 +382,101 @@ def test_llm_opens_read_only(tmp_path, llm_bins, llm_home):
     copy.chmod(0o444)
     assert len(read("llm", copy)) == 1
     assert copy.read_bytes() == before
+
+
+# -- conv import, end to end: the CLI, the store, the git CLI ----------------------
+
+
+def stored_files(store: Path) -> dict[str, str]:
+    """path -> text of every file at HEAD, read with the git CLI."""
+    return {path: git(store, "show", f"HEAD:{path}")
+            for path in git(store, "ls-tree", "-r", "--name-only", "HEAD").splitlines()}
+
+
+def turn_file(text: str) -> tuple[str, str]:
+    """(role, body) of a turn file, read independently of conv."""
+    assert text.startswith("---\n"), text[:80]
+    head, sep, body = text[4:].partition("\n---\n")
+    assert sep and body.endswith("\n"), text[:200]
+    (role,) = [line.split(":", 1)[1].strip() for line in head.splitlines() if line.startswith("role:")]
+    return role, body[:-1]
+
+
+def test_conv_import_from_llm_and_chatgpt_into_the_store(llm_bins, llm_home, export, tmp_path, store_path):
+    """``conv import --from llm`` and ``--from chatgpt`` through the CLI: every
+    conversation lands in the store as files git accepts, one commit per
+    import; list, show and search see them; importing again adds nothing,
+    and after llm logs more, only what is new."""
+    new = llm_bins["new"]
+    llm(new, llm_home, "-m", "fake", "how do I squash with rebase")
+    llm(new, llm_home, "-c", "and keep the messages?")
+    llm(new, llm_home, "-m", "fake", "-s", "Be brief.", "a walrus fact")
+    logs = llm_home / "logs.db"
+    from_llm, from_chatgpt = read("llm", logs), read("chatgpt", export)
+    assert len(from_llm) == 2 and len(from_chatgpt) == 4
+    everything = from_llm + from_chatgpt
+    turns = sum(len(c.turns) for c in everything)
+
+    first = json.loads(ok("import", "--from", "llm", str(logs), "--json").stdout)
+    assert first == {"source": "llm", "found": 2, "added": 2, "turns_added": 7,
+                     "commit": git(store_path, "rev-parse", "HEAD").strip()}
+    done = ok("import", "--from", "chatgpt", str(export))
+    assert done.stdout == b""
+    assert done.stderr.decode() == f"conv: 4 conversations in {export}: 4 new, 11 turns added\n"
+
+    # the real git: a sound repository, one commit per import, every turn a file
+    fsck = subprocess.run(["git", "-C", str(store_path), "fsck", "--strict"], capture_output=True, text=True,
+                          check=False)
+    assert fsck.returncode == 0 and "error" not in fsck.stdout + fsck.stderr, fsck.stdout + fsck.stderr
+    assert git(store_path, "log", "--format=%s").splitlines() == [
+        "import: 4 conversations from chatgpt", "import: 2 conversations from llm", "conv: create store"]
+    files = stored_files(store_path)
+    assert sum(path.startswith("conversations/") for path in files) == len(everything) + turns
+    for conv in everything:
+        where = conversation_path(conversation_id(conv))
+        text = files[f"{where}/conversation.md"]
+        assert text.startswith("---\n") and text.count("\n---\n") == 1, text
+        meta = YAML(typ="safe").load(text[4:text.index("\n---\n")])
+        assert (meta["id"], meta["title"]) == (conversation_id(conv), conv.title)
+        assert meta["imported_from"] == {"source": conv.source, "id": conv.source_id}
+        for i, turn in enumerate(conv.turns):
+            assert turn_file(files[f"{where}/{turn_name(turn, i)}.md"]) == (turn.role, turn.content)
+
+    # conv itself: list, show, search
+    listed = {c["id"]: c for c in json.loads(ok("list", "--json").stdout)}
+    assert set(listed) == {conversation_id(c) for c in everything}
+    for conv in everything:
+        row = listed[conversation_id(conv)]
+        assert (row["title"], row["turns"]) == (conv.title, len(conv.turns)) and not row["broken"]
+        shown = json.loads(ok("show", conversation_id(conv), "--json").stdout)
+        assert [(t["role"], t["content"]) for t in shown["turns"]] == roles_and_texts(conv)
+    main, regenerated, edited, _linear = from_chatgpt
+    assert listed[conversation_id(regenerated)]["forked_from"] == conversation_id(main)
+    assert listed[conversation_id(edited)]["forked_from"] is None  # it shares no turn to fork at
+    assert {h["id"] for h in json.loads(ok("search", "squash", "--json").stdout)} == {conversation_id(from_llm[0])}
+    assert {h["id"] for h in json.loads(ok("search", "snow", "--json").stdout)} == {conversation_id(main)}
+    assert {h["id"] for h in json.loads(ok("search", "walrus", "--json").stdout)} == {conversation_id(from_llm[1])}
+
+    # again: nothing new, no commit; the export's zip and folder are the same conversations
+    head, count = git(store_path, "rev-parse", "HEAD"), git(store_path, "rev-list", "--count", "HEAD")
+    archive = tmp_path / "export.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.write(export, "conversations.json")
+    for source, path in (("llm", logs), ("chatgpt", export), ("chatgpt", archive), ("chatgpt", export.parent)):
+        again = json.loads(ok("import", "--from", source, str(path), "--json").stdout)
+        assert (again["added"], again["turns_added"], again["commit"]) == (0, 0, None), (source, path, again)
+    assert "0 new, 0 turns added" in ok("import", "--from", "llm", str(logs)).stderr.decode()
+    assert git(store_path, "rev-parse", "HEAD") == head
+    assert git(store_path, "rev-list", "--count", "HEAD") == count
+    assert stored_files(store_path) == files
+
+    # llm goes on with the first conversation: the next import adds just that exchange
+    llm(new, llm_home, "--cid", from_llm[0].source_id, "one more thing")
+    more = json.loads(ok("import", "--from", "llm", str(logs), "--json").stdout)
+    assert (more["found"], more["added"], more["turns_added"]) == (2, 0, 2)
+    shown = json.loads(ok("show", conversation_id(from_llm[0]), "--json").stdout)
+    assert [(t["role"], t["content"]) for t in shown["turns"]][-2:] == [
+        ("user", "one more thing"), ("assistant", "one more thing")]
+    assert [(t["role"], t["content"]) for t in shown["turns"]][:4] == roles_and_texts(from_llm[0])
+    assert git(store_path, "log", "-1", "--format=%s").strip() == "import: 2 conversations from llm"
+    git(store_path, "fsck", "--strict")

@@ -1,8 +1,12 @@
 """The index is a cache: deleted, corrupted or stale, it answers as git says."""
 
 import json
+import sqlite3
 
+import pytest
 from conftest import git, run_conv
+
+from conv.index.db import SCHEMA
 
 
 def listing():
@@ -41,3 +45,74 @@ def test_changes_made_with_git_show_up(fake, store_path, tmp_path):
     git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "remove")
     git(work, "push", "-q", "origin", "HEAD:main")
     assert listing() == []
+
+
+def damage(index, how: str) -> None:
+    """The index file written over the way a crash, a full disk or a stray
+    tool might leave it."""
+    data = index.read_bytes()
+    assert len(data) > 8192, len(data)  # several pages: a truncation cuts tables, not just the header
+    if how == "garbage":
+        index.write_bytes(bytes(range(256)) * (len(data) // 256))
+    elif how == "truncated":
+        index.write_bytes(data[: len(data) // 3])
+    elif how == "header only":
+        index.write_bytes(data[:100])
+    elif how == "empty":
+        index.write_bytes(b"")
+    elif how in ("another schema", "another schema, same version"):
+        index.unlink()
+        with sqlite3.connect(index) as db:  # a valid database, but not conv's tables
+            db.execute("CREATE TABLE conversations (id INTEGER PRIMARY KEY, body BLOB)")
+            db.execute("INSERT INTO conversations (body) VALUES (x'00ff')")
+            db.execute("CREATE TABLE turns (x)")
+            if how == "another schema, same version":  # even the version conv checks says yes
+                db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+                db.execute(f"INSERT INTO meta VALUES ('schema', '{SCHEMA}')")
+        db.close()
+    else:
+        raise ValueError(how)
+
+
+def answered(*args) -> tuple[bytes, bytes]:
+    """conv ARGS must succeed without a word of traceback; its stdout and stderr."""
+    done = run_conv(*args)
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, (args, done.stderr.decode())
+    return done.stdout, done.stderr
+
+
+@pytest.mark.parametrize("how", ["garbage", "truncated", "header only", "empty", "another schema",
+                                 "another schema, same version"])
+def test_a_corrupt_index_file_answers_list_search_and_follow_ups_as_before(fake, conv_home, store_path, how):
+    """The CLI after its index file is damaged: conv list, conv search and a
+    follow-up (conv ask -c, which finds the latest conversation through the
+    index) give exactly the answers they gave before, and the follow-up
+    sends the whole conversation and lands in it."""
+    fake.set(reply="ECHO")
+    for n in range(6):
+        run_conv("ask", f"topic {n} about rebase" if n % 2 else f"topic {n} about pasta")
+        run_conv("ask", "-c", f"more on {n} " + "with a longer line of text " * 20)
+    latest = listing()[0]["id"]
+    questions = [
+        ("list", "--json"), ("list", "-n", "2", "--json"), ("search", "rebase", "--json"),
+        ("search", "pasta", "--json"), ("search", "longer", "--json", "-n", "3"),
+        ("ask", "-c", "--dry-run", "--json", "and the follow-up?"),
+    ]
+    before = [answered(*q) for q in questions]
+    history = [(t["role"], t["content"]) for t in json.loads(answered("show", latest, "--json")[0])["turns"]]
+    preview = json.loads(before[5][0])
+    assert [(m["role"], m["content"]) for m in preview["messages"]] == history + [("user", "and the follow-up?")]
+    assert len(json.loads(before[2][0])) == 3 and len(history) == 4
+    index = conv_home / "cache" / "index.sqlite"
+
+    damage(index, how)
+    assert [answered(*q) for q in questions] == before
+    damage(index, how)  # and once more, this time with the follow-up first
+    reply = json.loads(answered("ask", "-c", "--json", "and the follow-up?")[0])
+    assert reply["conversation"] == latest and reply["answer"] == "and the follow-up?"
+    assert fake.requests[-1]["messages"] == preview["messages"]
+    assert [(t["role"], t["content"]) for t in json.loads(answered("show", latest, "--json")[0])["turns"]][-2:] \
+        == [("user", "and the follow-up?"), ("assistant", "and the follow-up?")]
+    assert listing()[0]["id"] == latest and listing()[0]["turns"] == 6
+    assert [answered(*q) for q in questions[2:5]] == before[2:5]  # the new turns hold none of the words
+    git(store_path, "fsck", "--strict")

@@ -20,6 +20,11 @@ from conv.providers.local import smollm2_path
 
 QUESTIONS = ["Name a primary colour.", "Name another one.", "And a third?"]
 
+# The local provider runs llama.cpp inside conv's process (its threads, ~100 MB
+# of model): that process is what is tested, and loading the model costs the
+# same in or out of the test process.
+pytestmark = pytest.mark.conv_process("llama.cpp runs in conv's own process")
+
 
 def asked_three_times(**env) -> list[dict]:
     """Ask the three questions as one conversation; return it as conv show --json has it."""
