@@ -11,6 +11,7 @@ is the real git CLI.
 import json
 import subprocess
 
+import pytest
 from test_sync import Machine, bare, daemon, fsck_clean, git, no_git_path, one_error_line, rev, user_texts  # noqa: F401
 
 SECRET = "zanzibarquokka"  # the purged conversation's text: found nowhere afterwards
@@ -195,7 +196,8 @@ def test_machines_that_purge_apart_share_history_again(fake, tmp_path):
     assert rev(a.store, "HEAD~1") == rev(b.store, "HEAD~1")
     a.ok("remote", "purge", "origin")
     synced = b.sync()
-    assert synced["pulled"] == "fast-forward" and synced["erased"] == []
+    # the same purge commit when both purged within one second: then there is nothing to pull
+    assert synced["pulled"] in ("fast-forward", "up to date") and synced["erased"] == []
     assert a.head() == b.head() == rev(remote, "refs/heads/main")
     for repo in (a.store, b.store, remote):
         assert_erased(repo)
@@ -281,6 +283,7 @@ def test_a_purge_travels_to_a_machine_with_unsynced_turns_and_loses_nothing_else
         assert m.sync("origin")["pulled"] == "up to date" and ids_listed(m) == sorted([y, w, v])
 
 
+@pytest.mark.conv_process("four writers run at once, from threads")
 def test_writers_running_during_the_purge_lose_nothing(fake, tmp_path):
     """Four streams of conv ask processes, each answer streamed word by word,
     keep writing to four other conversations while the purge rewrites

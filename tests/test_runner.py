@@ -40,7 +40,7 @@ def test_in_process_runs_answer_as_a_process_does(fake, conv_home):
     assert same(["git", "log", "--format=%s"]).stdout.endswith(b"conv: create store\n")
     (conv_home / "config").mkdir(exist_ok=True)
     (conv_home / "config" / "config.yaml").write_text("model: [unclosed\n")
-    assert same(["list"]).returncode != 0
+    assert same(["ask", "--dry-run", "hello"]).returncode != 0  # a command that reads the broken config
 
 
 def test_a_timeout_raises_as_subprocess_run_does(fake):
