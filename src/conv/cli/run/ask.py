@@ -43,6 +43,7 @@ def run(command: AskCommand, how=None) -> None:
     finally:
         if streaming:
             printer.finish()
+    printer.check()  # stored whole; a reader that left (| head) ends conv as SIGPIPE would
     if command.json_out:
         render.emit_json(result.to_dict())
     elif not streaming:
