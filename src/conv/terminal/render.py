@@ -53,10 +53,27 @@ def _redacted(data):
 def _out(text: str) -> None:
     """Write to stdout; if its reader has gone, end conv quietly (exit 141)."""
     try:
-        sys.stdout.write(text)
+        _write(text)
     except BrokenPipeError:
         drop_stdout()
         raise Interrupted(signal.SIGPIPE) from None
+
+
+def _write(text: str) -> None:
+    """All of ``text`` on stdout, or BrokenPipeError. Not through the text
+    layer alone: its write of a large text drops what a closed pipe did not
+    take without a word (the buffer reports a short write, the layer ignores it)."""
+    out = sys.stdout
+    buffer = getattr(out, "buffer", None)
+    if buffer is None:
+        out.write(text)
+        return
+    out.flush()  # what went through the text layer first stays first
+    data = memoryview(text.encode(out.encoding, out.errors))
+    while data:
+        data = data[buffer.write(data):]
+    if out.line_buffering:
+        buffer.flush()
 
 
 def drop_stdout() -> None:
@@ -84,7 +101,7 @@ class AnswerPrinter:
         if text and not self.reader_gone:
             self._last = text[-1]  # first: a signal during the write still gets its newline
             try:
-                sys.stdout.write(text)
+                _write(text)
                 sys.stdout.flush()
             except BrokenPipeError:
                 self.reader_gone = True

@@ -43,12 +43,12 @@ def run(command: AskCommand, how=None) -> None:
     finally:
         if streaming:
             printer.finish()
-    printer.check()  # stored whole; a reader that left (| head) ends conv as SIGPIPE would
     if command.json_out:
         render.emit_json(result.to_dict())
     elif not streaming:
         printer(result.text)
         printer.finish()
+    printer.check()  # stored whole; a reader that left (| head) ends conv as SIGPIPE would
 
 
 def show_preview(preview, json_out: bool) -> None:
