@@ -11,6 +11,8 @@ import stat
 import subprocess
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import git, run_conv
 from fakeserver import FakeServer
@@ -147,3 +149,58 @@ def test_a_base_url_with_userinfo_is_sent_as_basic_auth(fake, monkeypatch, store
     assert sent == "Basic " + base64.b64encode(f"user:{PASSWORD}@x".encode()).decode()
     assert fake.headers[-1]["Host"] == f"127.0.0.1:{fake.port}"
     assert not leaks(done.stdout + done.stderr)
+
+
+# -- the rules, on the function itself -----------------------------------------------------
+
+@pytest.mark.parametrize("text, shown", [
+    ("https://ghp_TOKEN:x-oauth-basic@github.com/me/x.git", "https://***@github.com/me/x.git"),
+    ("https://glpat-TOKEN@gitlab.com/me/x.git", "https://***@gitlab.com/me/x.git"),
+    ("http://user:p@ss@w@host:8080/v1", "http://***@host:8080/v1"),  # the userinfo ends at the last @
+    ("fatal: unable to access 'https://u:pw@h/x.git/': 403", "fatal: unable to access 'https://***@h/x.git/': 403"),
+    ("ssh://user:pw@host/x.git", "ssh://***@host/x.git"),
+    ("ssh://git@github.com/me/x.git", "ssh://git@github.com/me/x.git"),  # an ssh login name, no credential
+    ("git@github.com:me/x.git", "git@github.com:me/x.git"),
+    ("write to a@b.com or see https://host/x?from=a@b.com", "write to a@b.com or see https://host/x?from=a@b.com"),
+    ("Authorization: Bearer sk-abc123", "Authorization: ***"),
+    ("{'x-api-key': 'sk-ant-abc', 'n': 1}", "{'x-api-key': '***', 'n': 1}"),
+    ("Proxy-Authorization: Basic dXNlcjpw\nnext line", "Proxy-Authorization: ***\nnext line"),
+    ("the Authorization header is missing", "the Authorization header is missing"),
+    (f"key {ENV_KEY} and {CONFIG_KEY}.", "key *** and ***."),
+    ("MY_FLAG_TOKEN=yes stays: yes", "MY_FLAG_TOKEN=yes stays: yes"),  # under 8 characters: not a key
+])
+def test_what_counts_as_a_secret(text, shown, monkeypatch, conv_home):
+    (conv_home / "config").mkdir(parents=True)
+    (conv_home / "config" / "config.yaml").write_text(f"agents:\n  coder:\n    api_key: \"{CONFIG_KEY}\"  # mine\n")
+    monkeypatch.setenv("SOME_SERVICE_API_KEY", ENV_KEY)
+    monkeypatch.setenv("MY_FLAG_TOKEN", "yes")
+    from conv.home.secrets import redact
+
+    assert redact(text) == shown
+
+
+FRAGMENTS = ["word ", "\n", "https://", "ssh://", "git@h/x ", "user:p@ss@host/v1 ", "TOKEN@host ", ": ",
+             "\nAuthorization: Bearer abc", "x-api-key=", "\x1b]0;title\x07", "\x1b[2J", "\x9b31m", "\u202e", "\u2066",
+             ENV_KEY, ENV_KEY[:9], "http://host/", "@", "/", "s", "sh", ":", "//", "Au", "thorization", "x-api", "-key"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(pieces=st.lists(st.sampled_from(FRAGMENTS), max_size=30), cuts=st.lists(st.integers(1, 12), max_size=60))
+def test_a_streamed_answer_is_cleaned_as_if_it_came_whole(pieces, cuts):
+    """However the model's answer is cut into pieces, the printer shows exactly
+    what ``clean`` makes of the whole: no sequence, no secret split across pieces gets through."""
+    import os
+
+    from conv.terminal.sanitize import StreamCleaner, clean
+
+    os.environ["SOME_SERVICE_API_KEY"] = ENV_KEY  # hypothesis runs many examples in one test: no monkeypatch
+    try:
+        text, cleaner, shown, at = "".join(pieces), StreamCleaner(), "", 0
+        for size in cuts:
+            shown += cleaner.feed(text[at:at + size])
+            at += size
+        shown += cleaner.feed(text[at:]) + cleaner.flush()
+        assert shown == clean(text)
+        assert ENV_KEY not in shown and "abc" not in shown.replace("git@h", "")
+    finally:
+        del os.environ["SOME_SERVICE_API_KEY"]

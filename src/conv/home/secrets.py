@@ -22,19 +22,18 @@ import os
 import re
 from functools import cache
 
-from . import paths
-
 MASK = "***"
 SHORTEST = 8  # shorter values of such variables are flags and paths, not keys
 _NAME = re.compile(r"(?:^|[_.-])(?:API[_-]?KEY|TOKEN|SECRET|PASSWORD|SECRET_ACCESS_KEY|PRIVATE_KEY)$", re.IGNORECASE)
 _USERINFO = re.compile(r"://([^\s/?#]*)@")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*\Z")
 _HEADERS = ("authorization", "proxy-authorization", "x-api-key")
-_HEADER_NAME = re.compile(rf"\b(?:{'|'.join(_HEADERS)})\b", re.IGNORECASE)
-_HEADER = re.compile(rf"\b({'|'.join(_HEADERS)})(\s*[\"']?\s*[:=]\s*[\"']?\s*)[^\s\"',}}][^\r\n\"',}}]*",
-                     re.IGNORECASE)
+_HEADER_NAME = re.compile("|".join(_HEADERS), re.IGNORECASE)
+_HEADER = re.compile(rf"({'|'.join(_HEADERS)})([ \t]*[\"']?[ \t]*[:=][ \t]*[\"']?[ \t]*)[^\s\"',}}][^\r\n\"',}}]*",
+                     re.IGNORECASE)  # the value, to the end of its line (or of its quoted string)
 _CONFIG_LINE = re.compile(r"^\s*[\"']?([A-Za-z0-9_.-]+)[\"']?\s*:\s*(.+?)\s*$", re.MULTILINE)
 _SSH = ("ssh", "git+ssh", "ssh+git")
+_LAST_WORD = re.compile(r"\S*\Z")
 
 
 def redact(text: str) -> str:
@@ -55,21 +54,18 @@ def redact(text: str) -> str:
 def unfinished(text: str) -> int:
     """Where the end of a streamed ``text`` might be the start of a secret
     that more text would complete (``len(text)`` when it cannot): a streaming
-    printer holds that part back until the next piece or the end."""
-    cut = len(text)
-    scheme = text.rfind("://")
-    if scheme >= 0 and not re.search(r"[\s/?#]", text[scheme + 3:]):
-        cut = scheme
-    elif text.endswith((":", ":/")):
-        cut = text.rindex(":")
-    header = _HEADER_NAME.search(text, text.rfind("\n") + 1)  # its value runs to the end of the line
+    printer holds that part back until the next piece or the end. That is the
+    word being written (a URL, a key or a header's name is one word), a
+    header's line (its value has spaces), and the start of a known value."""
+    cut = len(text) - len(_LAST_WORD.search(text)[0])
+    header = _HEADER_NAME.search(text, text.rfind("\n") + 1)
     if header:
         cut = min(cut, header.start())
-    lower = text.lower()
-    for within, words in ((text, _values(os.environ.get("CONV_HOME"))), (lower, _HEADERS)):
-        for word in words:
-            size = _started(within, word)
-            cut = min(cut, len(text) - size) if size else cut
+    for value in _values(os.environ.get("CONV_HOME")):
+        size = _started(text, value)
+        cut = min(cut, len(text) - size) if size else cut
+    while 0 < cut < len(text) and not text[cut - 1].isspace():
+        cut -= 1
     return cut
 
 
@@ -93,6 +89,8 @@ def _values(home: str | None) -> tuple[str, ...]:
     """The secret values of the environment and the config file, longest
     first (so a key that contains another is masked whole). Keyed by
     CONV_HOME, so a new home in the same process (the tests') starts over."""
+    from . import paths  # here: conv prompt and conv init print without ever needing it
+
     found = {value for name, value in os.environ.items() if _NAME.search(name)}
     try:
         text = paths.config_file().read_bytes().decode("utf-8", "replace")
