@@ -87,7 +87,7 @@ def drop_stdout() -> None:
 class AnswerPrinter:
     """Streams an answer to stdout as it arrives, cleaned, flushed per piece.
     If the reader goes away it stops writing and the answer keeps arriving
-    (to be stored whole); ``finish`` then ends conv with exit 141."""
+    (to be stored whole); ``check``, once it is stored, ends conv with 141."""
 
     def __init__(self):
         self._cleaner = StreamCleaner()
