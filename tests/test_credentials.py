@@ -159,8 +159,8 @@ def test_a_base_url_with_userinfo_is_sent_as_basic_auth(fake, monkeypatch, store
     ("http://user:p@ss@w@host:8080/v1", "http://***@host:8080/v1"),  # the userinfo ends at the last @
     ("fatal: unable to access 'https://u:pw@h/x.git/': 403", "fatal: unable to access 'https://***@h/x.git/': 403"),
     ("ssh://user:pw@host/x.git", "ssh://***@host/x.git"),
-    ("ssh://git@github.com/me/x.git", "ssh://git@github.com/me/x.git"),  # an ssh login name, no credential
-    ("git@github.com:me/x.git", "git@github.com:me/x.git"),
+    ("ssh://git@github.com/me/x.git", "ssh://***@github.com/me/x.git"),  # a user name alone may be a token
+    ("git@github.com:me/x.git", "git@github.com:me/x.git"),  # scp-style: a login, no URL
     ("write to a@b.com or see https://host/x?from=a@b.com", "write to a@b.com or see https://host/x?from=a@b.com"),
     ("Authorization: Bearer sk-abc123", "Authorization: ***"),
     ("{'x-api-key': 'sk-ant-abc', 'n': 1}", "{'x-api-key': '***', 'n': 1}"),

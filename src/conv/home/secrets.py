@@ -7,7 +7,7 @@ as they were typed and sent; the pre-commit hook is what keeps keys out of them.
 A secret is:
 - URL userinfo, whole: ``https://user:p@ss@host`` and ``https://TOKEN@host``
   both show as ``https://***@host`` (the userinfo ends at the last ``@``
-  before the host; a bare user name of an ssh URL is a login, kept);
+  before the host; a user name alone may be a token, so it goes too);
 - the value of ``Authorization:``, ``Proxy-Authorization:`` and
   ``x-api-key:`` headers;
 - the values (8 characters or more) of ``*_API_KEY``, ``*_TOKEN``,
@@ -25,15 +25,14 @@ from functools import cache
 MASK = "***"
 SHORTEST = 8  # shorter values of such variables are flags and paths, not keys
 _NAME = re.compile(r"(?:^|[_.-])(?:API[_-]?KEY|TOKEN|SECRET|PASSWORD|SECRET_ACCESS_KEY|PRIVATE_KEY)$", re.IGNORECASE)
-_USERINFO = re.compile(r"://([^\s/?#]*)@")
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*\Z")
+_USERINFO = re.compile(r"://[^\s/?#]*@")
 _HEADERS = ("authorization", "proxy-authorization", "x-api-key")
 _HEADER_NAME = re.compile("|".join(_HEADERS), re.IGNORECASE)
 _HEADER = re.compile(rf"({'|'.join(_HEADERS)})([ \t]*[\"']?[ \t]*[:=][ \t]*[\"']?[ \t]*)[^\s\"',}}][^\r\n\"',}}]*",
                      re.IGNORECASE)  # the value, to the end of its line (or of its quoted string)
 _CONFIG_LINE = re.compile(r"^\s*[\"']?([A-Za-z0-9_.-]+)[\"']?\s*:\s*(.+?)\s*$", re.MULTILINE)
-_SSH = ("ssh", "git+ssh", "ssh+git")
-_LAST_WORD = re.compile(r"\S*\Z")
+_AUTHORITY_END = re.compile(r"[\s/?#]")
+_STARTS = (*_HEADERS, "://")  # what a streamed piece may end in the middle of
 
 
 def redact(text: str) -> str:
@@ -44,7 +43,7 @@ def redact(text: str) -> str:
     if known is not None:
         text = known.sub(MASK, text)
     if "://" in text and "@" in text:
-        text = _USERINFO.sub(_mask_userinfo, text)
+        text = _USERINFO.sub(f"://{MASK}@", text)
     lower = text.lower()
     if "authorization" in lower or "x-api-key" in lower:
         text = _HEADER.sub(lambda m: m[1] + m[2] + MASK, text)
@@ -54,16 +53,21 @@ def redact(text: str) -> str:
 def unfinished(text: str) -> int:
     """Where the end of a streamed ``text`` might be the start of a secret
     that more text would complete (``len(text)`` when it cannot): a streaming
-    printer holds that part back until the next piece or the end. That is the
-    word being written (a URL, a key or a header's name is one word), a
-    header's line (its value has spaces), and the start of a known value."""
-    cut = len(text) - len(_LAST_WORD.search(text)[0])
+    printer holds that part back until the next piece or the end. That is a
+    URL whose userinfo may still come, a header's line (its value has
+    spaces), the start of a header's name, of ``://`` or of a known value;
+    always from the start of its word, so a piece never splits a match."""
+    cut = len(text)
+    at = text.rfind("://")
+    if at >= 0 and not _AUTHORITY_END.search(text, at + 3):
+        cut = at
     header = _HEADER_NAME.search(text, text.rfind("\n") + 1)
     if header:
         cut = min(cut, header.start())
-    for value in _values(os.environ.get("CONV_HOME")):
-        size = _started(text, value)
-        cut = min(cut, len(text) - size) if size else cut
+    for within, words in ((text, _values(os.environ.get("CONV_HOME"))), (text.lower(), _STARTS)):
+        for word in words:
+            size = _started(within, word)
+            cut = min(cut, len(text) - size) if size else cut
     while 0 < cut < len(text) and not text[cut - 1].isspace():
         cut -= 1
     return cut
@@ -75,13 +79,6 @@ def _started(text: str, word: str) -> int:
         if text.endswith(word[:size]):
             return size
     return 0
-
-
-def _mask_userinfo(match: re.Match) -> str:
-    scheme = _SCHEME.search(match.string, 0, match.start())
-    if scheme and scheme[0].lower() in _SSH and ":" not in match[1]:
-        return match[0]  # ssh://git@host: a login name, not a credential
-    return f"://{MASK}@"
 
 
 @cache
