@@ -602,9 +602,9 @@ def test_a_password_in_a_remote_url_is_never_shown_nor_committed(fake, tmp_path,
     a.ok("remote", "add", "origin", "https://user:s3cret@example.invalid/x.git")
     a.ok("remote", "add", "local", f"https://user:s3cret@127.0.0.1:{free_port()}/x.git")
     listed = a.ok("remote", "list").stdout.decode()
-    assert "s3cret" not in listed and "https://user:***@example.invalid/x.git" in listed
+    assert "s3cret" not in listed and "https://***@example.invalid/x.git" in listed  # the whole userinfo
     as_json = json.loads(a.ok("remote", "list", "--json").stdout)
-    assert {"name": "origin", "url": "https://user:***@example.invalid/x.git"} in as_json
+    assert {"name": "origin", "url": "https://***@example.invalid/x.git"} in as_json
     assert "s3cret" not in json.dumps(as_json)
     for args in (["sync", "origin"], ["push", "origin"], ["pull", "origin"], ["sync", "local"], ["sync", "local", "--json"]):
         done = a.run(*args)

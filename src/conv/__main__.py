@@ -26,6 +26,7 @@ def main() -> None:
             refuse_undecodable(arg, f"argument {position}", "Give it as UTF-8 (e.g. convert it with iconv -t UTF-8)")
         if not fast_path(args):
             _typer_path(args)
+        sys.stdout.flush()  # a reader that went away shows here, not as a message at exit
     except ConvError as exc:
         from .terminal.render import error
 
@@ -33,10 +34,10 @@ def main() -> None:
         sys.exit(exc.exit_code)
     except Interrupted as exc:
         sys.exit(exc.exit_code)
-    except BrokenPipeError:
-        import os
+    except BrokenPipeError:  # as a process killed by SIGPIPE ends (render.py turns its own into Interrupted)
+        from .terminal.render import drop_stdout
 
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        drop_stdout()
         sys.exit(141)
 
 

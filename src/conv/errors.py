@@ -52,7 +52,8 @@ class StoreError(ConvError):
 
 
 class Interrupted(Exception):
-    """Ctrl-C, or the terminal went away, while an answer was arriving."""
+    """Ctrl-C, or the terminal went away, while an answer was arriving; or
+    stdout's reader went away (SIGPIPE: exit 141, as if killed by it)."""
 
     def __init__(self, signum: int = 2):
         super().__init__(f"signal {signum}")

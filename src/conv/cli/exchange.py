@@ -20,7 +20,7 @@ def export(
 
     out = export_conv(workspace(), ref, fmt)
     if isinstance(out, str):
-        typer.echo(render.clean(out), nl=False)
+        render.plain(out, end="")
     else:
         render.emit_json(out)
 

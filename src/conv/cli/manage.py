@@ -38,7 +38,7 @@ def fork(
     if json_out:
         render.emit_json(forked.to_dict())
     else:
-        typer.echo(f"{forked.short}: fork of {forked.parent} at turn {forked.at}")
+        render.plain(f"{forked.short}: fork of {forked.parent} at turn {forked.at}")
 
 
 @app.command(rich_help_panel=PANEL, context_settings=WORDS_AFTER_REF, epilog='Example:\n\n  conv title k3f9x2 "rebase vs merge"')
@@ -59,11 +59,12 @@ def tag(
 ) -> None:
     """Add or remove tags (conv list --tag TAG filters by them)."""
     from ..services.metadata import change_tags
+    from ..terminal import render
 
     ws = workspace()
     changes = _words(changes)
     tags = change_tags(ws, ref, changes) if changes else ws.conversation(ws.resolve(ref)).tags
-    typer.echo(" ".join(tags))
+    render.plain(" ".join(tags))
 
 
 @app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv status k3f9x2 done")

@@ -93,8 +93,8 @@ def show(
 
     if raw:
         for path, text in browse.raw_files(workspace(), ref):
-            typer.echo(f"==> {path} <==")
-            typer.echo(render.clean(text))
+            render.plain(f"==> {path} <==")
+            render.plain(text)
         return
     conv = browse.conversation(workspace(), ref)
     if json_out:
@@ -144,4 +144,4 @@ def diff(
     elif render.is_terminal():
         render.rich(rich_renderable(result))
     else:
-        typer.echo(plain(result), nl=False)
+        render.plain(plain(result), end="")

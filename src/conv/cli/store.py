@@ -35,7 +35,7 @@ def fsck() -> None:
 
     problems = check(workspace())
     for line in problems:
-        typer.echo(render.clean(line))
+        render.plain(line)
     if problems:
         raise typer.Exit(1)
     render.notice("the store is sound")
@@ -89,21 +89,22 @@ def get(key: Annotated[Optional[str], typer.Argument(help="A key; all keys when 
     """Print a setting (or every setting with its meaning)."""
     from ..home.config import Config
     from ..home.keys import KEYS, PATTERNS
+    from ..terminal import render
 
     config = Config()
     if key:
         value = config.raw(key) if key in KEYS and config.raw(key) is not None else config.get(key)
-        typer.echo("" if value is None else value)
+        render.plain("" if value is None else str(value))
         return
     for name, spec in KEYS.items():
         value = config.raw(name)
         shown = value if value is not None else (f"{spec.default} (default)" if spec.default is not None else "(unset)")
-        typer.echo(f"{name} = {shown}    # {spec.help}")
+        render.plain(f"{name} = {shown}    # {spec.help}")
     for pattern, spec in PATTERNS.items():  # agents.NAME.… and prices.MODEL.…, as configured
         section, _, field = pattern.partition(".*.")
         for name in config.names(section):
             if config.raw(key := f"{section}.{name}.{field}") is not None:
-                typer.echo(f"{key} = {config.raw(key)}    # {spec.help}")
+                render.plain(f"{key} = {config.raw(key)}    # {spec.help}")
 
 
 @config_app.command("set", epilog="Examples:\n\n  conv config set model gpt-4o\n\n  conv config set session.expiry 8h")
@@ -121,5 +122,6 @@ def set_(
 def path() -> None:
     """Print where the config file lives."""
     from ..home.paths import config_file
+    from ..terminal import render
 
-    typer.echo(config_file())
+    render.plain(str(config_file()))

@@ -8,7 +8,7 @@ from .app import app, workspace
 from .run.sync import run
 
 PANEL = "Sync"
-remote_app = typer.Typer(help="The store's remotes (ssh, https, git:// or a path). Passwords in URLs are never shown.",
+remote_app = typer.Typer(help="The store's remotes (ssh, https, git:// or a path). Credentials in URLs are never shown.",
                          no_args_is_help=True)
 app.add_typer(remote_app, name="remote", rich_help_panel=PANEL)
 Remote = Annotated[Optional[str], typer.Argument(help="A remote's name (default: the only one).", show_default=False)]
@@ -35,7 +35,7 @@ def remove(name: Annotated[str, typer.Argument(help="The remote's name.")]) -> N
 
 @remote_app.command("list", epilog="Example:\n\n  conv remote list")
 def list_(json_out: Json = False) -> None:
-    """List remotes, passwords masked."""
+    """List remotes, credentials masked (https://***@host/…)."""
     from ..services.sync import remotes
     from ..terminal import render
 

@@ -103,6 +103,7 @@ class Key:
 KEYS: dict[str, Key] = {
     "model": Key(one_line, None, "default model, e.g. gpt-4o-mini (CONV_MODEL and -m win)"),
     "base_url": Key(one_line, None, "OpenAI-compatible server URL (OPENAI_BASE_URL wins)"),
+    "api_key": Key(one_line, None, "API key of that server (OPENAI_API_KEY wins); never shown"),
     "session.expiry": Key(duration, "24h", "idle time after which a terminal's follow-up starts a new conversation"),
     "context.max_messages": Key(positive_int, None, "send at most this many earlier messages"),
     "context.max_tokens": Key(positive_int, None, "send at most about this many tokens of earlier messages"),

@@ -139,7 +139,7 @@ def ollama_models(timeout: float = 0.3) -> list[str] | None:
 
 
 def ollama_step() -> Step:
-    source = f"Ollama at {ollama_host().removeprefix('http://')}"
+    source = f"Ollama at {ollama_host()}"  # whole, so any userinfo in it is masked where shown
     models = ollama_models()
     if models is None:
         return Step(source, None, "not answering")

@@ -9,7 +9,7 @@ connection's end) and loads ssl only for https.
 """
 
 import socket
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 MAX_HEADER_LINE = 65536
 
@@ -129,9 +129,20 @@ def request(
         host = parts.hostname if parts.port is None else f"{parts.hostname}:{parts.port}"
         method, length = ("GET", []) if body is None else ("POST", [f"Content-Length: {len(body)}"])
         head = [f"{method} {target} HTTP/1.1", f"Host: {host}", *length, "Connection: close"]
-        head += [f"{k}: {v}" for k, v in headers.items()]
+        head += [f"{k}: {v}" for k, v in (_basic_auth(parts) | headers).items()]
         sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + (body or b""))
         return Response(sock)
     except BaseException:
         sock.close()
         raise
+
+
+def _basic_auth(parts) -> dict[str, str]:
+    """``http://user:password@host/…`` as curl reads it: HTTP Basic auth (an
+    Authorization header given explicitly, e.g. an API key's, wins)."""
+    if "@" not in parts.netloc:
+        return {}
+    from base64 import b64encode
+
+    pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
+    return {"Authorization": "Basic " + b64encode(pair.encode()).decode("ascii")}

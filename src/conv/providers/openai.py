@@ -36,7 +36,7 @@ class OpenAIProvider:
     @classmethod
     def from_config(cls, config: Config) -> "OpenAIProvider":
         base_url = setting("OPENAI_BASE_URL") or config.get("base_url") or DEFAULT_BASE_URL
-        api_key = setting("OPENAI_API_KEY")
+        api_key = setting("OPENAI_API_KEY") or config.get("api_key") or None
         if base_url == DEFAULT_BASE_URL and not api_key:
             raise ProviderError(
                 "no model is set up: OpenAI needs OPENAI_API_KEY",

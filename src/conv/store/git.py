@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import StoreError
+from ..home.secrets import redact
 from .hooks import Hooks
 from .lock import clear_stale_ref_locks, signals_held, writer_lock
 from .snapshot import FILE_MODE, Existing, Snapshot
@@ -220,6 +221,7 @@ class GitStore:
             old = self.head()
             snap = Snapshot(self.objects, old)
             changes, message, *more = build(snap)
+            message = redact(message)  # it names models, URLs, errors: never a credential
             store = HealingObjects(self.objects)
             entries, written = [], []  # written: the blobs this commit makes, for the pre-commit hook
             for path, content in changes.items():

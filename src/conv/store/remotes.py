@@ -4,8 +4,8 @@ The git CLI does the transfer when it is installed: for an incremental push
 to a remote holding 10,000 conversations it takes 0.1 s where dulwich's
 porcelain took 2.7–5 s. dulwich is the fallback, with its per-ref status
 checked (its porcelain.push returns normally when the server rejects a ref).
-Remote URLs live in the store's git config, which is never committed; any
-password in them is masked whenever conv shows or reports a URL.
+Remote URLs live in the store's git config, which is never committed; their
+credentials are masked wherever conv prints (home/secrets.py).
 """
 
 import re
@@ -15,14 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import SyncError, UsageError
+from ..home.secrets import redact
 from . import holding
 from .lock import transfer_lock
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 _SECTION = re.compile(r'^\s*\[\s*(?:remote\s+"((?:[^"\\]|\\.)*)"|[^\]]*)\s*\]')
 _SETTING = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*?)\s*$")
-_USERINFO = re.compile(r"(?<=://)([^/@:\s]*):([^/@\s]*)@")
-_HTTP_USER = re.compile(r"(?<=https://)[^/@:\s]+@|(?<=http://)[^/@:\s]+@")  # a token given as the user
 TRACKING = "refs/remotes/{name}/main"
 BRANCH = "refs/heads/main"
 
@@ -43,12 +42,6 @@ def _unquote(value: str) -> str:
     return "".join(out).strip()
 
 
-def redact(text: str) -> str:
-    """``https://user:secret@host`` → ``https://user:***@host``, and over http(s)
-    a lone user part too (``https://ghp_…@github.com``: a token), anywhere in text."""
-    return _HTTP_USER.sub("***@", _USERINFO.sub(lambda m: f"{m[1]}:***@", text))
-
-
 @dataclass
 class Remote:
     name: str
@@ -56,6 +49,7 @@ class Remote:
 
     @property
     def shown(self) -> str:
+        """The URL as conv shows it: ``https://***@host/…``."""
         return redact(self.url)
 
 
@@ -101,7 +95,7 @@ class Remotes:
         if any(r.name == name for r in self.list()):
             raise UsageError(f"remote {name!r} exists already", f"Remove it first: conv remote remove {name}")
         if not url.strip() or any(c.isspace() for c in url.strip()):
-            raise UsageError(f"{redact(url)!r} is not a URL or path")
+            raise UsageError(f"{url!r} is not a URL or path")
         url = url.strip()
         if "://" not in url and ":" not in url.split("/", 1)[0]:  # a plain path: make it absolute
             url = str(Path(url).expanduser().resolve())
@@ -177,7 +171,7 @@ def fetch(store_path: Path, remote: Remote) -> str | None:
     try:
         result = porcelain.fetch(str(store_path), remote.url)
     except Exception as exc:  # dulwich raises many kinds, all meaning "could not fetch"
-        raise SyncError(f"cannot fetch from {remote.name} ({remote.shown}): {redact(str(exc))}") from None
+        raise SyncError(f"cannot fetch from {remote.name} ({remote.shown}): {exc}") from None
     sha = result.refs.get(BRANCH.encode())
     if sha:
         DiskRefsContainer(str(store_path))[tracking.encode()] = sha
@@ -224,7 +218,7 @@ def push(store_path: Path, remote: Remote, commit: str, lease: str | None = None
     try:  # dulwich wants a ref, not a commit id, on the left: the branch is at ``commit``
         result = porcelain.push(str(store_path), remote.url, refspecs=[f"{BRANCH}:{BRANCH}".encode()])
     except Exception as exc:
-        text = redact(str(exc))
+        text = str(exc)
         if type(exc).__name__ == "DivergedBranches" or "fast-forward" in text or "rejected" in text.lower():
             return Pushed(False, "non-fast-forward")
         raise SyncError(f"cannot push to {remote.name} ({remote.shown}): {text}") from None
@@ -285,7 +279,7 @@ def _read_ref(store_path: Path, ref: str) -> str | None:
 
 def _last_line(text: str) -> str:
     """The line of git's stderr that says what went wrong (its first fatal:)."""
-    lines = [line.strip() for line in redact(text).splitlines() if line.strip()]
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
     first = next((n for n, line in enumerate(lines) if line.startswith("fatal:")), None)
     if first is None:
         return lines[-1] if lines else "no details"

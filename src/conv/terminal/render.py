@@ -1,13 +1,18 @@
 """Everything conv prints: plain text when piped, styled on a terminal (rich
-for Markdown), JSON on request. Model and store text passes through ``sanitize.clean`` first, so
-nothing read from a model or a file can drive the terminal."""
+for Markdown), JSON on request. Every text passes through ``sanitize.clean``
+first (JSON through ``emit_json``), so nothing read from a model or a file can
+drive the terminal and no secret is shown. A reader that goes away (``| head``)
+is not an error: conv stops writing and ends as SIGPIPE would end it, 141."""
 
 import json
 import os
+import signal
 import sys
 from datetime import datetime, timezone
 
-from .sanitize import StreamCleaner, clean
+from ..errors import Interrupted
+from ..home.secrets import redact
+from .sanitize import StreamCleaner, clean, escape_json
 
 
 def is_terminal(stream=None) -> bool:
@@ -25,35 +30,93 @@ def error(message: str) -> None:
     sys.stderr.flush()
 
 
-def plain(text: str) -> None:
+def plain(text: str, end: str = "\n") -> None:
     """Text on stdout as it is, but cleaned (stored text may hold escape sequences)."""
-    sys.stdout.write(clean(text) + "\n")
+    _out(clean(text) + end)
 
 
 def emit_json(data) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    """JSON on stdout: secrets masked, control and bidi characters escaped."""
+    _out(escape_json(json.dumps(_redacted(data), ensure_ascii=False, indent=2)) + "\n")
+
+
+def _redacted(data):
+    if isinstance(data, str):
+        return redact(data)
+    if isinstance(data, dict):
+        return {_redacted(k): _redacted(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_redacted(v) for v in data]
+    return data
+
+
+def _out(text: str) -> None:
+    """Write to stdout; if its reader has gone, end conv quietly (exit 141)."""
+    try:
+        _write(text)
+    except BrokenPipeError:
+        drop_stdout()
+        raise Interrupted(signal.SIGPIPE) from None
+
+
+def _write(text: str) -> None:
+    """All of ``text`` on stdout, or BrokenPipeError. Not through the text
+    layer alone: its write of a large text drops what a closed pipe did not
+    take without a word (the buffer reports a short write, the layer ignores it)."""
+    out = sys.stdout
+    buffer = getattr(out, "buffer", None)
+    if buffer is None:
+        out.write(text)
+        return
+    out.flush()  # what went through the text layer first stays first
+    data = memoryview(text.encode(out.encoding, out.errors))
+    while data:
+        data = data[buffer.write(data):]
+    if out.line_buffering:
+        buffer.flush()
+
+
+def drop_stdout() -> None:
+    """stdout's reader went away: what is still written (or buffered) goes to
+    /dev/null, so nothing fails when Python flushes it at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 class AnswerPrinter:
-    """Streams an answer to stdout as it arrives, cleaned, flushed per piece."""
+    """Streams an answer to stdout as it arrives, cleaned, flushed per piece.
+    If the reader goes away it stops writing and the answer keeps arriving
+    (to be stored whole); ``check``, once it is stored, ends conv with 141."""
 
     def __init__(self):
         self._cleaner = StreamCleaner()
         self._last = "\n"
+        self.reader_gone = False
 
     def __call__(self, text: str) -> None:
         self._write(self._cleaner.feed(text))
 
     def _write(self, text: str) -> None:
-        if text:
+        if text and not self.reader_gone:
             self._last = text[-1]  # first: a signal during the write still gets its newline
-            sys.stdout.write(text)
-            sys.stdout.flush()
+            try:
+                _write(text)
+                sys.stdout.flush()
+            except BrokenPipeError:
+                self.reader_gone = True
+                drop_stdout()
 
     def finish(self) -> None:
+        """The held-back tail and a last newline."""
         self._write(self._cleaner.flush())
         if self._last != "\n":
             self._write("\n")
+
+    def check(self) -> None:
+        """After the answer is stored: end conv if nobody reads it any more."""
+        if self.reader_gone:
+            raise Interrupted(signal.SIGPIPE)
 
 
 def ago(iso_time: str, now: datetime | None = None) -> str:
@@ -100,7 +163,7 @@ def table(headers: list[str], rows: list[list[str]]) -> None:
         line = "  ".join(cells + [last]).rstrip()
         if styled:
             line = f"\x1b[1m{line}\x1b[0m" if n == 0 else f"\x1b[36m{cells[0]}\x1b[0m" + line[len(cells[0]):]
-        sys.stdout.write(line + "\n")
+        _out(line + "\n")
 
 
 def transcript(title: str, info: str, sections: list[tuple[str, str]]) -> None:
@@ -109,7 +172,7 @@ def transcript(title: str, info: str, sections: list[tuple[str, str]]) -> None:
     title, info = clean(title), clean(info)
     if not is_terminal():
         out = [f"# {title}\n\n{info}\n"] + [f"## {clean(h)}\n\n{clean(b).rstrip()}\n" for h, b in sections]
-        sys.stdout.write("\n".join(out))
+        _out("\n".join(out))
         return
     from rich.console import Console
     from rich.markdown import Markdown
@@ -140,7 +203,7 @@ def search_hit(short: str, updated: str, title: str, role: str, spans: list[tupl
     text = "".join(f"\x1b[1m{clean(t)}\x1b[0m" if hit and styled else clean(t) for t, hit in spans)
     text = " ".join(text.split())
     head = f"{short}  {updated}  {clean(title)}"
-    sys.stdout.write((f"\x1b[36m{head}\x1b[0m" if styled else head) + f"\n    {role}: {text}\n")
+    _out((f"\x1b[36m{head}\x1b[0m" if styled else head) + f"\n    {role}: {text}\n")
 
 
 def rich(renderable) -> None:

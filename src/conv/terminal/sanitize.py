@@ -1,9 +1,16 @@
-"""Model output is data: before it reaches a terminal, every escape sequence
-(colours, OSC titles and clipboard writes, screen clears) and every other
-control character except newline and tab is removed. The store keeps the
-text as the model sent it."""
+"""Model output and store text are data: before they reach a terminal, every
+escape sequence (colours, OSC titles and clipboard writes, screen clears),
+every other control character except newline and tab (C0, DEL and C1, such
+as U+009B, the one-character CSI) and every bidirectional override, isolate
+and mark (U+202A–U+202E, U+2066–U+2069, U+061C, U+200E, U+200F: they make a
+line read differently from what it holds) is removed, and every secret is
+masked (home/secrets.py). JSON escapes the same characters instead, so it
+parses back to the exact text. The store keeps the text as it came.
+"""
 
 import re
+
+from ..home.secrets import redact, unfinished
 
 # CSI ... final byte, OSC/DCS/APC/PM/SOS ... terminator, and two-byte ESC sequences.
 _SEQUENCE = re.compile(
@@ -13,12 +20,26 @@ _SEQUENCE = re.compile(
     r"|[\x90\x9d\x98\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
     r"|\x1b[ -~]?"
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_CONTROL = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_BIDI}]")
+_JSON_UNSAFE = re.compile(f"[\\x7f-\\x9f{_BIDI}]")  # json.dumps escapes the C0 controls itself
+
+
+def strip(text: str) -> str:
+    """No escape sequences, no control or bidi characters but \\n and \\t."""
+    return _CONTROL.sub("", _SEQUENCE.sub("", text))
 
 
 def clean(text: str) -> str:
-    """Text safe to print: no escape sequences, no control characters but \\n and \\t."""
-    return _CONTROL.sub("", _SEQUENCE.sub("", text))
+    """Text safe to print: stripped, and its secrets masked."""
+    return redact(strip(text))
+
+
+def escape_json(dumped: str) -> str:
+    """JSON from ``json.dumps(…, ensure_ascii=False)`` with DEL, C1 and bidi
+    characters written as ``\\u009b``: the same text once parsed, inert on a
+    terminal. (They can only occur inside strings, where an escape is valid.)"""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m[0]):04x}", dumped)
 
 
 # A sequence that has all its bytes (used to decide whether a chunk's tail waits).
@@ -30,24 +51,34 @@ _COMPLETE = re.compile(
     r"|[\x90\x9d\x98\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"
 )
 _INTRODUCERS = "\x1b\x9b\x90\x9d\x98\x9e\x9f"
+MOST_HELD = 256  # a tail held back longer than this is not a sequence or a secret after all
 
 
 class StreamCleaner:
     """``clean`` for a stream cut into arbitrary chunks: a sequence split across
-    two chunks is held back until it is complete, so it is removed whole."""
+    two chunks is held back until it is complete, so it is removed whole, and
+    so is the start of what may be a secret (``secrets.unfinished``), so it is
+    masked whole."""
 
     def __init__(self):
-        self._held = ""
+        self._raw = ""  # an escape sequence's first part
+        self._text = ""  # stripped text that may be a secret's first part
 
     def feed(self, chunk: str) -> str:
-        text = self._held + chunk
+        text = self._raw + chunk
         cut = max(text.rfind(c) for c in _INTRODUCERS)
-        if cut >= 0 and len(text) - cut < 256 and not _COMPLETE.match(text, cut):
-            self._held, text = text[cut:], text[:cut]
+        if cut >= 0 and len(text) - cut < MOST_HELD and not _COMPLETE.match(text, cut):
+            self._raw, text = text[cut:], text[:cut]
         else:
-            self._held = ""
-        return clean(text)
+            self._raw = ""
+        text = self._text + strip(text)
+        cut = unfinished(text)
+        if len(text) - cut >= MOST_HELD:
+            cut = len(text)
+        self._text = text[cut:]
+        return redact(text[:cut])
 
     def flush(self) -> str:
-        held, self._held = self._held, ""
-        return clean(held)
+        rest = self._text + strip(self._raw)
+        self._raw = self._text = ""
+        return redact(rest)

@@ -48,6 +48,7 @@ def run(command: AskCommand, how=None) -> None:
     elif not streaming:
         printer(result.text)
         printer.finish()
+    printer.check()  # stored whole; a reader that left (| head) ends conv as SIGPIPE would
 
 
 def show_preview(preview, json_out: bool) -> None:

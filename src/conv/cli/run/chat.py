@@ -129,6 +129,7 @@ class Terminal:
             stopped = True
         finally:
             printer.finish()
+        printer.check()
         if stopped:
             render.notice("answer stopped; the part that arrived is saved (/retry asks again)")
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ...errors import Interrupted, ProviderError, RefError
 from ...format import ids
 from ...format.model import Conversation, Turn, now_iso
+from ...home.secrets import redact
 from ...providers import Message, Provider
 from ...store import Written
 from ...terminal.signals import ignoring_interrupts, terminal_loss_interrupts
@@ -72,8 +73,8 @@ def _store(ws: Workspace, conv: Conversation, question: Turn, result: AskResult,
         return
     answer = Turn(
         ids.new_turn_name("assistant"), "assistant", text, now_iso(), question.name,
-        model=result.model, provider=result.provider, usage=result.usage or None, finish=finish, error=error,
-        replaces=job.replaces, hint=job.hint,
+        model=result.model, provider=result.provider, usage=result.usage or None, finish=finish,
+        error=error and redact(error), replaces=job.replaces, hint=job.hint and redact(job.hint),
     )
     tokens = result.usage.get("completion_tokens")
     detail = f"{result.model}, {tokens} token{'s' * (tokens != 1)}" if tokens is not None else result.model

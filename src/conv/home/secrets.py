@@ -1,0 +1,113 @@
+"""What counts as a secret on this machine, and ``redact``, the one function
+that masks it: in everything conv prints (terminal/sanitize.py's ``clean``,
+JSON included) and in what conv itself writes into the store (an answer's
+``error:`` and ``hint``, commit messages). Questions and answers are stored
+as they were typed and sent; the pre-commit hook is what keeps keys out of them.
+
+A secret is:
+- URL userinfo, whole: ``https://user:p@ss@host`` and ``https://TOKEN@host``
+  both show as ``https://***@host`` (the userinfo ends at the last ``@``
+  before the host; a user name alone may be a token, so it goes too);
+- the value of ``Authorization:``, ``Proxy-Authorization:`` and
+  ``x-api-key:`` headers;
+- the values (8 characters or more) of ``*_API_KEY``, ``*_TOKEN``,
+  ``*_SECRET``, ``*_PASSWORD`` (and ``*_SECRET_ACCESS_KEY``, ``*_PRIVATE_KEY``)
+  in the environment and of keys named so in conv's config (``api_key``).
+
+It runs on every printed line, so the values are gathered once, when first
+needed, and matched with one regular expression.
+"""
+
+import os
+import re
+from functools import cache
+
+MASK = "***"
+SHORTEST = 8  # shorter values of such variables are flags and paths, not keys
+_NAME = re.compile(r"(?:^|[_.-])(?:API[_-]?KEY|TOKEN|SECRET|PASSWORD|SECRET_ACCESS_KEY|PRIVATE_KEY)$", re.IGNORECASE)
+_USERINFO = re.compile(r"://[^\s/?#]*@")
+_HEADERS = ("authorization", "proxy-authorization", "x-api-key")
+_HEADER_NAME = re.compile("|".join(_HEADERS), re.IGNORECASE)
+_HEADER = re.compile(rf"({'|'.join(_HEADERS)})([ \t]*[\"']?[ \t]*[:=][ \t]*[\"']?[ \t]*)[^\s\"',}}][^\r\n\"',}}]*",
+                     re.IGNORECASE)  # the value, to the end of its line (or of its quoted string)
+_CONFIG_LINE = re.compile(r"^\s*[\"']?([A-Za-z0-9_.-]+)[\"']?\s*:\s*(.+?)\s*$", re.MULTILINE)
+_AUTHORITY_END = re.compile(r"[\s/?#]")
+_STARTS = (*_HEADERS, "://")  # what a streamed piece may end in the middle of
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret replaced by ``***``."""
+    if not text:
+        return text
+    known = _known(os.environ.get("CONV_HOME"))
+    if known is not None:
+        text = known.sub(MASK, text)
+    if "://" in text and "@" in text:
+        text = _USERINFO.sub(f"://{MASK}@", text)
+    lower = text.lower()
+    if "authorization" in lower or "x-api-key" in lower:
+        text = _HEADER.sub(lambda m: m[1] + m[2] + MASK, text)
+    return text
+
+
+def unfinished(text: str) -> int:
+    """Where the end of a streamed ``text`` might be the start of a secret
+    that more text would complete (``len(text)`` when it cannot): a streaming
+    printer holds that part back until the next piece or the end. That is a
+    URL whose userinfo may still come, a header's line (its value has
+    spaces), the start of a header's name, of ``://`` or of a known value;
+    always from the start of its word, so a piece never splits a match."""
+    cut = len(text)
+    at = text.rfind("://")
+    if at >= 0 and not _AUTHORITY_END.search(text, at + 3):
+        cut = at
+    header = _HEADER_NAME.search(text, text.rfind("\n") + 1)
+    if header:
+        cut = min(cut, header.start())
+    for within, words in ((text, _values(os.environ.get("CONV_HOME"))), (text.lower(), _STARTS)):
+        for word in words:
+            size = _started(within, word)
+            cut = min(cut, len(text) - size) if size else cut
+    while 0 < cut < len(text) and not text[cut - 1].isspace():
+        cut -= 1
+    return cut
+
+
+def _started(text: str, word: str) -> int:
+    """The length of the longest end of ``text`` that begins ``word`` but is not all of it."""
+    for size in range(min(len(word) - 1, len(text)), 0, -1):
+        if text.endswith(word[:size]):
+            return size
+    return 0
+
+
+@cache
+def _values(home: str | None) -> tuple[str, ...]:
+    """The secret values of the environment and the config file, longest
+    first (so a key that contains another is masked whole). Keyed by
+    CONV_HOME, so a new home in the same process (the tests') starts over."""
+    from . import paths  # here: conv prompt and conv init print without ever needing it
+
+    found = {value for name, value in os.environ.items() if _NAME.search(name)}
+    try:
+        text = paths.config_file().read_bytes().decode("utf-8", "replace")
+    except OSError:
+        text = ""
+    for name, value in _CONFIG_LINE.findall(text):
+        if _NAME.search(name):
+            found.add(_unquote(value))
+    return tuple(sorted((v for v in found if len(v) >= SHORTEST), key=len, reverse=True))
+
+
+@cache
+def _known(home: str | None) -> re.Pattern | None:
+    """One expression for all the values (None: there are none)."""
+    values = _values(home)
+    return re.compile("|".join(map(re.escape, values))) if values else None
+
+
+def _unquote(value: str) -> str:
+    """A YAML scalar as written on its line: quotes removed, a comment dropped."""
+    if value[:1] in "\"'" and value[:1] in value[1:]:
+        return value[1:value.rindex(value[0])]
+    return value.split(" #", 1)[0].strip()
