@@ -39,7 +39,7 @@ class Workspace:
     def index(self) -> "Index":
         from ..index import Index
 
-        return Index(self.store)
+        return Index(self.store, notice=self.notice)
 
     def conversation(self, conv_id: str, commit: str | None = None) -> "Conversation":
         """A conversation to read (files parsed once, then cached by blob id)."""

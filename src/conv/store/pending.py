@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import DiskError
+from ..errors import DiskError, writing
 from ..format.model import Turn
 from .layout import META_FILE, ROOT, TRASH, folder
 
@@ -120,18 +120,19 @@ class Pending:
         if self._checked:
             return
         self._checked = True
-        try:
-            folders = sorted((self.store / FOLDER).iterdir())
-        except (FileNotFoundError, NotADirectoryError):
-            return
-        git = self._git()
-        for conv in folders:
-            for path in sorted(conv.iterdir()):
-                self._commit_one(git, conv.name, path)
+        with writing(self.store):
             try:
-                conv.rmdir()
-            except OSError:
-                pass  # answers on their way, or one that could not go in yet
+                folders = sorted((self.store / FOLDER).iterdir())
+            except (FileNotFoundError, NotADirectoryError):
+                return
+            git = self._git()
+            for conv in folders:
+                for path in sorted(conv.iterdir()):
+                    self._commit_one(git, conv.name, path)
+                try:
+                    conv.rmdir()
+                except OSError:
+                    pass  # answers on their way, or one that could not go in yet
 
     def _commit_one(self, git: "GitStore", conv_id: str, path: Path) -> None:
         if not (path.name.endswith(".md") or path.name.startswith(".reserved-")):
