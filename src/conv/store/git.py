@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ..errors import DiskError, StoreError, writing
 from .hooks import Hooks
 from .lock import clear_stale_ref_locks, signals_held, writer_lock
-from .quarantine import Quarantine, clear_left_behind
+from .quarantine import Quarantine
 from .snapshot import FILE_MODE, Existing, Snapshot
 
 if TYPE_CHECKING:
@@ -209,28 +209,27 @@ class GitStore:
             self.pending.commit_kept()
         changes: Changes = {}
         try:
-            with writing(self.path), writer_lock(self.path):
+            with writing(self.path), writer_lock(self.path) as lock:
                 clear_stale_ref_locks(self.path, BRANCH)
-                clear_left_behind(self.path)
                 old = self.head()
                 snap = Snapshot(self.objects, old)
                 made, message, *more = build(snap)
                 changes.update(made)
-                new = self._commit(snap, changes, message, more[0] if more else None, when)
+                new = self._commit(Quarantine(self.path, self.objects, lock), snap, changes, message,
+                                   more[0] if more else None, when)
         except DiskError as exc:
             raise (self.pending.kept_after(exc, changes) if self.pending is not None else exc) from None
         self.hooks.run("post-commit", message, args=[new])
         return old, new
 
-    def _commit(self, snap: Snapshot, changes: Changes, message: str, merged: list[str] | None,
-                when: int | None) -> str:
+    def _commit(self, incoming: Quarantine, snap: Snapshot, changes: Changes, message: str,
+                merged: list[str] | None, when: int | None) -> str:
         """Write the commit's new objects into a quarantine, let the pre-commit
         hook judge them there, move them into the store, then move the branch
         by compare-and-swap (call with the writer lock held)."""
         from dulwich.object_store import commit_tree_changes
         from dulwich.objects import Blob, Commit, Tree
 
-        incoming = Quarantine(self.path, self.objects)
         try:
             entries, written = [], []  # written: the blobs this commit makes, for the pre-commit hook
             for path, content in changes.items():
@@ -258,7 +257,7 @@ class GitStore:
             with signals_held():
                 ok = self.refs.set_if_equals(BRANCH.encode(), old.encode() if old else None, commit.id)
         finally:
-            incoming.discard()
+            incoming.close()
         if not ok:  # impossible while every writer takes the flock; say so if it happens
             raise StoreError("the store changed during a write", "Run the command again")
         return commit.id.decode()

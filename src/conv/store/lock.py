@@ -29,11 +29,12 @@ STALE_AFTER = 60  # seconds: without /proc, a lock this old is a dead writer's
 
 @contextmanager
 def writer_lock(store: Path):
-    """Exclusive access for one read-modify-write of the store."""
+    """Exclusive access for one read-modify-write of the store; gives the lock
+    file's descriptor (quarantine.py keeps one byte of state in it)."""
     fd = os.open(store / "conv.lock", os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
+        yield fd
     finally:
         os.close(fd)  # closing releases the flock
 

@@ -11,6 +11,7 @@ file that goes into the conversation's folder.
 
 import fcntl
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +23,7 @@ from .layout import META_FILE, ROOT, TRASH, folder
 FOLDER = "conv-pending"
 ROOM = 64 * 1024  # bytes reserved at first: most answers are a few KB
 MARGIN = 8 * 1024  # the turn's frontmatter, an error message
+FRESH = 10  # seconds: unlocked room younger than this may be a writer's that has not locked it yet
 
 if TYPE_CHECKING:
     from .git import GitStore
@@ -149,8 +151,9 @@ class Pending:
             if os.fstat(fd).st_nlink == 0:
                 return  # another process committed it meanwhile
             if path.name.startswith(".reserved-"):
-                path.unlink()  # room a killed writer never used
-                return
+                if time.time() - os.fstat(fd).st_mtime > FRESH:
+                    path.unlink()  # room a killed writer never used
+                return  # (a fresh one: its owner may be between making it and locking it)
             with open(os.dup(fd), "rb") as f:
                 data = f.read()
             turn = Turn.from_text(path.name[:-3], data.decode("utf-8", "surrogateescape"), str(path))
