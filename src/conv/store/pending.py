@@ -35,6 +35,7 @@ class Reservation:
 
     def __init__(self, store: Path, conv_id: str, question: str):
         self.path = store / FOLDER / conv_id / f".reserved-{question}"
+        self.released = False
         self._fd: int | None = None
         self._room = self._received = 0
         for _ in range(2):  # a writer tidying up may remove the empty folder in between
@@ -77,6 +78,7 @@ class Reservation:
 
     def release(self) -> None:
         """The answer was committed (or nothing is to be kept): give the room back."""
+        self.released = True
         if self._fd is not None:
             self.path.unlink(missing_ok=True)
             self._close()
@@ -109,7 +111,7 @@ class Pending:
         for path, data in changes.items():
             where, _, name = path.rpartition("/")
             room = self._rooms.get(where)
-            if room is not None and isinstance(data, bytes) and name != META_FILE:
+            if room is not None and not room.released and isinstance(data, bytes) and name != META_FILE:
                 try:
                     return error.kept(room.keep(name, data))
                 except OSError:
