@@ -122,3 +122,20 @@ def test_the_disk_fills_while_an_answer_streams_and_the_answer_is_kept(fake, sma
     assert sent == ["start", "start", "the long one", ANSWER, "next"]
     assert "kept from a failed write" in git(store, "log", "-1", "--format=%s", "HEAD~2")
     assert_nothing_half_written(store)
+
+
+def test_a_store_on_a_file_system_remounted_read_only(fake, small_disk):
+    """The other way a disk refuses writes (EROFS), on the same real tmpfs."""
+    store = small_disk / "home" / "store.git"
+    fake.set(reply="ECHO")
+    cid = json.loads(ok("ask", "--json", "how does rebase work?").stdout)["conversation"]
+    head, sent = git(store, "rev-parse", "HEAD"), len(fake.requests)
+    subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+    try:
+        line = fails("ask", "--cid", cid, "asked on a read-only disk", code=1)
+        assert line.startswith(f"conv: error: {store} is on a read-only file system"), line
+        assert len(fake.requests) == sent and git(store, "rev-parse", "HEAD") == head
+        assert [c["id"] for c in json.loads(ok("list", "--json").stdout)] == [cid]
+        assert "how does rebase work?" in ok("show", cid).stdout.decode()
+    finally:
+        subprocess.run(["mount", "-o", "remount,rw", str(small_disk)], check=True)
