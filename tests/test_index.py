@@ -1,6 +1,7 @@
 """The index is a cache: deleted, corrupted or stale, it answers as git says."""
 
 import json
+import shutil
 import sqlite3
 
 import pytest
@@ -116,3 +117,48 @@ def test_a_corrupt_index_file_answers_list_search_and_follow_ups_as_before(fake,
     assert listing()[0]["id"] == latest and listing()[0]["turns"] == 6
     assert [answered(*q) for q in questions[2:5]] == before[2:5]  # the new turns hold none of the words
     git(store_path, "fsck", "--strict")
+
+
+@pytest.mark.parametrize("damage", ["index is a directory", "cache is a file"])
+def test_an_index_that_cannot_be_used_never_stops_conv(fake, conv_home, store_path, damage):
+    """The index is a cache: where it cannot be, conv works from the store
+    (an index in memory for that run) and says once, in one line, what to do."""
+    fake.set(reply="ECHO")
+    cid = json.loads(run_conv("ask", "--json", "how does rebase work?").stdout)["conversation"]
+    before = listing()
+    cache = conv_home / "cache"
+    index = cache / "index.sqlite"
+    if damage == "index is a directory":
+        shutil.rmtree(cache)
+        index.mkdir(parents=True)
+        (index / "notes.txt").write_text("someone's file")
+        expected = (f"conv: the index {index} cannot be used (it is a directory); ", f"Remove it: rm -r {index}")
+    else:
+        shutil.rmtree(cache)
+        cache.write_text("someone's file")
+        expected = (f"conv: the index {index} cannot be used ({cache} is a file, not a folder); ",
+                    f"Move that file away: mv {cache} {cache}.old")
+
+    def said_once(done) -> None:
+        assert done.returncode == 0, done.stderr.decode()
+        lines = done.stderr.decode().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(expected[0]) and lines[0].endswith(expected[1]), lines
+
+    done = run_conv("list", "--json")
+    said_once(done)
+    assert json.loads(done.stdout) == before
+    done = run_conv("ask", "--json", "--cid", cid, "and interactive mode?")
+    said_once(done)
+    assert json.loads(done.stdout)["answer"] == "and interactive mode?"
+    assert "and interactive mode?" in git(store_path, "log", "-p", "-1", "HEAD~1")
+    done = run_conv("search", "--json", "interactive")
+    said_once(done)
+    assert cid in done.stdout.decode()
+    done = run_conv("show", cid)
+    said_once(done)
+    assert "and interactive mode?" in done.stdout.decode()
+    # what was there is left as it was: conv does not remove what it did not make
+    if damage == "index is a directory":
+        assert (index / "notes.txt").read_text() == "someone's file"
+    else:
+        assert cache.read_text() == "someone's file"

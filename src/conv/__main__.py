@@ -1,7 +1,7 @@
 """Entry point. Turns conv's errors into one line and an exit code (see
-``errors``), and Ctrl-C anywhere into a quiet exit 130. Arguments that are not
-UTF-8 are refused here, before any command sees them (cli/run/text.py)."""
-
+``errors``), a full disk or a read-only place anywhere into one line too,
+and Ctrl-C anywhere into a quiet exit 130. Arguments that are not UTF-8 are
+refused here, before any command sees them (cli/run/text.py)."""
 import signal
 import sys
 
@@ -39,6 +39,15 @@ def main() -> None:
 
         drop_stdout()
         sys.exit(141)
+    except OSError as exc:  # a full disk or a read-only place met outside the store: no bug of conv's
+        from .errors import DiskError
+        from .terminal.render import error
+
+        said = DiskError.of(exc, exc.filename or "a file conv keeps")
+        if said is None:
+            raise
+        error(str(said))
+        sys.exit(said.exit_code)
 
 
 def _typer_path(args: list[str]) -> None:

@@ -5,6 +5,8 @@ the entry point prints it as one line and exits with its code. Anything else
 is a bug and keeps its traceback.
 """
 
+from contextlib import contextmanager
+
 EXIT_OK = 0
 EXIT_ERROR = 1  # bad input, unknown ref, corrupt file: the user can fix it
 EXIT_USAGE = 2  # wrong flags or arguments (the same code click uses)
@@ -49,6 +51,48 @@ class RefError(ConvError):
 
 class StoreError(ConvError):
     """The store holds something conv cannot read (e.g. a hand edit gone wrong)."""
+
+
+class DiskError(StoreError):
+    """A file conv keeps could not be written: the disk is full, or the place is
+    read-only. ``fix`` is what to do about it, said without "then run it again"
+    so that a caller keeping what it could (an answer) can say what happens next."""
+
+    def __init__(self, message: str, fix: str):
+        super().__init__(message, f"{fix}, then run the command again")
+        self.fix = fix
+
+    @classmethod
+    def of(cls, exc: OSError, where) -> "DiskError | None":
+        """The error ``exc`` means while writing ``where`` (None: not the disk's doing)."""
+        import errno
+
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return cls(f"no space left on the disk holding {where}", "Free some space")
+        if exc.errno == errno.EROFS:
+            return cls(f"{where} is on a read-only file system", "Remount it writable or set CONV_HOME elsewhere")
+        if exc.errno in (errno.EACCES, errno.EPERM):
+            return cls(f"{where} is read-only for you (permission denied: {exc.filename or where})",
+                       f"Run conv as its owner, or make it yours: chown -R $(id -un) {where}")
+        return None
+
+    def kept(self, path) -> "DiskError":
+        """The same failure, saying where what could not be written was kept."""
+        error = DiskError(f"{self.message}; the answer is kept in {path}", self.fix)
+        error.hint = f"{self.fix}: the next conv command that writes the store commits it"
+        return error
+
+
+@contextmanager
+def writing(where):
+    """Turn a full disk or a read-only place met inside the block into one DiskError about ``where``."""
+    try:
+        yield
+    except OSError as exc:
+        error = DiskError.of(exc, where)
+        if error is None:
+            raise
+        raise error from None
 
 
 class Interrupted(Exception):

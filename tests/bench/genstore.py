@@ -165,7 +165,7 @@ def generate(home: Path, conversations: int, turns: int, jobs: int, seed: int = 
     if not git_store.refs.set_if_equals(BRANCH, old.encode(), head):
         sys.exit("the store moved during generation")
     t_pack = time.perf_counter()
-    Store(home / "store.git").git.gc()  # as conv gc packs it
+    Store(home / "store.git").upkeep.gc()  # as conv gc packs it
     t_gc = time.perf_counter()
     fsck = subprocess.run(["git", "-C", str(home / "store.git"), "fsck", "--strict"], capture_output=True, text=True)
     if fsck.returncode or fsck.stdout.strip() or fsck.stderr.strip():

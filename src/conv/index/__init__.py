@@ -11,7 +11,9 @@ into a new file that replaces the old one whole.
 import json
 import os
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from ..errors import StoreError
 from ..format.model import Conversation
@@ -23,14 +25,21 @@ from .queries import Event, Filters, Hit, Queries, Row
 
 __all__ = ["Index", "Queries", "Row", "Filters", "Hit", "Event"]
 
+T = TypeVar("T")
+
 
 class Index:
     """The cache of ``store`` in the SQLite file at ``path``: ``refresh()``
-    brings it to the store's commit and returns its ``queries``."""
+    brings it to the store's commit and returns its ``queries``. A file that
+    cannot be used (a directory, in a folder that is a file or not writable,
+    on a full disk) never stops conv: the run keeps its index in memory,
+    built from the store, and ``notice`` hears once what is wrong."""
 
-    def __init__(self, store: Store, path: Path | None = None):
+    def __init__(self, store: Store, path: Path | None = None, notice: Callable[[str], None] = lambda message: None):
         self.store = store
         self.path = path or paths.cache_dir() / "index.sqlite"
+        self._notice = notice
+        self._memory = False  # the file cannot be used: this run's index lives in memory
         self._db: sqlite3.Connection | None = None
         self.queries = Queries(self._rows)
         self.parsed = ParsedFiles(self._rows, lambda: self.db)
@@ -43,12 +52,18 @@ class Index:
         return self._db
 
     def _open(self) -> sqlite3.Connection:
+        if self._memory:
+            db = sql.connect(":memory:")
+            sql.ensure_schema(db)
+            return db
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             db = sql.connect(self.path)
             sql.ensure_schema(db)
             return db
         except sqlite3.DatabaseError as exc:
+            if sql.unusable(exc):
+                raise
             sql.raise_if_busy(exc)
             self._discard()  # not a database at all: start a new file
             db = sql.connect(self.path)
@@ -65,32 +80,56 @@ class Index:
         for suffix in ("", "-journal", "-wal", "-shm"):
             Path(f"{self.path}{suffix}").unlink(missing_ok=True)
 
+    def _recover(self, exc: Exception) -> None:
+        """After ``exc`` from the cache: a damaged file is thrown away (the next
+        step rebuilds it); one that cannot be used is left alone for memory."""
+        if isinstance(exc, (sqlite3.ProgrammingError, sqlite3.InterfaceError, sqlite3.IntegrityError)):
+            raise exc  # a bug in a query, not a damaged file: rebuilding would not help
+        if isinstance(exc, sqlite3.DatabaseError):
+            sql.raise_if_busy(exc)
+        if self._memory or (isinstance(exc, OSError) and not sql.concerns(exc, self.path)):
+            raise exc  # not the file's doing
+        if isinstance(exc, sqlite3.DatabaseError) and not sql.unusable(exc):
+            try:
+                return self._discard()
+            except OSError as error:
+                exc = error
+        self._close()
+        self._memory = True
+        why, fix = sql.what_is_wrong(self.path, exc)
+        self._notice(f"the index {self.path} cannot be used ({why}); conv works from the store alone for now, "
+                     f"more slowly. {fix}")
+
+    def _guarded(self, step: Callable[[], T]) -> T:
+        """``step``, run again after the cache was rebuilt or moved to memory."""
+        for _ in range(2):
+            try:
+                return step()
+            except (OSError, sqlite3.DatabaseError) as exc:
+                self._recover(exc)
+        return step()
+
     def _rows(self, query: str, args=()) -> list[tuple]:
         """Run a query; a cache that turns out corrupt is rebuilt and asked again."""
+        def run() -> list[tuple]:
+            self._refresh()
+            return self.db.execute(query, args).fetchall()
+
         try:
             return self.db.execute(query, args).fetchall()
-        except (sqlite3.ProgrammingError, sqlite3.InterfaceError, sqlite3.IntegrityError):
-            raise  # a bug in the query, not a damaged file: rebuilding would not help
-        except sqlite3.DatabaseError as exc:
-            sql.raise_if_busy(exc)
-            self._discard()
-            self.refresh()
-            return self.db.execute(query, args).fetchall()
+        except (OSError, sqlite3.DatabaseError) as exc:
+            self._recover(exc)
+        return self._guarded(run)
 
     # -- keeping up with git ---------------------------------------------
     def refresh(self) -> Queries:
         """Bring the cache to the store's current commit (cheap when it is there).
         A cache found corrupt on the way is thrown away and rebuilt."""
-        try:
-            return self._refresh()
-        except sqlite3.DatabaseError as exc:
-            sql.raise_if_busy(exc)
-            self._discard()
-            return self._refresh()
+        return self._guarded(self._refresh)
 
     def rebuild(self) -> Queries:
         """Start over from git (conv reindex)."""
-        self._rebuild(self.store.head() or "", force=True)
+        self._guarded(lambda: self._rebuild(self.store.head() or "", force=True))
         return self.queries
 
     def _refresh(self) -> Queries:
@@ -124,6 +163,9 @@ class Index:
         """Index everything into a new file, then rename it into place: readers
         and writers of the old file are never blocked for the duration, and
         processes that find the cache missing at once rebuild it once."""
+        if self._memory:
+            self._close()
+            return self._fill(head)
         with sql.flock(self.path.with_name(self.path.name + ".rebuild")):
             self._close()
             indexed = sql.meta(self.db, "commit")
@@ -135,12 +177,7 @@ class Index:
             self._db = sql.connect(tmp)  # everything below now fills the new file
             try:
                 sql.ensure_schema(self._db)
-                with sql.transaction(self._db):
-                    sql.drop_triggers(self._db)  # the text is indexed in one pass at the end
-                    everything = set(self.store.conversation_ids(head)) | set(self.store.conversation_ids(head, trashed=True)) if head else set()
-                    self._builder().catch_up(everything, head)
-                    self._db.execute("INSERT INTO turn_fts (turn_fts) VALUES ('rebuild')")
-                    sql.add_triggers(self._db)
+                self._fill(head)
             except BaseException:
                 self._close()
                 tmp.unlink(missing_ok=True)
@@ -150,6 +187,15 @@ class Index:
                 os.replace(tmp, self.path)
             self._close()
 
+    def _fill(self, head: str) -> None:
+        """Index every conversation of ``head`` into the open cache, the text in one pass at the end."""
+        with sql.transaction(self.db):
+            sql.drop_triggers(self.db)
+            everything = set(self.store.conversation_ids(head)) | set(self.store.conversation_ids(head, trashed=True)) if head else set()
+            self._builder().catch_up(everything, head)
+            self.db.execute("INSERT INTO turn_fts (turn_fts) VALUES ('rebuild')")
+            sql.add_triggers(self.db)
+
     def record(self, conv: Conversation, old: str | None, new: str) -> None:
         """After conv's own commit: if the cache was at ``old``, move it to ``new``
         by reindexing just this conversation; otherwise the next refresh catches up."""
@@ -157,7 +203,7 @@ class Index:
             with sql.transaction(self.db):
                 if sql.meta(self.db, "commit") == (old or ""):
                     self._builder().catch_up({conv.id}, new)
-        except (sqlite3.DatabaseError, StoreError):
+        except (sqlite3.DatabaseError, StoreError, OSError):
             pass  # busy or broken: the cache just stays behind, and the next refresh catches up
 
 

@@ -131,3 +131,37 @@ def raise_if_busy(exc: sqlite3.DatabaseError) -> None:
         raise StoreError(
             f"the index stayed busy for {BUSY_SECONDS} s (another conv is rebuilding it?)", "Try again in a moment"
         ) from None
+
+
+# SQLite's primary result codes for a file that cannot be used, as against a damaged one:
+# PERM, READONLY, IOERR, FULL, CANTOPEN. Rebuilding into the same place would not help.
+_UNUSABLE = {3, 8, 10, 13, 14}
+
+
+def unusable(exc: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite could not use the file at all (not: found it damaged)."""
+    return (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF in _UNUSABLE
+
+
+def concerns(exc: OSError, path: Path) -> bool:
+    """Whether an OSError is about the cache's file or the folders holding it."""
+    if exc.filename is None:
+        return False
+    where, folder = Path(os.fsdecode(exc.filename)), path.parent
+    return where == folder or folder in where.parents or where in folder.parents
+
+
+def what_is_wrong(path: Path, exc: Exception) -> tuple[str, str]:
+    """(what is wrong with the cache at ``path``, what to do), from what is on disk."""
+    import errno
+
+    if path.is_dir():
+        return "it is a directory", f"Remove it: rm -r {path}"
+    existing = next((p for p in (path.parent, *path.parent.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        return f"{existing} is a file, not a folder", f"Move that file away: mv {existing} {existing}.old"
+    if getattr(exc, "errno", None) in (errno.ENOSPC, errno.EDQUOT) or (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF == 13:
+        return "no space left on its disk", "Free some space"
+    if not os.access(existing or path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return "you may not write there", f"Make it yours: chown -R $(id -un) {path.parent}"
+    return str(exc), f"Remove it: rm -f {path}"

@@ -10,16 +10,22 @@ from ..home import session
 from ..store import Store
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..format.model import Conversation
     from ..home.config import Config
     from ..index import Index
 
 
 class Workspace:
-    """What every service takes first: ``ws.store``, ``ws.index``, ``ws.config``."""
+    """What every service takes first: ``ws.store``, ``ws.index``, ``ws.config``.
+    ``notice`` hears what the store and the index have to say on the side (an
+    answer kept by a failed write going in, an index that cannot be used)."""
 
-    def __init__(self, store: Store | None = None, config: "Config | None" = None):
-        self.store = store or Store(hook_timeout=lambda: self.config.get("hooks.timeout"))
+    def __init__(self, store: Store | None = None, config: "Config | None" = None,
+                 notice: "Callable[[str], None] | None" = None):
+        self.notice = notice or _stderr
+        self.store = store or Store(hook_timeout=lambda: self.config.get("hooks.timeout"), notice=self.notice)
         if config is not None:
             self.config = config
 
@@ -33,7 +39,7 @@ class Workspace:
     def index(self) -> "Index":
         from ..index import Index
 
-        return Index(self.store)
+        return Index(self.store, notice=self.notice)
 
     def conversation(self, conv_id: str, commit: str | None = None) -> "Conversation":
         """A conversation to read (files parsed once, then cached by blob id)."""
@@ -56,3 +62,9 @@ class Workspace:
         name = session.session_name()
         if name:
             session.save(name, conv_id, self.index.queries.short_id(conv_id), turns, self.config.get("session.expiry"))
+
+
+def _stderr(message: str) -> None:
+    from ..terminal.render import notice
+
+    notice(message)

@@ -17,8 +17,19 @@ from ..format.model import Conversation, Turn, order_turns
 from ..home import paths
 from .git import CommitInfo, GitStore
 from .hooks import DEFAULT_TIMEOUT, Hooks
-from .layout import META_FILE, ROOT, STORE_README, TRASH, Draft, ParsedCache, conversation_ids, files_in, folder
-from .layout import parse_files
+from .layout import (
+    META_FILE,
+    ROOT,
+    STORE_README,
+    TRASH,
+    Draft,
+    ParsedCache,
+    conversation_ids,
+    files_in,
+    folder,
+    parse_files,
+)
+from .pending import Pending
 from .snapshot import Existing, Snapshot
 
 if TYPE_CHECKING:  # results of what conv ask never does: kept off its imports
@@ -43,11 +54,14 @@ class Store:
     """Conversations in, conversations out; commits are an implementation
     detail. The one public face of the store package: reading and writing
     conversations, remotes and transfers, upkeep and hooks. ``hook_timeout``
-    is asked for only when a hook runs."""
+    is asked for only when a hook runs. ``pending``: room reserved for
+    answers, and answers kept by a failed write (``notice`` hears of them)."""
 
-    def __init__(self, path: Path | None = None, hook_timeout: Callable[[], float] = lambda: DEFAULT_TIMEOUT):
+    def __init__(self, path: Path | None = None, hook_timeout: Callable[[], float] = lambda: DEFAULT_TIMEOUT,
+                 notice: Callable[[str], None] = lambda message: None):
         self.path = path or paths.store_dir()
         self._hooks = Hooks(self.path, hook_timeout)
+        self.pending = Pending(self.path, notice, lambda: self._repo)
         self._git: GitStore | None = None
         self._last: Snapshot | None = None
 
@@ -55,7 +69,7 @@ class Store:
     def _repo(self) -> GitStore:
         """The repository (created on first use)."""
         if self._git is None:
-            self._git = GitStore.open(self.path, self._hooks, readme=STORE_README)
+            self._git = GitStore.open(self.path, self._hooks, STORE_README, self.pending)
         return self._git
 
     @property

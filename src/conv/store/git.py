@@ -12,12 +12,17 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..errors import StoreError
+from ..errors import DiskError, StoreError, writing
 from ..home.secrets import redact
 from .hooks import Hooks
 from .lock import clear_stale_ref_locks, signals_held, writer_lock
+from .quarantine import Quarantine
 from .snapshot import FILE_MODE, Existing, Snapshot
+
+if TYPE_CHECKING:
+    from .pending import Pending
 
 BRANCH = "refs/heads/main"
 AUTHOR = b"conv <conv@localhost>"
@@ -40,19 +45,20 @@ class GitStore:
     """A bare repository with one branch, written only through ``update``;
     its ``hooks`` run around each commit."""
 
-    def __init__(self, path: Path, hooks: Hooks | None = None):
+    def __init__(self, path: Path, hooks: Hooks | None = None, pending: "Pending | None" = None):
         self.path = path
         self.hooks = hooks or Hooks(path)
+        self.pending = pending
         self._objects = None
         self._refs = None
 
     # -- creation --------------------------------------------------------
     @classmethod
-    def open(cls, path: Path, hooks: Hooks, readme: bytes = b"") -> "GitStore":
+    def open(cls, path: Path, hooks: Hooks, readme: bytes = b"", pending: "Pending | None" = None) -> "GitStore":
         """The store at ``path``, created first when there is none."""
         if not (path / "HEAD").exists():
             cls._create(path, readme)
-        return cls(path, hooks)
+        return cls(path, hooks, pending)
 
     @staticmethod
     def _create(path: Path, readme: bytes) -> None:
@@ -84,9 +90,9 @@ class GitStore:
             # first sync is a fast-forward or an ordinary merge.
             store.update(lambda snap: ({"README.md": readme}, "conv: create store"), when=ROOT_TIME)
             os.rename(tmp, path)
-        except OSError:
-            if not (path / "HEAD").exists():
-                raise
+        except OSError as exc:
+            if not (path / "HEAD").exists():  # else another process made it first
+                raise (DiskError.of(exc, path.parent) or exc) from None
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
@@ -212,17 +218,37 @@ class GitStore:
     def update(self, build: Callable[[Snapshot], tuple], when: int | None = None) -> tuple[str | None, str]:
         """One read-modify-write: ``build`` sees the current tree and returns the
         changes, the commit message and optionally more parents (a merge).
-        Returns (old commit, new commit)."""
+        Returns (old commit, new commit). Answers kept by an earlier failed
+        write go in first; a write that fails for a full disk or a read-only
+        store leaves nothing behind (quarantine.py) and keeps the answer it
+        was adding, where room was reserved for it (pending.py)."""
+        if self.pending is not None:
+            self.pending.commit_kept()
+        changes: Changes = {}
+        try:
+            with writing(self.path), writer_lock(self.path) as lock:
+                clear_stale_ref_locks(self.path, BRANCH)
+                old = self.head()
+                snap = Snapshot(self.objects, old)
+                made, message, *more = build(snap)
+                message = redact(message)  # it names models, URLs, errors: never a credential
+                changes.update(made)
+                new = self._commit(Quarantine(self.path, self.objects, lock), snap, changes, message,
+                                   more[0] if more else None, when)
+        except DiskError as exc:
+            raise (self.pending.kept_after(exc, changes) if self.pending is not None else exc) from None
+        self.hooks.run("post-commit", message, args=[new])
+        return old, new
+
+    def _commit(self, incoming: Quarantine, snap: Snapshot, changes: Changes, message: str,
+                merged: list[str] | None, when: int | None) -> str:
+        """Write the commit's new objects into a quarantine, let the pre-commit
+        hook judge them there, move them into the store, then move the branch
+        by compare-and-swap (call with the writer lock held)."""
         from dulwich.object_store import commit_tree_changes
         from dulwich.objects import Blob, Commit, Tree
 
-        with writer_lock(self.path):
-            clear_stale_ref_locks(self.path, BRANCH)
-            old = self.head()
-            snap = Snapshot(self.objects, old)
-            changes, message, *more = build(snap)
-            message = redact(message)  # it names models, URLs, errors: never a credential
-            store = HealingObjects(self.objects)
+        try:
             entries, written = [], []  # written: the blobs this commit makes, for the pre-commit hook
             for path, content in changes.items():
                 if content is None:
@@ -231,46 +257,26 @@ class GitStore:
                     entries.append((path.encode(), content.mode, content.sha.encode()))
                 else:
                     blob = Blob.from_string(content)
-                    store.add_object(blob)
+                    incoming.add_object(blob)
                     entries.append((path.encode(), FILE_MODE, blob.id))
                     written.append(f"{blob.id.decode()} {path}\n")
-            if not more:  # a merge brings what other machines already let through
-                self.hooks.run("pre-commit", message, stdin="".join(written))
-            base = snap.tree if snap.tree is not None else Tree()
+            old = snap.commit
             commit = Commit()
-            commit.tree = commit_tree_changes(store, base, entries)
-            commit.parents = ([old.encode()] if old else []) + [p.encode() for p in (more[0] if more else [])]
+            commit.tree = commit_tree_changes(incoming, snap.tree if snap.tree is not None else Tree(), entries)
+            commit.parents = ([old.encode()] if old else []) + [p.encode() for p in merged or []]
             commit.author = commit.committer = AUTHOR
             commit.author_time = commit.commit_time = int(time.time()) if when is None else when
             commit.author_timezone = commit.commit_timezone = 0
             commit.message = message.encode() + (b"" if message.endswith("\n") else b"\n")
-            store.add_object(commit)
+            incoming.add_object(commit)
+            if merged is None:  # a merge brings what other machines already let through
+                self.hooks.run("pre-commit", message, stdin="".join(written), env=incoming.env())
+            incoming.admit()
             with signals_held():
-                ok = self.refs.set_if_equals(
-                    BRANCH.encode(), old.encode() if old else None, commit.id
-                )
-            if not ok:  # impossible while every writer takes the flock; say so if it happens
-                raise StoreError("the store changed during a write", "Run the command again")
-        self.hooks.run("post-commit", message, args=[commit.id.decode()])
-        return old, commit.id.decode()
+                ok = self.refs.set_if_equals(BRANCH.encode(), old.encode() if old else None, commit.id)
+        finally:
+            incoming.close()
+        if not ok:  # impossible while every writer takes the flock; say so if it happens
+            raise StoreError("the store changed during a write", "Run the command again")
+        return commit.id.decode()
 
-
-class HealingObjects:
-    """The object store as commit_tree_changes uses it (read, add), except that
-    adding removes the ``.lock`` a writer killed while writing that very object
-    left behind (only called with the writer lock held: nobody else writes)."""
-
-    def __init__(self, store):
-        self._store = store
-
-    def __getitem__(self, sha):
-        return self._store[sha]
-
-    def add_object(self, obj) -> None:
-        from dulwich.file import FileLocked
-
-        try:
-            self._store.add_object(obj)
-        except FileLocked as exc:
-            Path(os.fsdecode(exc.lockfilename)).unlink(missing_ok=True)
-            self._store.add_object(obj)

@@ -68,10 +68,11 @@ class Hooks:
             path.chmod(0o755)
         return names or list(available)
 
-    def run(self, name: str, message: str, stdin: str = "", args: list[str] = ()) -> None:
+    def run(self, name: str, message: str, stdin: str = "", args: list[str] = (), env: dict | None = None) -> None:
         """Run the store's hook NAME if it is installed (conv hooks install).
         pre-commit gets ``<blob id> <path>`` lines of what the commit adds on
-        stdin; a non-zero exit refuses the commit, with the hook's own words.
+        stdin, and in ``env`` the quarantine holding them (git finds them
+        there); a non-zero exit refuses the commit, with the hook's own words.
         post-commit gets the new commit's id; its failures change nothing."""
         hook = self.folder / name
         if not os.access(hook, os.X_OK):
@@ -79,7 +80,7 @@ class Hooks:
         import subprocess
 
         timeout = self._timeout()
-        env = {**os.environ, "GIT_DIR": str(self.git_dir), "CONV_COMMIT_MESSAGE": message}
+        env = {**os.environ, **(env or {}), "GIT_DIR": str(self.git_dir), "CONV_COMMIT_MESSAGE": message}
         try:
             done = subprocess.run([str(hook), *args], input=stdin, capture_output=True, text=True, env=env,
                                   timeout=timeout)

@@ -7,43 +7,54 @@ flock on ``<store>/conv.lock`` (released by the kernel when a process dies):
 whoever holds it knows any ref ``.lock`` it finds is a dead writer's
 leftover and removes it. Signals that would end the process are held back
 while the ref itself is written, so Ctrl-C cannot leave a lock either.
+
+The git CLI (``conv git``, a user's own git, git fetch run by a sync) takes
+the same kind of locks without conv's flock: a ``.lock`` that some live
+process has open (read from /proc on Linux; elsewhere, one younger than
+STALE_AFTER) is that process's, and is named in an error instead of removed.
 """
 
 import fcntl
 import os
 import signal
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..errors import StoreError
+
 _HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 _held = threading.local()  # stores whose writer lock this thread holds, and how deep
+STALE_AFTER = 60  # seconds: without /proc, a lock this old is a dead writer's
 
 
 @contextmanager
 def writer_lock(store: Path):
-    """Exclusive access for one read-modify-write of the store. Re-entrant
-    within a thread: a sync holds it across filtering and merging, and the
-    writes it makes meanwhile take it again (a second flock would wait for
-    the first for ever)."""
-    depth = getattr(_held, "stores", None)
-    if depth is None:
-        depth = _held.stores = {}
+    """Exclusive access for one read-modify-write of the store; gives the lock
+    file's descriptor (quarantine.py keeps one byte of state in it).
+    Re-entrant within a thread: a sync holds it across filtering and
+    merging, and the writes it makes meanwhile take it again (a second flock
+    would wait for the first for ever)."""
+    held = getattr(_held, "stores", None)
+    if held is None:
+        held = _held.stores = {}
     key = os.path.realpath(store)
-    if depth.get(key):
-        depth[key] += 1
+    if key in held:
+        fd, depth = held[key]
+        held[key] = (fd, depth + 1)
         try:
-            yield
+            yield fd
         finally:
-            depth[key] -= 1
+            held[key] = (fd, depth)
         return
     fd = os.open(store / "conv.lock", os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        depth[key] = 1
-        yield
+        held[key] = (fd, 1)
+        yield fd
     finally:
-        depth.pop(key, None)
+        held.pop(key, None)
         os.close(fd)  # closing releases the flock
 
 
@@ -63,10 +74,45 @@ def transfer_lock(store: Path, exclusive: bool):
 def clear_stale_ref_locks(store: Path, ref: str) -> None:
     """Remove the ``.lock`` files of writers that died (call with the flock held)."""
     for path in (store / f"{ref}.lock", store / "packed-refs.lock"):
+        clear_stale(path)
+
+
+def clear_stale(lock: Path) -> None:
+    """Remove ``lock`` when no living process holds it (call with the flock
+    held); one that a process still holds is named in a one-line error."""
+    try:
+        age = time.time() - lock.lstat().st_mtime
+    except FileNotFoundError:
+        return
+    holder = _holder(lock)
+    if holder or (holder is None and age < STALE_AFTER):
+        who = f" ({holder})" if holder else f" (made {age:.0f} s ago)"
+        raise StoreError(f"{lock} is held by a running process{who}",
+                         "Let it finish and run the command again; if it hangs, end that process")
+    lock.unlink(missing_ok=True)
+
+
+def _holder(path: Path) -> str | None:
+    """"pid N (name)" of a process that has ``path`` open, "" when none does,
+    None when that cannot be known here (no /proc)."""
+    if not os.path.isdir("/proc/self/fd"):
+        return None
+    target = os.path.realpath(path)
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
         try:
-            path.unlink()
-        except FileNotFoundError:
-            pass
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:  # gone, or another user's
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{pid}/fd/{fd}") == target:
+                    name = Path(f"/proc/{pid}/comm").read_text().strip()
+                    return f"pid {pid}, {name}"
+            except OSError:
+                continue
+    return ""
 
 
 @contextmanager

@@ -11,17 +11,19 @@ credentials are masked wherever conv prints (home/secrets.py).
 import re
 import shutil
 import subprocess
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import SyncError, UsageError
+from ..errors import StoreError, SyncError, UsageError, writing
 from ..home.secrets import redact
 from . import holding
-from .lock import transfer_lock
+from .lock import clear_stale, transfer_lock, writer_lock
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 _SECTION = re.compile(r'^\s*\[\s*(?:remote\s+"((?:[^"\\]|\\.)*)"|[^\]]*)\s*\]')
 _SETTING = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*?)\s*$")
+_LOCKED = re.compile(r"Unable to create '([^']+\.lock)'")
 TRACKING = "refs/remotes/{name}/main"
 BRANCH = "refs/heads/main"
 
@@ -99,10 +101,9 @@ class Remotes:
         url = url.strip()
         if "://" not in url and ":" not in url.split("/", 1)[0]:  # a plain path: make it absolute
             url = str(Path(url).expanduser().resolve())
-        config = self._config()
-        config.set((b"remote", name.encode()), b"url", url.encode())
-        config.set((b"remote", name.encode()), b"fetch", f"+{BRANCH}:{TRACKING.format(name=name)}".encode())
-        config.write_to_path(str(self.path / "config"))
+        with self._config_written() as config:
+            config.set((b"remote", name.encode()), b"url", url.encode())
+            config.set((b"remote", name.encode()), b"fetch", f"+{BRANCH}:{TRACKING.format(name=name)}".encode())
         return Remote(name, url)
 
     def fetch(self, remote: Remote) -> str | None:
@@ -145,23 +146,38 @@ class Remotes:
 
     def remove(self, name: str) -> None:
         self.get(name)
-        config = self._config()
-        del config[(b"remote", name.encode())]
-        config.write_to_path(str(self.path / "config"))
+        with self._config_written() as config:
+            del config[(b"remote", name.encode())]
         (self.path / TRACKING.format(name=name)).unlink(missing_ok=True)
         if name in self.holding_purged():
             self.record(name, None)
+
+    @contextmanager
+    def _config_written(self):
+        """The store's git config to change, written back under conv's writer
+        lock, after the ``config.lock`` of a process that died is removed."""
+        with writing(self.path), writer_lock(self.path):
+            clear_stale(self.path / "config.lock")
+            config = self._config()
+            yield config
+            config.write_to_path(str(self.path / "config"))
 
 
 def fetch(store_path: Path, remote: Remote) -> str | None:
     """The remote's main commit, now in the local object store (None: empty remote)."""
     tracking = TRACKING.format(name=remote.name)
+    with writer_lock(store_path):  # a fetch killed while moving the tracking ref left its lock
+        clear_stale(store_path / f"{tracking}.lock")
     if shutil.which("git"):
         done = _git(store_path, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote.url,
                     f"+{BRANCH}:{tracking}")
         if done.returncode:
             if "couldn't find remote ref" in done.stderr.lower():
                 return None  # a new, empty remote
+            locked = _LOCKED.search(done.stderr)
+            if locked:  # taken since, by a git of the user's: a local matter, not the network's
+                raise StoreError(f"{locked[1]} is held by another git process",
+                                 "Let it finish and run the command again")
             raise SyncError(f"cannot fetch from {remote.name} ({remote.shown}): {_last_line(done.stderr)}",
                             "Is the remote reachable? conv remote list shows the URL")
         return _read_ref(store_path, tracking)

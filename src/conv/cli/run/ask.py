@@ -32,10 +32,8 @@ def run(command: AskCommand, how=None) -> None:
         opts.last_command = shared_last_command()
     printer = render.AnswerPrinter()
     streaming = not (command.json_out or not opts.stream)
-    asker = Asker(Workspace(), Output(
-        notice=(lambda m: None) if command.quiet else render.notice,
-        on_text=printer if streaming else (lambda text: None),
-    ))
+    notice = (lambda m: None) if command.quiet else render.notice
+    asker = Asker(Workspace(notice=notice), Output(notice=notice, on_text=printer if streaming else (lambda text: None)))
     if command.dry_run:
         return show_preview(asker.preview(opts), command.json_out)
     try:

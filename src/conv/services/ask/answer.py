@@ -4,7 +4,7 @@ the place of the one it replaces (which stays in history), or, when the
 conversation moved on while it arrived, goes to a fork (``place_retry``)."""
 
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...errors import Interrupted, ProviderError, RefError
 from ...format import ids
@@ -36,7 +36,26 @@ class Job:
 
 def stream_answer(ws: Workspace, conv: Conversation, question: Turn, messages: list[Message], job: Job,
                   out: Output) -> AskResult:
-    """Stream the model's answer to ``out`` and store it, whole or as far as it came."""
+    """Stream the model's answer to ``out`` and store it, whole or as far as it
+    came. Room for it is reserved first, while the disk has some: should its
+    commit fail for a full disk or a read-only store, it is kept there, and
+    the next write of the store commits it."""
+    if not job.opts.save:
+        return _stream(ws, conv, question, messages, job, out)
+    room = ws.store.pending.reserve(conv.id, question.name)
+
+    def on_text(text: str) -> None:
+        room.expect(len(text.encode()))
+        out.on_text(text)
+
+    try:
+        return _stream(ws, conv, question, messages, job, replace(out, on_text=on_text))
+    finally:
+        room.release()
+
+
+def _stream(ws: Workspace, conv: Conversation, question: Turn, messages: list[Message], job: Job,
+            out: Output) -> AskResult:
     pieces: list[str] = []
 
     def receive(text: str) -> None:

@@ -48,6 +48,8 @@ class Asker:
     out: Output
 
     def ask(self, opts: AskOptions) -> AskResult:
+        if opts.save:
+            self.ws.store.pending.commit_kept()  # an answer kept by a failed write comes before this question
         target = choose_target(self.ws, opts, self.out)
         provider = get_provider(target.choice.provider, self.ws.config)
         conv, question = store_question(self.ws, target, opts, self.out)
