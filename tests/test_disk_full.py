@@ -124,6 +124,7 @@ def test_the_disk_fills_while_an_answer_streams_and_the_answer_is_kept(fake, sma
     assert_nothing_half_written(store)
 
 
+@pytest.mark.conv_process("a file conv left open in this process would keep the disk from being remounted")
 def test_a_store_on_a_file_system_remounted_read_only(fake, small_disk):
     """The other way a disk refuses writes (EROFS), on the same real tmpfs."""
     store = small_disk / "home" / "store.git"

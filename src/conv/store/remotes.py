@@ -8,6 +8,7 @@ Remote URLs live in the store's git config, which is never committed; their
 credentials are masked wherever conv prints (home/secrets.py).
 """
 
+import os
 import re
 import shutil
 import subprocess
@@ -23,6 +24,8 @@ from .lock import clear_stale, transfer_lock, writer_lock
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 _SECTION = re.compile(r'^\s*\[\s*(?:remote\s+"((?:[^"\\]|\\.)*)"|[^\]]*)\s*\]')
 _SETTING = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*?)\s*$")
+_BEHIND = ("fetch first", "non-fast-forward", "failed to update ref", "cannot lock ref", "incorrect old value",
+           "stale info")  # git's and dulwich's words for a refusal because the remote moved on
 _LOCKED = re.compile(r"Unable to create '([^']+\.lock)'")
 TRACKING = "refs/remotes/{name}/main"
 BRANCH = "refs/heads/main"
@@ -67,8 +70,7 @@ class Remotes:
         return ConfigFile.from_path(str(self.path / "config"))
 
     def list(self) -> list[Remote]:
-        """Read with a few lines of parsing, not dulwich's config module: conv
-        push runs this on its way to a git push it must keep up with."""
+        """Parsed here, not by dulwich's config module: conv push must keep up with git."""
         out, section = [], None
         try:
             text = (self.path / "config").read_text()
@@ -85,10 +87,11 @@ class Remotes:
         return sorted(out, key=lambda r: r.name)
 
     def get(self, name: str) -> Remote:
-        for remote in self.list():
-            if remote.name == name:
-                return remote
-        known = ", ".join(r.name for r in self.list()) or "none yet"
+        remotes = self.list()
+        found = next((r for r in remotes if r.name == name), None)
+        if found:
+            return found
+        known = ", ".join(r.name for r in remotes) or "none yet"
         raise UsageError(f"no remote named {name!r} (known: {known})", "Add one: conv remote add NAME URL")
 
     def add(self, name: str, url: str) -> Remote:
@@ -96,9 +99,8 @@ class Remotes:
             raise UsageError(f"{name!r} is not a remote name", "Use letters, digits, '.', '_' or '-'")
         if any(r.name == name for r in self.list()):
             raise UsageError(f"remote {name!r} exists already", f"Remove it first: conv remote remove {name}")
-        if not url.strip() or any(c.isspace() for c in url.strip()):
+        if not (url := url.strip()) or any(c.isspace() for c in url):
             raise UsageError(f"{url!r} is not a URL or path")
-        url = url.strip()
         if "://" not in url and ":" not in url.split("/", 1)[0]:  # a plain path: make it absolute
             url = str(Path(url).expanduser().resolve())
         with self._config_written() as config:
@@ -200,11 +202,8 @@ class Pushed:
     rejected: str = ""  # why the remote refused (non-fast-forward, a hook …)
 
     @property
-    def behind(self) -> bool:
-        """Whether the refusal means the remote has moved on (fetch, merge, try again)."""
-        return not self.ok and any(why in self.rejected for why in (
-            "fetch first", "non-fast-forward", "failed to update ref", "cannot lock ref", "incorrect old value",
-            "stale info"))
+    def behind(self) -> bool:  # the remote has moved on: fetch, merge, try again
+        return not self.ok and any(why in self.rejected for why in _BEHIND)
 
 
 def push(store_path: Path, remote: Remote, commit: str, lease: str | None = None) -> Pushed:
@@ -281,16 +280,13 @@ def _followed(store_path: Path, remote: Remote, commit: str, done: Pushed) -> Pu
 
 
 def _git(store_path: Path, *args: str) -> subprocess.CompletedProcess:
-    env_free = {"GIT_TERMINAL_PROMPT": "0"}  # a missing credential fails, it never waits for a password
-    import os
-
+    """git in the store; a missing credential fails, it never waits for a password."""
     return subprocess.run(["git", "--git-dir", str(store_path), *args], capture_output=True, text=True,
-                          env={**os.environ, **env_free}, stdin=subprocess.DEVNULL)
+                          env={**os.environ, "GIT_TERMINAL_PROMPT": "0"}, stdin=subprocess.DEVNULL)
 
 
 def _read_ref(store_path: Path, ref: str) -> str | None:
-    done = _git(store_path, "rev-parse", "--verify", "--quiet", ref)
-    return done.stdout.strip() or None
+    return _git(store_path, "rev-parse", "--verify", "--quiet", ref).stdout.strip() or None
 
 
 def _last_line(text: str) -> str:
