@@ -295,3 +295,14 @@ def test_redirects_stop_after_five_hops_and_301_is_not_followed_for_a_post(fake)
     fake.set(redirect=(301, ""))
     line = fails("ask", "hello", code=3, env={"OPENAI_BASE_URL": moved(fake)})
     assert f"redirected the request (301 to /v1/chat/completions)" in line and len(fake.requests) == 7
+
+
+# -- the Ollama probe: localhost is proxied unless NO_PROXY lists it, as curl does --------------------
+def test_the_ollama_probe_of_127_0_0_1_is_proxied_unless_no_proxy_lists_it(tinyproxy, fake):
+    """curl 7.88 sends http://127.0.0.1/ and http://localhost/ through http_proxy
+    when NO_PROXY is unset; conv's probe for an Ollama does the same."""
+    env = {"OLLAMA_HOST": f"127.0.0.1:{fake.port}", "OPENAI_BASE_URL": "", "http_proxy": tinyproxy.url()}
+    assert "ollama:qwen2.5:0.5b" in ok("models", env=env).stdout.decode()
+    assert tinyproxy.requests() == [f"GET http://127.0.0.1:{fake.port}/api/tags HTTP/1.1"]
+    assert "ollama:qwen2.5:0.5b" in ok("models", env={**env, "NO_PROXY": "localhost,127.0.0.1,::1"}).stdout.decode()
+    assert len(tinyproxy.requests()) == 1
