@@ -163,6 +163,18 @@ def test_a_dead_proxy_fails_in_one_line_naming_it_and_its_variable(variable, tls
     assert "hello" in git(store_path, "log", "-p")  # the question is kept
 
 
+def test_a_proxy_that_never_answers_connect_times_out_naming_it(tls_fake, pki):
+    silent = socket.create_server(("127.0.0.1", 0))  # the kernel accepts; nothing ever answers
+    with silent:
+        ok("config", "set", "timeout.connect", "1")
+        proxy = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        started = time.monotonic()
+        line = fails("ask", "hello", code=3, env={"HTTPS_PROXY": proxy, "OPENAI_BASE_URL": https_url(tls_fake),
+                                                  "SSL_CERT_FILE": str(pki / "ca.pem")})
+        assert time.monotonic() - started < 10
+    assert f"cannot reach the proxy {proxy} (from HTTPS_PROXY): no answer to CONNECT within 1 s" in line
+
+
 # -- (4) proxy credentials -------------------------------------------------------------------------
 def test_proxy_credentials_are_sent_and_never_shown_or_stored(tinyproxy_auth, tls_fake, fake, pki, conv_home, store_path):
     base = {"SSL_CERT_FILE": str(pki / "ca.pem"), "OPENAI_BASE_URL": https_url(tls_fake), "OPENAI_API_KEY": KEY}

@@ -251,6 +251,10 @@ def _tunnel(sock: socket.socket, proxy, target: str) -> None:
     file = sock.makefile("rb")  # the proxy sends nothing after its head until TLS starts
     try:
         status, reason, _ = read_head(file)
+    except TimeoutError:
+        raise Failure(*proxy.unreachable(f"no answer to CONNECT within {sock.gettimeout():g} s")) from None
+    except ProtocolError as exc:
+        raise Failure(*proxy.unreachable(f"its answer to CONNECT is not HTTP ({exc})")) from None
     finally:
         file.close()
     if status in (401, 407):  # tinyproxy answers wrong credentials with 401
