@@ -41,12 +41,13 @@ def _line(file) -> bytes:
     return line
 
 
-def read_head(file) -> tuple[int, str, dict[str, str]]:
+def _read_head(file) -> tuple[int, str, dict[str, str]]:
     """(status, reason, headers with lower-case names) of a response."""
     status_line = _line(file).decode("latin-1")
     parts = status_line.split(None, 2)
     if len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdigit():
-        raise ProtocolError(f"not an HTTP response: {status_line.strip()[:60]!r}" if status_line else "the server closed the connection without answering")
+        raise ProtocolError(f"not an HTTP response: {status_line.strip()[:60]!r}" if status_line
+                            else "the server closed the connection without answering")
     headers: dict[str, str] = {}
     while (line := _line(file)) not in (b"\r\n", b"\n"):
         if not line:
@@ -60,7 +61,7 @@ class Response:
     def __init__(self, sock: socket.socket):
         self._sock = sock
         self._file = sock.makefile("rb")
-        self.status, _, self.headers = read_head(self._file)
+        self.status, _, self.headers = _read_head(self._file)
         if "chunked" in self.headers.get("transfer-encoding", "").lower():
             self._left = 0  # bytes left in the current chunk
             self._mode = "chunked"
@@ -141,14 +142,15 @@ def request(
     credentials are dropped once a redirect leaves the first origin. Raises
     OSError (ConnectionRefusedError, TimeoutError, ProtocolError, Failure …)
     for anything that goes wrong on the way."""
-    first = _origin(urlsplit(url))
+    start, first = url, _origin(urlsplit(url))
     for _ in range(MAX_REDIRECTS + 1):
         parts = urlsplit(url)
         if _origin(parts) != first:
             headers = {k: v for k, v in headers.items() if k.lower() not in CREDENTIALS}
         response = _exchange(parts, body, headers, connect_timeout, read_timeout, ca_file)
         location = response.getheader("location")
-        if not location or not (response.status in (307, 308) or body is None and response.status in (301, 302, 303)):
+        follow = response.status in (307, 308) or body is None and response.status in (301, 302, 303)
+        if not location or not follow:
             return response
         response.close()
         url = urljoin(url, location)
@@ -158,7 +160,8 @@ def request(
                 f"{_show(parts)} redirected to {_show(urlsplit(url))}, which conv does not follow",
                 "conv follows redirects to https, and to http only from http: set the base URL to where it leads",
             )
-    raise Failure(f"more than {MAX_REDIRECTS} redirects from {_show(urlsplit(url))}", "Set the base URL to where they lead")
+    raise Failure(f"more than {MAX_REDIRECTS} redirects from {_show(urlsplit(start))}",
+                  "Set the base URL to where they lead")
 
 
 def _origin(parts) -> tuple:
@@ -171,7 +174,7 @@ def _show(parts) -> str:
     return f"{parts.scheme}://{netloc}{parts.path}"
 
 
-def authority(host: str, port: int | None) -> str:
+def _authority(host: str, port: int | None) -> str:
     """HOST[:PORT] as a Host header and CONNECT write it: IPv6 literals in brackets."""
     host = f"[{host}]" if ":" in host else host
     return host if port is None else f"{host}:{port}"
@@ -196,20 +199,21 @@ def _exchange(parts, body: bytes | None, headers: dict[str, str], connect_timeou
         from .proxy import route
 
         proxy = route(variable, host, port)
-    sock = _connect(proxy.host, proxy.port, connect_timeout, proxy) if proxy else _connect(host, port, connect_timeout)
+    sock = _connect((proxy.host, proxy.port) if proxy else (host, port), connect_timeout, proxy)
     try:
         if proxy and https:
-            _tunnel(sock, proxy, authority(host, port))
+            _tunnel(sock, proxy, _authority(host, port))
         if https:
             sock = _secure(sock, host, port, ca_file)
         sock.settimeout(read_timeout)
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        head = [f"Host: {authority(host, parts.port)}"]
+        head = [f"Host: {_authority(host, parts.port)}"]
         if proxy and not https:  # absolute form, for the proxy to forward
-            target = f"http://{authority(host, parts.port)}{target}"
+            target = f"http://{_authority(host, parts.port)}{target}"
             head += [f"Proxy-Authorization: {proxy.authorization}"] if proxy.authorization else []
         method, length = ("GET", []) if body is None else ("POST", [f"Content-Length: {len(body)}"])
-        head = [f"{method} {target} HTTP/1.1", *head, *length, "Connection: close", *(f"{k}: {v}" for k, v in headers.items())]
+        head = [f"{method} {target} HTTP/1.1", *head, *length, "Connection: close"]
+        head += [f"{k}: {v}" for k, v in headers.items()]
         sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + (body or b""))
         response = Response(sock)
         if proxy and response.status == 407:
@@ -220,9 +224,10 @@ def _exchange(parts, body: bytes | None, headers: dict[str, str], connect_timeou
         raise
 
 
-def _connect(host: str, port: int, timeout: float, proxy=None) -> socket.socket:
+def _connect(address: tuple[str, int], timeout: float, proxy) -> socket.socket:
+    """A connection to the server, or to the proxy (whose failures name it)."""
     try:
-        return socket.create_connection((host, port), timeout=timeout)
+        return socket.create_connection(address, timeout=timeout)
     except OSError as exc:
         if proxy is None:
             raise
@@ -240,7 +245,7 @@ def _secure(sock: socket.socket, host: str, port: int, ca_file: str | None) -> s
     try:
         return context(ca_file).wrap_socket(sock, server_hostname=host)
     except ssl.SSLCertVerificationError as exc:
-        raise Failure(*untrusted(exc, authority(host, port))) from None
+        raise Failure(*untrusted(exc, _authority(host, port))) from None
 
 
 def _tunnel(sock: socket.socket, proxy, target: str) -> None:
@@ -250,7 +255,7 @@ def _tunnel(sock: socket.socket, proxy, target: str) -> None:
     sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"))
     file = sock.makefile("rb")  # the proxy sends nothing after its head until TLS starts
     try:
-        status, reason, _ = read_head(file)
+        status, reason, _ = _read_head(file)
     except TimeoutError:
         raise Failure(*proxy.unreachable(f"no answer to CONNECT within {sock.gettimeout():g} s")) from None
     except ProtocolError as exc:
