@@ -318,3 +318,19 @@ def test_the_ollama_probe_of_127_0_0_1_is_proxied_unless_no_proxy_lists_it(tinyp
     assert tinyproxy.requests() == [f"GET http://127.0.0.1:{fake.port}/api/tags HTTP/1.1"]
     assert "ollama:qwen2.5:0.5b" in ok("models", env={**env, "NO_PROXY": "localhost,127.0.0.1,::1"}).stdout.decode()
     assert len(tinyproxy.requests()) == 1
+
+
+# -- start-up: the proxy code loads only when a proxy variable is set ----------------------------------
+def test_the_proxy_code_loads_only_when_a_proxy_variable_is_set(fake):
+    """The hot path looks five variables up; proxy.py (and ssl, for plain http) stay unloaded."""
+
+    def loaded(env: dict) -> set[str]:
+        done = subprocess.run([sys.executable, "-X", "importtime", "-m", "conv", "ask", "hello"], env=conv_env(env),
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+
+    without = loaded({"no_proxy": "*", "NO_PROXY": "*"})  # NO_PROXY alone names no proxy
+    assert "conv.providers.http" in without
+    assert not {"conv.providers.proxy", "conv.providers.tls", "ssl"} & without
+    assert "conv.providers.proxy" in loaded({"http_proxy": "http://127.0.0.1:1", "NO_PROXY": "127.0.0.1"})
