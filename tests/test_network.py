@@ -63,13 +63,13 @@ def https_url(server: FakeServer) -> str:
 class Tinyproxy:
     """tinyproxy in the foreground with a config of its own on a free port; its log is its stderr."""
 
-    def __init__(self, tmp: Path, auth: bool = False):
+    def __init__(self, tmp: Path, auth: bool = False, extra: str = ""):
         self.port = free_port()
         self.log = tmp / f"tinyproxy-{self.port}.log"
         conf = tmp / f"tinyproxy-{self.port}.conf"
         conf.write_text(
             f"Port {self.port}\nListen 127.0.0.1\nAllow 127.0.0.1\nTimeout 30\nMaxClients 20\nLogLevel Connect\n"
-            + (f"BasicAuth {USER} {PASSWORD}\n" if auth else "")
+            + (f"BasicAuth {USER} {PASSWORD}\n" if auth else "") + extra
         )
         with open(self.log, "wb") as log:
             self.proc = subprocess.Popen(["tinyproxy", "-d", "-c", str(conf)], stdout=log, stderr=log)
@@ -173,6 +173,19 @@ def test_a_proxy_that_never_answers_connect_times_out_naming_it(tls_fake, pki):
                                                   "SSL_CERT_FILE": str(pki / "ca.pem")})
         assert time.monotonic() - started < 10
     assert f"cannot reach the proxy {proxy} (from HTTPS_PROXY): no answer to CONNECT within 1 s" in line
+
+
+def test_a_proxy_that_refuses_the_tunnel_is_one_line_naming_it(tmp_path, tls_fake, pki):
+    proxy = Tinyproxy(tmp_path, extra="ConnectPort 443\n")  # tunnels to port 443 only
+    try:
+        line = fails("ask", "hello", code=3, env={"https_proxy": proxy.url(), "OPENAI_BASE_URL": https_url(tls_fake),
+                                                  "SSL_CERT_FILE": str(pki / "ca.pem")})
+    finally:
+        proxy.stop()
+    assert proxy.requests() == [f"CONNECT localhost:{tls_fake.port} HTTP/1.1"]
+    assert line.startswith(f"conv: error: the proxy {proxy.url()} (from https_proxy) would not connect to "
+                           f"localhost:{tls_fake.port} (403 ")
+    assert tls_fake.requests == []
 
 
 # -- (4) proxy credentials -------------------------------------------------------------------------
