@@ -26,31 +26,35 @@ KEY = "sk-test-key"
 # -- the private CA and its server ---------------------------------------------------------
 @pytest.fixture(scope="module")
 def pki(tmp_path_factory) -> Path:
-    """ca.pem, and server.pem / server.key for localhost, 127.0.0.1 and ::1 signed by it."""
+    """ca.pem; server.pem / server.key for localhost, 127.0.0.1 and ::1 signed by
+    it, and other.pem / other.key for example.test alone."""
     d = tmp_path_factory.mktemp("pki")
-    (d / "server.ext").write_text(
-        "subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1\nbasicConstraints=CA:FALSE\n"
-        "keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n"
-        "authorityKeyIdentifier=keyid,issuer\nsubjectKeyIdentifier=hash\n"
-    )
     ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-    for cmd in (
-        ["req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=conv test CA",
-         "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"],
-        ["req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"],
-        ["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-         "-out", "server.pem", "-days", "2", "-extfile", "server.ext"],
-    ):
+    openssl = [["req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=conv test CA",
+                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"]]
+    for name, names in (("server", "DNS:localhost,IP:127.0.0.1,IP:::1"), ("other", "DNS:example.test")):
+        (d / f"{name}.ext").write_text(
+            f"subjectAltName={names}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n"
+            "extendedKeyUsage=serverAuth\nauthorityKeyIdentifier=keyid,issuer\nsubjectKeyIdentifier=hash\n"
+        )
+        openssl += [["req", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={name}"],
+                    ["x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                     "-out", f"{name}.pem", "-days", "2", "-extfile", f"{name}.ext"]]
+    for cmd in openssl:
         subprocess.run(["openssl", *cmd], cwd=d, check=True, capture_output=True)
     return d
 
 
+def serve_tls(pki: Path, name: str = "server") -> FakeServer:
+    """The fake model server speaking https with a certificate from the private CA."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(pki / f"{name}.pem", pki / f"{name}.key")
+    return FakeServer(tls=ctx)
+
+
 @pytest.fixture
 def tls_fake(pki):
-    """The fake model server speaking https with the private CA's certificate."""
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(pki / "server.pem", pki / "server.key")
-    with FakeServer(tls=ctx) as server:
+    with serve_tls(pki) as server:
         yield server
 
 
@@ -234,6 +238,13 @@ def test_an_untrusted_certificate_names_what_to_set_and_tls_ca_file_trusts_it(tl
     answered(ok("ask", "hello", env=env))
     # besides the system's CAs, not instead: with none at all it is the only one, and enough
     answered(ok("ask", "hello", env={**env, "SSL_CERT_FILE": "/nonexistent", "SSL_CERT_DIR": "/nonexistent"}))
+
+
+def test_a_certificate_for_another_name_says_so(pki):
+    with serve_tls(pki, "other") as server:
+        line = fails("ask", "hello", code=3, env={"OPENAI_BASE_URL": https_url(server), "SSL_CERT_FILE": str(pki / "ca.pem")})
+    assert line.startswith(f"conv: error: the certificate of localhost:{server.port} is not trusted (Hostname mismatch")
+    assert line.endswith("It was made for another name: check the host in the base URL")
 
 
 def test_tls_ca_file_that_is_not_pem_is_one_line(tls_fake, pki, conv_home):
