@@ -73,10 +73,12 @@ def _conv_runner(request):
 
 @pytest.fixture(autouse=True)
 def conv_home(tmp_path, monkeypatch):
-    """An empty CONV_HOME, no OPENAI_* / ANTHROPIC_* / OLLAMA_* / CONV_* from the
-    developer's shell, and no Ollama found (OLLAMA_HOST points at a closed port)."""
+    """An empty CONV_HOME, no OPENAI_* / ANTHROPIC_* / OLLAMA_* / CONV_*, proxy or
+    SSL_CERT_* variables from the developer's shell, and no Ollama found
+    (OLLAMA_HOST points at a closed port)."""
     for name in list(os.environ):
-        if name.startswith(("OPENAI_", "ANTHROPIC_", "OLLAMA_", "CONV_")) or name == "NO_COLOR":
+        if (name.startswith(("OPENAI_", "ANTHROPIC_", "OLLAMA_", "CONV_", "SSL_CERT_")) or name == "NO_COLOR"
+                or name.lower().endswith("_proxy")):
             monkeypatch.delenv(name)
     monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:1")
     home = tmp_path / "home"

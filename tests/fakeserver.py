@@ -6,6 +6,10 @@ a separate process for benchmarks and shell tests::
     python tests/fakeserver.py --port 0 --mode ok     # first stdout line: "PORT <n>"
 
 Modes (see FakeServer): ok, 401, 429, 500, hang, stall, cut, malformed, slow.
+``host`` may be an IPv6 address (``::1``); ``tls`` a server-side
+``ssl.SSLContext`` (the URL is then https://); ``redirect=(status, base)``
+answers every POST to ``/moved/REST`` with that status and
+``Location: base/REST`` (``base`` "" for this server).
 
 Every response uses ``Connection: close``.  Streams are close-delimited (no
 chunked encoding), which http.client and httpx read incrementally; it also
@@ -88,12 +92,12 @@ class FakeServer:
     there): races happen on cue, mid-stream, however slow the machine.
     """
 
-    _SETTABLE = ("mode", "reply", "delay", "chunk_delay", "retry_after", "fail_times", "hold_at")
+    _SETTABLE = ("mode", "reply", "delay", "chunk_delay", "retry_after", "fail_times", "hold_at", "redirect")
 
     def __init__(self, mode="ok", reply=None, delay=0.0, chunk_delay=None,
-                 retry_after=None, fail_times=None, *, host="127.0.0.1", port=0):
+                 retry_after=None, fail_times=None, *, host="127.0.0.1", port=0, tls=None):
         self.mode, self.reply, self.delay, self.chunk_delay = "ok", None, 0.0, None
-        self.retry_after, self.fail_times, self.hold_at = None, None, None
+        self.retry_after, self.fail_times, self.hold_at, self.redirect, self.tls = None, None, None, None, tls
         self.held = 0  # streams waiting at hold_at
         self._released = threading.Event()
         self.set(mode=mode, reply=reply, delay=delay, chunk_delay=chunk_delay,
@@ -125,10 +129,15 @@ class FakeServer:
 
     def start(self):
         self._stopping.clear()
-        self._httpd = _HTTPServer((self.host, self.port), _Handler)
+        server = _HTTPServer6 if ":" in self.host else _HTTPServer
+        self._httpd = server((self.host, self.port), _Handler)
+        if self.tls:  # the handshake happens in the handler's thread, at its first read
+            self._httpd.socket = self.tls.wrap_socket(self._httpd.socket, server_side=True,
+                                                      do_handshake_on_connect=False)
         self._httpd.fake = self
         self.port = self._httpd.server_address[1]
-        self.url = f"http://{self.host}:{self.port}/v1"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        self.url = f"{'https' if self.tls else 'http'}://{host}:{self.port}/v1"
         self._thread = threading.Thread(target=self._httpd.serve_forever,
                                         kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
@@ -176,6 +185,10 @@ class _HTTPServer(ThreadingHTTPServer):
 
     def handle_error(self, request, client_address):
         pass  # clients hanging up mid-stream is expected here; stay silent
+
+
+class _HTTPServer6(_HTTPServer):
+    address_family = socket.AF_INET6
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -247,6 +260,10 @@ class _Handler(BaseHTTPRequestHandler):
             except (TypeError, ValueError) as e:
                 return self._json(400, {"error": {"message": str(e)}})
             return self._json(200, {"ok": True})
+        if path.startswith("/moved/") and self.fake.redirect:
+            self.fake._record(body, CIDict(self.headers.items()))
+            status, base = self.fake.redirect
+            return self._json(int(status), {}, [("Location", base + path[len("/moved"):])])
         if path not in ("/v1/chat/completions", "/chat/completions"):
             return self._json(404, {"error": {"message": f"no route {self.path}",
                                               "type": "not_found"}})

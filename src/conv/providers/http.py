@@ -2,27 +2,66 @@
 connection closes.
 
 The standard library's http.client would do, but it imports the email
-package and ssl on every run: 15–20 ms of a follow-up's 120 ms budget. This
+package and ssl on every run: 15–20 ms of a follow-up's 100 ms budget. This
 speaks the small part of HTTP/1.1 a chat API needs (a request with a JSON
 body; a response delimited by Content-Length, chunked encoding or the
-connection's end) and loads ssl only for https.
+connection's end), goes through a proxy when the environment names one
+(proxy.py, loaded only then), follows 307/308 redirects, and loads ssl
+(tls.py) only for https.
 """
 
+import os
 import socket
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
 MAX_HEADER_LINE = 65536
+MAX_REDIRECTS = 5  # an API moved once or twice; curl allows 50, httpx 20
+# dropped when a redirect leaves the first request's scheme, host and port, as curl
+# and httpx drop Authorization; x-api-key is Anthropic's key, a credential too
+CREDENTIALS = ("authorization", "x-api-key")
 
 
 class ProtocolError(OSError):
     """The server's bytes are not the HTTP we asked for."""
 
 
+class Failure(OSError):
+    """A failure on the way that says what to do about it (the proxy, the
+    server's certificate, a redirect): ``str()`` is what, ``hint`` the fix."""
+
+    def __init__(self, what: str, hint: str):
+        super().__init__(what)
+        self.hint = hint
+
+
+def _line(file) -> bytes:
+    line = file.readline(MAX_HEADER_LINE + 1)
+    if len(line) > MAX_HEADER_LINE:
+        raise ProtocolError("header line too long")
+    return line
+
+
+def _read_head(file) -> tuple[int, str, dict[str, str]]:
+    """(status, reason, headers with lower-case names) of a response."""
+    status_line = _line(file).decode("latin-1")
+    parts = status_line.split(None, 2)
+    if len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdigit():
+        raise ProtocolError(f"not an HTTP response: {status_line.strip()[:60]!r}" if status_line
+                            else "the server closed the connection without answering")
+    headers: dict[str, str] = {}
+    while (line := _line(file)) not in (b"\r\n", b"\n"):
+        if not line:
+            raise ProtocolError("the connection closed inside the response headers")
+        name, _, value = line.decode("latin-1").partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return int(parts[1]), parts[2].strip() if len(parts) > 2 else "", headers
+
+
 class Response:
     def __init__(self, sock: socket.socket):
         self._sock = sock
         self._file = sock.makefile("rb")
-        self.status, self.headers = self._read_head()
+        self.status, _, self.headers = _read_head(self._file)
         if "chunked" in self.headers.get("transfer-encoding", "").lower():
             self._left = 0  # bytes left in the current chunk
             self._mode = "chunked"
@@ -35,25 +74,6 @@ class Response:
         else:
             self._left, self._mode = -1, "close"
         self._buffer = b""
-
-    def _line(self) -> bytes:
-        line = self._file.readline(MAX_HEADER_LINE + 1)
-        if len(line) > MAX_HEADER_LINE:
-            raise ProtocolError("header line too long")
-        return line
-
-    def _read_head(self) -> tuple[int, dict[str, str]]:
-        status_line = self._line().decode("latin-1")
-        parts = status_line.split(None, 2)
-        if len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdigit():
-            raise ProtocolError(f"not an HTTP response: {status_line.strip()[:60]!r}" if status_line else "the server closed the connection without answering")
-        headers: dict[str, str] = {}
-        while (line := self._line()) not in (b"\r\n", b"\n"):
-            if not line:
-                raise ProtocolError("the connection closed inside the response headers")
-            name, _, value = line.decode("latin-1").partition(":")
-            headers[name.strip().lower()] = value.strip()
-        return int(parts[1]), headers
 
     def getheader(self, name: str) -> str | None:
         return self.headers.get(name.lower())
@@ -71,7 +91,7 @@ class Response:
             self._left -= len(data)
             return data
         if self._left == 0:  # chunked: at a chunk header
-            size_line = self._line()
+            size_line = _line(self._file)
             try:
                 self._left = int(size_line.split(b";")[0].strip(), 16)
             except ValueError:
@@ -84,7 +104,7 @@ class Response:
             raise ProtocolError("the connection closed inside a chunk")
         self._left -= len(data)
         if self._left == 0:
-            self._line()  # the CRLF after each chunk
+            _line(self._file)  # the CRLF after each chunk
         return data
 
     def readline(self) -> bytes:
@@ -112,26 +132,93 @@ class Response:
 
 
 def request(
-    url: str, body: bytes | None, headers: dict[str, str], connect_timeout: float, read_timeout: float
+    url: str, body: bytes | None, headers: dict[str, str], connect_timeout: float, read_timeout: float,
+    ca_file: str | None = None,
 ) -> Response:
-    """Send a POST (a GET when there is no body) and read the response's head. Raises OSError (ConnectionRefusedError,
-    TimeoutError, ProtocolError …) for anything that goes wrong on the way."""
-    parts = urlsplit(url)
-    port = parts.port or (443 if parts.scheme == "https" else 80)
-    sock = socket.create_connection((parts.hostname, port), timeout=connect_timeout)
-    try:
-        if parts.scheme == "https":
-            import ssl
+    """Send a POST (a GET when there is no body) and read the response's head.
 
-            sock = ssl.create_default_context().wrap_socket(sock, server_hostname=parts.hostname)
+    307 and 308 are followed with the same method and body (a GET follows
+    301–303 too), at most MAX_REDIRECTS times, never from https to http; the
+    credentials are dropped once a redirect leaves the first origin. Raises
+    OSError (ConnectionRefusedError, TimeoutError, ProtocolError, Failure …)
+    for anything that goes wrong on the way."""
+    start, first = url, _origin(urlsplit(url))
+    for _ in range(MAX_REDIRECTS + 1):
+        parts = urlsplit(url)
+        if _origin(parts) != first:
+            headers = {k: v for k, v in headers.items() if k.lower() not in CREDENTIALS}
+        response = _exchange(parts, body, headers, connect_timeout, read_timeout, ca_file)
+        location = response.getheader("location")
+        follow = response.status in (307, 308) or body is None and response.status in (301, 302, 303)
+        if not location or not follow:
+            return response
+        response.close()
+        url = urljoin(url, location)
+        scheme = urlsplit(url).scheme
+        if scheme != "https" and (parts.scheme == "https" or scheme != "http"):
+            raise Failure(
+                f"{_show(parts)} redirected to {_show(urlsplit(url))}, which conv does not follow",
+                "conv follows redirects to https, and to http only from http: set the base URL to where it leads",
+            )
+    raise Failure(f"more than {MAX_REDIRECTS} redirects from {_show(urlsplit(start))}",
+                  "Set the base URL to where they lead")
+
+
+def _origin(parts) -> tuple:
+    return parts.scheme, (parts.hostname or "").lower(), parts.port
+
+
+def _show(parts) -> str:
+    """A URL for a message: no credentials, no query."""
+    netloc = parts.netloc.rpartition("@")[2]
+    return f"{parts.scheme}://{netloc}{parts.path}"
+
+
+def _authority(host: str, port: int | None) -> str:
+    """HOST[:PORT] as a Host header and CONNECT write it: IPv6 literals in brackets."""
+    host = f"[{host}]" if ":" in host else host
+    return host if port is None else f"{host}:{port}"
+
+
+def proxy_variable(scheme: str) -> str | None:
+    """The variable that names the proxy for ``scheme``, in curl's order:
+    https_proxy, HTTPS_PROXY (an http target reads http_proxy, lower case
+    only, as curl does), then all_proxy, ALL_PROXY; an empty one counts as
+    unset. A few dict look-ups: proxy.py loads only when one is set."""
+    names = ("https_proxy", "HTTPS_PROXY") if scheme == "https" else ("http_proxy",)
+    return next((name for name in (*names, "all_proxy", "ALL_PROXY") if os.environ.get(name)), None)
+
+
+def _exchange(parts, body: bytes | None, headers: dict[str, str], connect_timeout: float, read_timeout: float,
+              ca_file: str | None) -> Response:
+    """One request and the head of its response, directly or through the proxy."""
+    https = parts.scheme == "https"
+    host, port = parts.hostname, parts.port or (443 if https else 80)
+    proxy, variable = None, proxy_variable(parts.scheme)
+    if variable:
+        from .proxy import route
+
+        proxy = route(variable, host, port)
+    sock = _connect((proxy.host, proxy.port) if proxy else (host, port), connect_timeout, proxy)
+    try:
+        if proxy and https:
+            _tunnel(sock, proxy, _authority(host, port))
+        if https:
+            sock = _secure(sock, host, port, ca_file)
         sock.settimeout(read_timeout)
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        host = parts.hostname if parts.port is None else f"{parts.hostname}:{parts.port}"
+        head = [f"Host: {_authority(host, parts.port)}"]
+        if proxy and not https:  # absolute form, for the proxy to forward
+            target = f"http://{_authority(host, parts.port)}{target}"
+            head += [f"Proxy-Authorization: {proxy.authorization}"] if proxy.authorization else []
         method, length = ("GET", []) if body is None else ("POST", [f"Content-Length: {len(body)}"])
-        head = [f"{method} {target} HTTP/1.1", f"Host: {host}", *length, "Connection: close"]
+        head = [f"{method} {target} HTTP/1.1", *head, *length, "Connection: close"]
         head += [f"{k}: {v}" for k, v in (_basic_auth(parts) | headers).items()]
         sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + (body or b""))
-        return Response(sock)
+        response = Response(sock)
+        if proxy and response.status == 407:
+            raise Failure(*proxy.refused())
+        return response
     except BaseException:
         sock.close()
         raise
@@ -146,3 +233,47 @@ def _basic_auth(parts) -> dict[str, str]:
 
     pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
     return {"Authorization": "Basic " + b64encode(pair.encode()).decode("ascii")}
+
+
+def _connect(address: tuple[str, int], timeout: float, proxy) -> socket.socket:
+    """A connection to the server, or to the proxy (whose failures name it)."""
+    try:
+        return socket.create_connection(address, timeout=timeout)
+    except OSError as exc:
+        if proxy is None:
+            raise
+        why = "connection refused" if isinstance(exc, ConnectionRefusedError) else (
+            f"no answer within {timeout:g} s" if isinstance(exc, TimeoutError) else exc.strerror or str(exc))
+        raise Failure(*proxy.unreachable(why)) from None
+
+
+def _secure(sock: socket.socket, host: str, port: int, ca_file: str | None) -> socket.socket:
+    """TLS on ``sock``, verifying that the certificate names ``host``."""
+    import ssl
+
+    from .tls import context, untrusted
+
+    try:
+        return context(ca_file).wrap_socket(sock, server_hostname=host)
+    except ssl.SSLCertVerificationError as exc:
+        raise Failure(*untrusted(exc, _authority(host, port))) from None
+
+
+def _tunnel(sock: socket.socket, proxy, target: str) -> None:
+    """Ask the proxy for a tunnel to ``target`` (CONNECT); TLS then runs inside it."""
+    head = [f"CONNECT {target} HTTP/1.1", f"Host: {target}"]
+    head += [f"Proxy-Authorization: {proxy.authorization}"] if proxy.authorization else []
+    sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"))
+    file = sock.makefile("rb")  # the proxy sends nothing after its head until TLS starts
+    try:
+        status, reason, _ = _read_head(file)
+    except TimeoutError:
+        raise Failure(*proxy.unreachable(f"no answer to CONNECT within {sock.gettimeout():g} s")) from None
+    except ProtocolError as exc:
+        raise Failure(*proxy.unreachable(f"its answer to CONNECT is not HTTP ({exc})")) from None
+    finally:
+        file.close()
+    if status in (401, 407):  # tinyproxy answers wrong credentials with 401
+        raise Failure(*proxy.refused())
+    if not 200 <= status < 300:
+        raise Failure(*proxy.declined(target, f"{status} {reason}".strip()))

@@ -27,11 +27,12 @@ class Hints(NamedTuple):  # not a dataclass: that is 0.3 ms more import on every
 
 def call(
     base_url: str, path: str, body: dict, headers: dict[str, str], timeouts: tuple[float, float], hints: Hints,
-    read: Callable[..., Reply],
+    read: Callable[..., Reply], ca_file: str | None = None,
 ) -> Reply:
-    """POST ``body`` to ``base_url + path`` and ``read`` the 200 response into a Reply."""
+    """POST ``body`` to ``base_url + path`` and ``read`` the 200 response into a
+    Reply; ``ca_file`` is tls.ca_file, a private CA trusted too."""
     for attempt in (1, 2):
-        response = _post(base_url, path, body, headers, timeouts, hints)
+        response = _post(base_url, path, body, headers, timeouts, hints, ca_file)
         try:
             if response.status == 200:
                 return read(response)
@@ -54,8 +55,9 @@ def call(
     raise AssertionError("unreachable")
 
 
-def _post(base_url: str, path: str, body: dict, headers: dict[str, str], timeouts: tuple[float, float], hints: Hints):
-    from .http import request
+def _post(base_url: str, path: str, body: dict, headers: dict[str, str], timeouts: tuple[float, float], hints: Hints,
+          ca_file: str | None):
+    from .http import Failure, request
 
     url = base_url.rstrip("/") + path
     parts = urlsplit(url)
@@ -63,7 +65,9 @@ def _post(base_url: str, path: str, body: dict, headers: dict[str, str], timeout
         raise ProviderError(f"base URL {base_url!r} is not an http(s) URL", f"Set {hints.url}, e.g. {hints.example}")
     headers = {"Content-Type": "application/json", "Accept": "text/event-stream, application/json", **headers}
     try:
-        return request(url, json.dumps(body).encode(), headers, *timeouts)
+        return request(url, json.dumps(body).encode(), headers, *timeouts, ca_file)
+    except Failure as exc:  # the proxy, the certificate or a redirect, explained
+        raise ProviderError(str(exc), exc.hint) from None
     except ConnectionRefusedError:
         raise ProviderError(f"cannot reach {base_url}: connection refused", hints.where) from None
     except TimeoutError:
@@ -119,6 +123,10 @@ def status_error(response, base_url: str, hints: Hints) -> ProviderError:
         return ProviderError(f"the server refused the request ({status}){detail}", f"Check {hints.key}")
     if status == 404:
         return ProviderError(f"not found at {base_url} ({status}){detail}", f"Check the model name (-m) and {hints.url}")
+    if 300 <= status < 400:
+        where = response.getheader("Location")
+        return ProviderError(f"{base_url} redirected the request ({status}{f' to {where}' if where else ''})",
+                             f"Set {hints.url} to where it leads (conv follows only 307 and 308 for a POST)")
     if status == 429:
         after = response.getheader("Retry-After")
         return ProviderError(f"rate limited ({status}){detail}", f"Try again in {after} s" if after else "Try again later")

@@ -32,6 +32,7 @@ class OpenAIProvider:
     connect_timeout: float
     read_timeout: float
     name: str = "openai"
+    ca_file: str | None = None  # tls.ca_file: a private CA, trusted too
 
     @classmethod
     def from_config(cls, config: Config) -> "OpenAIProvider":
@@ -42,7 +43,8 @@ class OpenAIProvider:
                 "no model is set up: OpenAI needs OPENAI_API_KEY",
                 "Export it, or point conv at another server with OPENAI_BASE_URL (e.g. Ollama: http://127.0.0.1:11434/v1)",
             )
-        return cls(base_url, api_key, config.get("timeout.connect"), config.get("timeout.read"))
+        return cls(base_url, api_key, config.get("timeout.connect"), config.get("timeout.read"),
+                   ca_file=config.get("tls.ca_file"))
 
     def complete(
         self, messages: list[Message], model: str, on_text: OnText, stream: bool = True,
@@ -57,7 +59,7 @@ class OpenAIProvider:
         read = _read_stream if stream else _read_whole
         return call(
             self.base_url, "/chat/completions", body, headers, (self.connect_timeout, self.read_timeout), HINTS,
-            lambda response: read(response, model, on_text),
+            lambda response: read(response, model, on_text), self.ca_file,
         )
 
 
@@ -68,7 +70,8 @@ class OllamaProvider(OpenAIProvider):
     def from_config(cls, config: Config) -> "OllamaProvider":
         from .choice import ollama_host
 
-        return cls(ollama_host() + "/v1", None, config.get("timeout.connect"), config.get("timeout.read"), "ollama")
+        return cls(ollama_host() + "/v1", None, config.get("timeout.connect"), config.get("timeout.read"), "ollama",
+                   config.get("tls.ca_file"))
 
 
 def _read_stream(response, model: str, on_text: OnText) -> Reply:
