@@ -86,12 +86,13 @@ def _values(home: str | None) -> tuple[str, ...]:
     """The secret values of the environment and the config file, longest
     first (so a key that contains another is masked whole). Keyed by
     CONV_HOME, so a new home in the same process (the tests') starts over."""
+    from ..errors import UsageError
     from . import paths  # here: conv prompt and conv init print without ever needing it
 
     found = {value for name, value in os.environ.items() if _NAME.search(name)}
     try:
         text = paths.config_file().read_bytes().decode("utf-8", "replace")
-    except OSError:
+    except (OSError, UsageError):  # no config to read (CONV_HOME unusable): its error is being printed
         text = ""
     for name, value in _CONFIG_LINE.findall(text):
         if _NAME.search(name):
