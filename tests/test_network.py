@@ -206,7 +206,7 @@ def test_proxy_credentials_are_sent_and_never_shown_or_stored(tinyproxy_auth, tl
 
     refused = fails("ask", "no credentials", code=3, env={**base, "HTTPS_PROXY": tinyproxy_auth.url()})
     assert refused == (f"conv: error: the proxy {tinyproxy_auth.url()} (from HTTPS_PROXY) asks for credentials (407). "
-                       "Put them in HTTPS_PROXY as http://USER:PASSWORD@HOST:PORT")
+                       "Put them in HTTPS_PROXY before the host: USER:PASSWORD@HOST:PORT after http://")
     wrong = fails("ask", "wrong", code=3, env={**base, "https_proxy": tinyproxy_auth.url(f"{USER}:nope@")})
     assert f"the proxy {tinyproxy_auth.url()} (from https_proxy) refused its credentials (407)" in wrong
     refused_http = fails("ask", "plain, none", code=3, env={"http_proxy": tinyproxy_auth.url(), "OPENAI_BASE_URL": fake.url})

@@ -58,7 +58,7 @@ class Proxy(NamedTuple):
             return (f"the proxy {self.name} (from {self.variable}) refused its credentials (407)",
                     f"Check the user name and password in {self.variable}")
         return (f"the proxy {self.name} (from {self.variable}) asks for credentials (407)",
-                f"Put them in {self.variable} as http://USER:PASSWORD@HOST:PORT")
+                f"Put them in {self.variable} before the host: USER:PASSWORD@HOST:PORT after http://")
 
     def declined(self, target: str, status: str) -> tuple[str, str]:
         return (f"the proxy {self.name} (from {self.variable}) would not connect to {target} ({status})",
@@ -85,7 +85,7 @@ def parse(variable: str, value: str) -> Proxy:
         port = 0
     if not parts.hostname or not port:  # the value is never shown: it may hold a password
         raise ProviderError(f"{variable} is not a proxy URL conv can read",
-                            "Set it as http://HOST:PORT or http://USER:PASSWORD@HOST:PORT")
+                            "Set it as http://HOST:PORT (with credentials, USER:PASSWORD@HOST:PORT after http://)")
     authorization = None
     if "@" in parts.netloc:
         pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}".encode()
