@@ -3,8 +3,9 @@ store turned read-only, while the model spoke), kept in room reserved beside
 the store when the question was committed (there was room then), and
 committed by the next write of the store.
 
-``conv-pending/<conversation>/.reserved-<question>`` is room held for an
-answer on its way (its owner holds an flock on it while alive);
+``conv-pending/<conversation>/.reserved-<question>.<pid>`` is room held for
+an answer on its way (its owner holds an flock on it while alive; the pid
+keeps concurrent retries of one question from waiting on each other's room);
 ``conv-pending/<conversation>/<turn name>.md`` is a kept answer: the very
 file that goes into the conversation's folder.
 """
@@ -34,7 +35,7 @@ class Reservation:
     where none could be made, keeping the answer is tried all the same."""
 
     def __init__(self, store: Path, conv_id: str, question: str):
-        self.path = store / FOLDER / conv_id / f".reserved-{question}"
+        self.path = store / FOLDER / conv_id / f".reserved-{question}.{os.getpid()}"
         self.released = False
         self._fd: int | None = None
         self._room = self._received = 0
