@@ -132,7 +132,11 @@ class Pending:
                 return
             git = self._git()
             for conv in folders:
-                for path in sorted(conv.iterdir()):
+                try:
+                    paths = sorted(conv.iterdir())
+                except FileNotFoundError:
+                    continue  # another writer found it empty and removed it
+                for path in paths:
                     self._commit_one(git, conv.name, path)
                 try:
                     conv.rmdir()
