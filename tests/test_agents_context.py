@@ -244,3 +244,25 @@ def test_a_follow_up_goes_on_with_the_conversations_model(fake):
     ok("ask", "-c", "-m", "gpt-4o", "third")  # -m still wins, and is recorded per turn
     assert fake.requests[-1]["model"] == "gpt-4o"
     assert [t.get("model") for t in show()["turns"] if t["role"] == "assistant"] == ["fake-model"] * 2 + ["gpt-4o"]
+
+
+# -- the model's window as the default budget ------------------------------------
+
+def test_without_a_token_limit_the_models_window_is_the_budget_and_nearing_it_warns_once(fake):
+    """A model conv knows nothing of gets 8,192 tokens (providers/windows.py):
+    about 4,900 of them for earlier messages beside a 300-token question.
+    Exchanges of 600 tokens (ECHO) pass 80 % of that at the 8th question
+    (one warning), and overflow it at the 10th (the summary takes over)."""
+    fake.set(reply="ECHO")
+    warned = []
+    for n in range(10):
+        question = f"question {n} " + "lorem ipsum dolor sit amet " * 44  # ~1,200 characters: 300 tokens
+        done = ok("ask", "-m", "some-new-model", *(["-c"] if n else []), question)
+        warned += [n] * done.stderr.decode().count("nears what some-new-model can read at once")
+        assert len(summary_requests(fake)) == (1 if n == 9 else 0), n
+    assert warned == [7]
+    assert answer_requests(fake)[-1]["messages"][0]["content"].startswith("Summary of the earlier part")
+
+    fake.requests.clear()  # a model with a large window takes the same conversation whole
+    ok("ask", "-m", "gpt-4o-mini", "-c", "and now?")
+    assert not summary_requests(fake) and len(fake.requests[-1]["messages"]) > 20

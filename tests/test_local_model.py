@@ -157,3 +157,22 @@ def test_three_turns_against_llama_cpp_server(llama_server, store_path):
     answers = [t["content"] for t in conv["turns"] if t["role"] == "assistant"]
     assert [m["content"] for m in bodies[2]["messages"]] == [QUESTIONS[0], answers[0], QUESTIONS[1], answers[1], QUESTIONS[2]]
     assert all(b["stream"] is True and b["model"] == "smollm2" for b in bodies)
+
+
+def test_a_200_turn_conversation_keeps_answering_on_the_local_model(fake, store_path):
+    """Its 4,096-token window (local.context) is the budget without any
+    setting: 100 exchanges of ~100 tokens each go to the local model as a
+    summary and the latest turns, not as one prompt it cannot take."""
+    fake.set(reply="ECHO")
+    topics = ["rebase", "merge", "cherry-pick", "bisect", "stash", "reflog", "worktree", "submodule"]
+    for n in range(100):
+        topic = topics[n % len(topics)]
+        ok("ask", *(["-c"] if n else []), f"Question {n}: explain what git {topic} does, when a team should use "
+           f"it, and what can go wrong with {topic} on a shared branch in a busy repository.")
+    assert json.loads(ok("show", "--json").stdout)["turn_count"] == 200
+    done = ok("ask", "-m", "local", "-c", "Name one git command.", timeout=600)
+    assert done.stdout.strip()
+    conv = json.loads(ok("show", "--json").stdout)
+    answer = conv["turns"][-1]
+    assert answer["role"] == "assistant" and answer["provider"] == "local" and answer["content"].strip()
+    assert answer["finish"] in ("stop", "length") and 0 < answer["usage"]["prompt_tokens"] < 4096

@@ -118,7 +118,7 @@ KEYS: dict[str, Key] = {
     "api_key": Key(one_line, None, "API key of that server (OPENAI_API_KEY wins); never shown"),
     "session.expiry": Key(duration, "24h", "idle time after which a terminal's follow-up starts a new conversation"),
     "context.max_messages": Key(positive_int, None, "send at most this many earlier messages"),
-    "context.max_tokens": Key(positive_int, None, "send at most about this many tokens of earlier messages"),
+    "context.max_tokens": Key(positive_int, None, "send at most about this many tokens of earlier messages (unset: what the model's window holds)"),
     "timeout.connect": Key(positive_float, 10.0, "seconds to wait for the model server to accept"),
     "timeout.read": Key(positive_float, 120.0, "seconds to wait for the next bytes of an answer"),
     "tls.ca_file": Key(readable_file, None, "a CA certificate file (PEM) trusted besides the system's, for a server "

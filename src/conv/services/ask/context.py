@@ -1,7 +1,8 @@
 """What the model is sent: the whole conversation while it fits the budget
 (``context.max_messages`` earlier messages, about ``context.max_tokens``
-tokens of them); beyond that, the system prompt, a stored summary of the older
-turns and the latest ones.
+tokens of them; unset, what the model's window holds beside the question,
+see providers/windows.py); beyond that, the system prompt, a stored summary
+of the older turns and the latest ones.
 
 The summary is made by the model (services/summary.py) and kept in
 conversation.md as ``context_summary: {through, text, model}``. When the
@@ -15,7 +16,9 @@ from dataclasses import dataclass, field
 from ...format.model import Conversation, Turn
 from ...providers import Message
 
-CHARS_PER_TOKEN = 4  # a rough count; no tokenizer is worth its import here
+CHARS_PER_TOKEN = 4  # a rough count for ASCII text; no tokenizer is worth its import here
+SAFE_SHARE = 0.85  # of a model's window, what an estimate that rough may fill
+NEARLY_FULL = 0.8  # of the budget: a follow-up this far in warns, once
 SUMMARY_HEADING = "Summary of the earlier part of this conversation:"
 
 
@@ -23,11 +26,23 @@ SUMMARY_HEADING = "Summary of the earlier part of this conversation:"
 class Budget:
     max_messages: int | None = None
     max_tokens: int | None = None
+    room: int | None = None  # tokens a whole request may hold (the model's window), when max_tokens is unset
 
     def fits(self, messages: list[Message], share: float = 1.0) -> bool:
-        if self.max_messages is not None and len(messages) > self.max_messages * share:
+        return self.allows(len(messages), tokens(messages), share)
+
+    def allows(self, count: int, size: int, share: float = 1.0) -> bool:
+        """Whether ``count`` messages of about ``size`` tokens fit ``share`` of the budget."""
+        if self.max_messages is not None and count > self.max_messages * share:
             return False
-        return self.max_tokens is None or tokens(messages) <= self.max_tokens * share
+        return self.max_tokens is None or size <= self.max_tokens * share
+
+    def beside(self, fixed: list[Message]) -> "Budget":
+        """The budget for earlier messages in a request that also holds ``fixed``
+        (the system prompt, the question): the model's room less theirs."""
+        if self.max_tokens is not None or self.room is None:
+            return self
+        return Budget(self.max_messages, max(int(self.room * SAFE_SHARE) - tokens(fixed), 1), self.room)
 
 
 @dataclass
@@ -40,6 +55,8 @@ class Plan:
     question: Message
     to_summarize: list[Message] = field(default_factory=list)  # older messages the summary must still take in
     through: str | None = None  # the last turn the summary covers
+    nearly_full: bool = False  # this follow-up took the conversation near the budget
+    left_out: int = 0  # older messages too many for the summary's own request
 
     @property
     def needs_summary(self) -> bool:
@@ -65,7 +82,9 @@ def _spoken(turns: list[Turn]) -> list[Turn]:
 
 
 def tokens(messages: list[Message]) -> int:
-    return sum(len(m.content) for m in messages) // CHARS_PER_TOKEN
+    """About how many tokens: a quarter of the characters, and more for the
+    rest of Unicode (a CJK character is a token or two, not a quarter)."""
+    return sum(len(m.content) // CHARS_PER_TOKEN + (len(m.content.encode()) - len(m.content)) // 2 for m in messages)
 
 
 def plan(conv: Conversation, question: Turn, budget: Budget) -> Plan:
@@ -74,24 +93,33 @@ def plan(conv: Conversation, question: Turn, budget: Budget) -> Plan:
     system, said = _system(earlier), _spoken(earlier)
     history = [Message(t.role, t.content) for t in said]
     ask = Message("user", question.content)
+    budget = budget.beside([ask] + ([Message("system", system)] if system else []))
     if budget.fits(history):
-        return Plan(system, None, history, ask)
+        nearly = not budget.fits(history, NEARLY_FULL) and budget.fits(history[:-2], NEARLY_FULL)
+        return Plan(system, None, history, ask, nearly_full=nearly)
     stored = conv.context_summary or {}
     names = [t.name for t in said]
     covered = names.index(stored["through"]) + 1 if stored.get("through") in names else 0
-    if covered and budget.fits(history[covered:]):
+    recent, kept = history[covered:], [Message("system", str(stored.get("text") or ""))]
+    if covered and budget.allows(len(recent), tokens(recent + kept)):
         return Plan(system, str(stored.get("text") or ""), history[covered:], ask, through=names[covered - 1])
     cut = len(history) - _latest_within(history, budget)
     summary = str(stored.get("text") or "") if covered and covered <= cut else None
     start = covered if summary is not None else 0
-    return Plan(system, summary, history[cut:], ask, to_summarize=history[start:cut], through=names[cut - 1])
+    older = history[start:cut]
+    fit = _latest_within(older, Budget(max_tokens=budget.max_tokens), share=1.0) if budget.room else len(older)
+    return Plan(system, summary, history[cut:], ask, to_summarize=older[len(older) - fit:],
+                through=names[cut - 1], left_out=len(older) - fit)
 
 
-def _latest_within(history: list[Message], budget: Budget) -> int:
-    """How many of the latest messages fit half the budget, never starting
-    with an answer whose question went into the summary."""
-    keep = 0
-    while keep < len(history) and budget.fits(history[len(history) - keep - 1 :], share=0.5):
+def _latest_within(history: list[Message], budget: Budget, share: float = 0.5) -> int:
+    """How many of the latest messages fit ``share`` of the budget, never
+    starting with an answer whose question went elsewhere (into the summary)."""
+    keep = size = 0
+    for message in reversed(history):
+        size += tokens([message])
+        if not budget.allows(keep + 1, size, share):
+            break
         keep += 1
     if keep and history[len(history) - keep].role == "assistant":
         keep -= 1

@@ -8,7 +8,7 @@ from dataclasses import replace
 from ...errors import ProviderError
 from ...format.model import Conversation, Turn
 from ...home.config import Config
-from ...providers import Message, Provider
+from ...providers import Message, Provider, windows
 from ...providers.choice import Choice
 from ...store import Written
 from ..workspace import Workspace
@@ -45,11 +45,13 @@ def store(ws: Workspace, conv_id: str, through: str, text: str, spec: str) -> Wr
     return ws.store.change(conv_id, edit)
 
 
-def budget(config: Config, agent: Agent | None) -> context.Budget:
-    """The agent's context settings, else the config's."""
+def budget(config: Config, agent: Agent | None, choice: Choice) -> context.Budget:
+    """The agent's context settings, else the config's; without a token
+    limit, what the answering model's window holds."""
     return context.Budget(
         (agent and agent.max_messages) or config.get("context.max_messages"),
         (agent and agent.max_tokens) or config.get("context.max_tokens"),
+        windows.room(choice.provider, choice.model, config),
     )
 
 
@@ -59,9 +61,15 @@ def messages_for(ws: Workspace, conv: Conversation, sent: Conversation, question
     budget's plan, its summary made (and stored in ``conv``) when it is due;
     without one, if the model can't make it."""
     provider, choice = answering
-    wanted = context.plan(sent, question, budget(ws.config, agent))
+    wanted = context.plan(sent, question, budget(ws.config, agent, choice))
+    if wanted.nearly_full:
+        out.notice(f"this conversation nears what {choice.model} can read at once: soon its older turns "
+                   "go as a summary (conv config set context.max_tokens N to choose how much goes whole)")
     if not wanted.needs_summary:
         return wanted.messages()
+    if wanted.left_out:
+        out.notice(f"the {wanted.left_out} oldest messages do not fit {choice.model}'s window beside the others; "
+                   "the summary covers the later ones")
     try:
         text = summarize(provider, choice.model, wanted)
     except ProviderError as exc:
