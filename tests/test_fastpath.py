@@ -41,6 +41,7 @@ def test_whatever_the_fast_path_accepts_typer_reads_the_same(args):
         ["--cid", "k3f9x2", "-m", "gpt-4o", "--no-stream", "and", "in", "Python?"],
         ["-q", "--json", "--no-save", "-s", "be brief", "--", "-x", "is", "a", "flag?"],
         ["--model=gpt-4o", "--new", "hi"],
+        ["-n", "-m", "gpt-4o", "a", "new", "one"],
     ],
 )
 def test_the_common_forms_take_the_fast_path(args, monkeypatch):

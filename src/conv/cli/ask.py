@@ -18,7 +18,7 @@ def ask(
     words: Annotated[Optional[list[str]], typer.Argument(help="The question; words are joined with spaces.", show_default=False)] = None,
     follow: Annotated[bool, typer.Option("-c", "--continue", help="Follow up this terminal's current conversation (or the latest). A first word that names a conversation picks that one instead.")] = False,
     cid: Annotated[Optional[str], typer.Option("--cid", metavar="REF", help="Follow up exactly this conversation (id, unique prefix or suffix).")] = None,
-    new: Annotated[bool, typer.Option("--new", help="Start a new conversation even with -c.")] = False,
+    new: Annotated[bool, typer.Option("-n", "--new", help="Start a new conversation even with -c.")] = False,
     model: Annotated[Optional[str], typer.Option("-m", "--model", help="Model, or PROVIDER:MODEL. Default: CONV_MODEL, then config.")] = None,
     system: Annotated[Optional[str], typer.Option("-s", "--system", help="System prompt (kept with the conversation).")] = None,
     no_stream: Annotated[bool, typer.Option("--no-stream", help="Wait for the whole answer.")] = False,

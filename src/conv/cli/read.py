@@ -11,7 +11,7 @@ PANEL = "Read"
 
 Since = Annotated[Optional[str], typer.Option("--since", metavar="AGE|DATE", help="Updated within AGE (7d, 12h) or since DATE (2026-11-01).")]
 
-Agent = Annotated[Optional[str], typer.Option("--agent", help="Only this agent's conversations.")]
+Agent = Annotated[Optional[str], typer.Option("-a", "--agent", help="Only this agent's conversations.")]
 
 Tag = Annotated[Optional[str], typer.Option("--tag", help="Only conversations with this tag.")]
 
@@ -21,6 +21,7 @@ Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
 @app.command("list", rich_help_panel=PANEL, epilog="Examples:\n\n  conv list\n\n  conv list -n 10 --tag work --since 7d\n\n  conv list --tree --json")
+@app.command("c", rich_help_panel=PANEL, help="Short for conv list.", epilog="Examples:\n\n  conv c\n\n  conv c -a coder -n 5")
 def list_(
     limit: Annotated[int, typer.Option("-n", "--limit", min=1, help="How many, newest first.")] = 50,
     agent: Agent = None,
@@ -42,10 +43,12 @@ def list_(
     if not listing:
         render.notice("the trash is empty" if deleted else 'no conversations yet; start one with: conv ask "…"')
         return
+    agents = any(i.row.agent for i in listing)  # the AGENT column only where there is one to show
     render.table(
-        ["ID", "TURNS", "UPDATED", "MODEL", "TOKENS", "COST", "TITLE"],
+        ["ID", "TURNS", "UPDATED", "MODEL", *(["AGENT"] if agents else []), "TOKENS", "COST", "TITLE"],
         [
             [("*" if i.current else " ") + i.short, str(i.row.turns), render.ago(i.row.updated), i.row.model or "-",
+             *([i.row.agent or "-"] if agents else []),
              render.count(i.row.tokens), render.dollars(i.row.cost) if i.row.tokens else "-",
              "  " * i.depth + ("└ " if i.depth else "")
              + (f"[unreadable: {i.row.broken}]" if i.row.broken else i.row.title or "-")]
@@ -80,9 +83,10 @@ def search(
         render.search_hit(short, render.ago(hit.row.updated), hit.row.title or "-", hit.role, hit.spans())
 
 
-@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv show\n\n  conv show k3f9x2 --raw")
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv show\n\n  conv show -l            # the conversation updated last\n\n  conv show k3f9x2 --raw")
 def show(
     ref: Annotated[Optional[str], typer.Argument(help="Conversation id, unique prefix or suffix (default: the current one).", show_default=False)] = None,
+    latest: Annotated[bool, typer.Option("-l", "--latest", help="The conversation updated last, instead of the current one.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     raw: Annotated[bool, typer.Option("--raw", help="The files exactly as stored.")] = False,
     last: Annotated[Optional[int], typer.Option("--last", metavar="N", min=1, help="Only the last N turns.")] = None,
@@ -91,6 +95,8 @@ def show(
     from ..services import browse
     from ..terminal import render
 
+    if latest:
+        ref = browse.latest(workspace(), ref)
     if raw:
         for path, text in browse.raw_files(workspace(), ref):
             render.plain(f"==> {path} <==")

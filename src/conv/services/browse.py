@@ -86,6 +86,16 @@ def search(ws: Workspace, text: str, limit: int, filters: Filters | None = None)
     return [(hit, ws.index.queries.short_id(hit.row.id)) for hit in hits]
 
 
+def latest(ws: Workspace, ref: str | None) -> str:
+    """``conv show -l``: the id of the conversation updated last."""
+    if ref:
+        raise UsageError("give a conversation or -l, not both", "e.g. conv show k3f9x2, or conv show -l")
+    rows = ws.index.refresh().recent(1)
+    if not rows:
+        raise UsageError("there are no conversations yet", 'Start one: conv ask "…"')
+    return rows[0].id
+
+
 def conversation(ws: Workspace, ref: str | None) -> Conversation:
     return ws.conversation(ws.resolve(ref))
 

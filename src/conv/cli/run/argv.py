@@ -13,7 +13,7 @@ tests/test_fastpath.py holds these parsers to Typer's results.
 _FLAGS = {  # spelling -> (field, takes a value)
     "-c": ("follow", False), "--continue": ("follow", False),
     "--cid": ("cid", True),
-    "--new": ("new", False),
+    "-n": ("new", False), "--new": ("new", False),
     "-m": ("model", True), "--model": ("model", True),
     "-s": ("system", True), "--system": ("system", True),
     "--no-stream": ("no_stream", False),
