@@ -124,7 +124,7 @@ def test_retry_title_show_and_fork(fake, chat):
 def test_commands_lines_and_blocks(fake, chat):
     before = chat.say("/title")
     assert "conv: error: no conversation yet. Type a message first" in before
-    assert "conv: error: unknown command /nope. The commands are /retry, /fork, /title, /show, /help, /exit" in chat.say("/nope")
+    assert "conv: error: unknown command /nope. The commands are /retry, /fork, /title, /show, /new, /clear, /history, /model, /stop, /help, /exit" in chat.say("/nope")
     chat.p.send("/he\t")  # Tab completes a command
     help_text = chat.say("")
     assert "/retry [HINT]" in help_text and 'two lines of """' in help_text
@@ -267,3 +267,65 @@ def test_composer():
     with pytest.raises(UsageError, match="unknown command /nope"):
         c.feed("/nope now")
     assert not c.pending
+
+
+def test_new_clear_history_and_model_commands(fake, chat):
+    chat.say("first topic")
+    first = chat.short
+    out = chat.say("/new")
+    assert f"left {first} (kept); the next message starts a new conversation" in out
+    chat.say("second topic")
+    second = chat.short
+    assert second != first and said(fake.requests[-1]) == [("user", "second topic")]
+    chat.say("/clear")
+    chat.say("third topic")
+    third = chat.short
+    assert said(fake.requests[-1]) == [("user", "third topic")]
+    history = chat.say("/history").splitlines()
+    assert [line.split()[0] for line in history] == [f" {first}".strip(), second, f"*{third}"]
+    assert "first topic" in history[0] and "2 turns" in history[0]
+
+    assert "model: openai:" in chat.say("/model")  # the last answer's
+    assert "the next answers come from openai:other-model" in chat.say("/model other-model")
+    chat.say("and with the other model?")
+    assert fake.requests[-1]["model"] == "other-model"
+    assert shown(third)["turns"][-1]["model"] == "other-model"
+    assert "conv: error:" in chat.say("/model openai:")  # refused at once; the chat goes on
+    chat.say("still here")
+    assert fake.requests[-1]["model"] == "other-model"
+
+
+def test_leaving_pauses_the_conversation_and_the_next_question_makes_it_active(fake, chat, store_path):
+    chat.say("a question")
+    short = chat.short
+    conv_id = shown(short)["id"]
+    left = chat.leave()
+    assert f"paused {short}; to go on later: conv chat {short}, conv resume" in left
+    assert shown(conv_id)["status"] == "paused"
+    assert git(store_path, "log", "-1", "--format=%s").startswith(f"{conv_id}: status paused")
+    ok("ask", "--cid", conv_id, "back again")
+    assert shown(conv_id)["status"] == "active"
+    assert git(store_path, "log", "--format=%s").splitlines()[1] == f"{conv_id}: ask (active again)"
+
+    again = Chat(short)  # /stop pauses and leaves too
+    again.p.sendline("/stop")
+    again.p.expect(pexpect.EOF)
+    assert f"paused {short}" in again.p.before
+    assert shown(conv_id)["status"] == "paused"
+
+
+def test_a_stop_phrase_offers_to_pause(fake, chat):
+    chat.say("a question")
+    short = chat.short
+    sent = len(fake.requests)
+    chat.p.sendline("ok, that's enough.")
+    chat.p.expect(r"pause \S+ and leave\? \[y/N\] ")
+    chat.p.sendline("n")
+    chat.p.expect(PROMPT)
+    assert len(fake.requests) == sent + 1  # declined: it was sent as a message
+    chat.p.sendline("I need to go")
+    chat.p.expect(r"pause \S+ and leave\? \[y/N\] ")
+    chat.p.sendline("y")
+    chat.p.expect(pexpect.EOF)
+    assert f"paused {short}" in chat.p.before and len(fake.requests) == sent + 1
+    assert shown(short)["status"] == "paused"

@@ -207,3 +207,18 @@ def test_an_empty_store_says_to_ask_first_and_a_sessionless_shell_says_to_load_t
     assert 'Ask first: conv ask "…"' in fails("resume", code=1, env=SESSION)
     ask("topic")
     assert "no conv session" in fails("resume", "topic", code=2)
+
+
+def test_the_picker_shows_status_and_summary_and_matches_the_summary(three, fake):
+    rebase, python, rust = three
+    ok("status", rebase, "paused")
+    ok("summary", rust, "Chose lifetimes over cloning.")
+    child = spawn()
+    child.expect("3/3")
+    child.expect("Chose lifetimes over cloning")  # newest first: rust (its summary), python, rebase
+    child.expect(r"\[paused\]")
+    child.send("lifetimes")  # a word only the summary holds
+    child.expect("1/3")
+    child.send("\r")
+    assert finished(child) == 0
+    assert followed_up_after_resume(fake) == "borrow checker in rust"

@@ -72,7 +72,7 @@ def chat(
 ) -> None:
     """Talk with a model turn by turn at a prompt; every turn is saved as it happens.
 
-    Type /help in the chat for its commands (/retry, /fork, /title, /show, /exit)."""
+    Type /help in the chat for its commands (/retry, /fork, /title, /show, /new, /history, /model, /stop, /exit); leaving pauses the conversation."""
     from ..services.chat import Chat
     from ..terminal import render
     from .run.chat import Terminal

@@ -11,7 +11,7 @@ from .ask import agents
 from .ask.options import AskOptions, AskResult, Output
 from .ask.pipeline import Asker
 from .fork import Forked, fork
-from .metadata import set_title
+from .metadata import set_status, set_title
 from .workspace import Workspace
 
 BLOCK = '"""'  # a line of its own that opens or closes a multi-line message
@@ -22,9 +22,17 @@ COMMANDS = {
     "fork": ("[N]", "go on in a new conversation made of turns 1..N (default: all of them)"),
     "title": ("[TEXT]", "set the title; without TEXT, show it"),
     "show": ("", "the conversation so far"),
+    "new": ("", "the next message starts a new conversation (this one is kept)"),
+    "clear": ("", "the same as /new: a clean context, in the same chat"),
+    "history": ("", "the conversations of this chat"),
+    "model": ("[NAME]", "answer with NAME from now on; without NAME, show the model"),
+    "stop": ("", "pause this conversation and leave (conv resume takes it up again)"),
     "help": ("", "this help"),
-    "exit": ("", "leave (Ctrl-D on an empty line too)"),
+    "exit": ("", "leave (Ctrl-D on an empty line too); the conversation is paused"),
 }
+# A short line like these, typed in a chat, may mean the user wants to stop: offer to pause.
+STOP_PHRASES = ("let's stop", "lets stop", "that's enough", "thats enough", "i need to go", "i have to go",
+                "gotta go", "let's pause", "let's call it a day")
 
 
 @dataclass
@@ -96,9 +104,12 @@ class ChatWorkspace(Workspace):
     first answer failed after its question was stored."""
 
     following: str | None = None
+    visited: list[str]  # every conversation this chat has been in, first to last
 
     def make_current(self, conv_id: str, turns: int) -> None:
         self.following = conv_id
+        if conv_id not in self.visited:
+            self.visited.append(conv_id)
         super().make_current(conv_id, turns)
 
 
@@ -120,7 +131,9 @@ class Chat:
             raise UsageError("-a starts a new conversation", "Leave out REF and -c (a conversation keeps its own agent)")
         if ref and follow:
             raise UsageError("REF and -c both name the conversation to continue", "Give one of them")
-        chat = cls(ChatWorkspace(), notice, **options)
+        ws = ChatWorkspace()
+        ws.visited = []
+        chat = cls(ws, notice, **options)
         if chat.agent:
             agents.load(chat.ws.config, chat.agent)  # an unknown agent fails now, not after a message is typed
         if ref or follow:
@@ -162,7 +175,49 @@ class Chat:
     def conversation(self) -> Conversation:
         return self.ws.conversation(self._here())
 
+    def start_over(self) -> str | None:
+        """``/new``, ``/clear``: the next message starts a new conversation; the one left (if any)."""
+        left, self.ws.following, self.agent = self.conv_id, None, None
+        return left
+
+    def history(self) -> list[tuple[str, str, int, bool]]:
+        """(short id, title, turns, whether the chat is in it) for each conversation of this chat."""
+        rows = []
+        for conv_id in self.ws.visited:
+            conv = self.ws.conversation(conv_id)
+            rows.append((self.ws.index.queries.short_id(conv_id), conv.title, len(conv.turns), conv_id == self.conv_id))
+        return rows
+
+    def switch_model(self, name: str) -> str:
+        """``/model NAME``: the model of the next answers, as ``-m`` takes it
+        (checked now, not at the next message); without NAME, the model the
+        last answer came from. Either way, PROVIDER:MODEL."""
+        from ..providers.choice import choose
+
+        if name:
+            spec = choose(self.ws.config, name).spec
+            self.model = name
+            return spec
+        if self.model:
+            return choose(self.ws.config, self.model).spec
+        answers = [t for t in self.conversation().turns if t.role == "assistant" and t.model] if self.conv_id else []
+        return f"{answers[-1].provider}:{answers[-1].model}" if answers else "not chosen yet (see conv models)"
+
+    def pause(self) -> bool:
+        """Leaving the chat: its conversation, if active, is marked paused
+        (the next question to it makes it active again). Whether it was."""
+        if self.conv_id is None or self.conversation().status != "active":
+            return False
+        set_status(self.ws, self.conv_id, "paused")
+        return True
+
     def _here(self) -> str:
         if self.conv_id is None:
             raise UsageError("no conversation yet", "Type a message first")
         return self.conv_id
+
+
+def sounds_like_stopping(message: str) -> bool:
+    """A short message that reads as "let's stop here" (STOP_PHRASES)."""
+    text = " ".join(message.lower().replace("\u2019", "'").split()).strip(" .!")
+    return len(text) <= 40 and any(phrase in text for phrase in STOP_PHRASES)

@@ -18,7 +18,7 @@ from .workspace import Workspace
 LIMIT = 300  # the most recently updated conversations offered
 TEXT_CHARS = 300  # of the first question and of the last turn
 
-FIELDS = ("title", "first", "last")
+FIELDS = ("title", "first", "last", "summary")
 
 # fzf's constants: a match is worth 16, a gap costs 3 then 1 a character, a
 # match that starts a word earns 8 (twice that for a word's first letter).
@@ -36,9 +36,11 @@ class Candidate:
     short: str
     updated: str
     current: bool
-    title: str  # these three are one line each, cleaned: what is matched is what is shown
+    title: str  # these four are one line each, cleaned: what is matched is what is shown
     first: str
     last: str
+    summary: str = ""
+    status: str = "active"
     lower: dict[str, str] = field(init=False, repr=False)  # each field lower-cased, computed once
 
     def __post_init__(self):
@@ -64,7 +66,8 @@ def candidates(ws: Workspace, limit: int = LIMIT) -> list[Candidate]:
     now = current(ws).conv_id
     return [
         Candidate(row.id, ws.index.queries.short_id(row.id), row.updated, row.id == now,
-                  _line(row.title), _line(first), _line(last) if last != first else "")
+                  _line(row.title), _line(first), _line(last) if last != first else "", _line(row.summary or ""),
+                  row.status or "active")
         for row, first, last in rows
     ]
 

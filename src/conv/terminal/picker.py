@@ -166,7 +166,10 @@ class _Picker:
         room = width - len(head) - id_width - time_width - 4
         title, used = _fit(c.title or "(untitled)", ranked.marks.get("title", []), room, self._match)
         line = head + self._paint("id", c.short.ljust(id_width)) + "  " + when.rjust(time_width) + "  " + title
-        for name in ("first", "last"):
+        if c.status != "active" and room - used > 10:  # paused or done: worth knowing before taking it up
+            line += self._paint("dim", f" [{c.status}]")
+            used += len(c.status) + 3
+        for name in ("first", "last", "summary"):
             marks = ranked.marks.get(name)
             if marks and room - used > 8:
                 start = max(marks[0] - SNIPPET_BEFORE, 0)
@@ -175,6 +178,9 @@ class _Picker:
                 snippet, _ = _fit(text, shifted, room - used - 2, self._match)
                 line += "  " + self._paint("dim", snippet)
                 break
+        else:
+            if c.summary and room - used > 8:  # nothing matched in the text: what the conversation came to
+                line += "  " + self._paint("dim", _fit(c.summary, [], room - used - 2, self._match)[0])
         return self._paint("bold", line) if selected else line
 
     def _match(self, text: str) -> str:

@@ -58,8 +58,21 @@ class Terminal:
         if self.composer.pending:
             render.notice("the unfinished message was not sent")
         if self.chat.conv_id:
-            short = self.chat.short
-            render.notice(f'to go on later: conv chat {short}, or conv ask --cid {short} "…"')
+            self._leave()
+
+    def _leave(self) -> None:
+        """Pause the chat's conversation and say how to take it up again."""
+        from ...errors import ConvError
+        from ...terminal import render
+
+        short = self.chat.short
+        try:
+            paused = self.chat.pause()
+        except ConvError as exc:  # e.g. a read-only store: leaving must still work
+            render.error(str(exc))
+            paused = False
+        render.notice(("paused " + short + "; " if paused else "")
+                      + f'to go on later: conv chat {short}, conv resume, or conv ask --cid {short} "…"')
 
     def _read(self) -> str:
         """One line from the prompt (remembered in the history file)."""
@@ -83,6 +96,12 @@ class Terminal:
         # \001 \002 tell readline the colour codes take no room on the line
         return f"\001\x1b[36m\002{text}\001\x1b[0m\002 " if self.styled else f"{text} "
 
+    def _confirm(self, question: str) -> bool:
+        try:
+            return input(question).strip().lower() in ("y", "yes")
+        except EOFError:
+            return False
+
     def _newline(self) -> None:
         if self.interactive:
             sys.stdout.write("\n")
@@ -93,11 +112,28 @@ class Terminal:
         from ...services.chat import COMMANDS
         from ...terminal import render
 
+        from ...services.chat import sounds_like_stopping
+
         chat = self.chat
         if isinstance(entry, str):
+            if self.interactive and chat.conv_id and sounds_like_stopping(entry) and self._confirm(
+                    f"pause {chat.short} and leave? [y/N] "):
+                return False
             self._answer(lambda out: chat.send(entry, out))
-        elif entry.name == "exit":
+        elif entry.name in ("exit", "stop"):
             return False
+        elif entry.name in ("new", "clear"):
+            left = chat.start_over()
+            render.notice((f"left {chat.ws.index.queries.short_id(left)} (kept); " if left else "")
+                          + "the next message starts a new conversation")
+        elif entry.name == "history":
+            for short, title, turns, here in chat.history():
+                render.plain(f"{'*' if here else ' '}{short}  {turns} turns  {title or '(untitled)'}")
+            if not chat.ws.visited:
+                render.notice("no conversation yet in this chat")
+        elif entry.name == "model":
+            spec = chat.switch_model(entry.arg)
+            render.notice(f"the next answers come from {spec}" if entry.arg else f"model: {spec}")
         elif entry.name == "retry":
             self._answer(lambda out: chat.retry(entry.arg, out))
         elif entry.name == "fork":

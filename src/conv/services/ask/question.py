@@ -1,6 +1,7 @@
 """Storing the question, before any model is called: an error, Ctrl-C or a
 crash later never loses it. A new conversation is created in the same
-commit; a system prompt that changed becomes a turn of its own."""
+commit; a system prompt that changed becomes a turn of its own; a paused
+conversation becomes active again."""
 
 from ...format import ids
 from ...format.model import Conversation, Turn, now_iso, title_from
@@ -42,14 +43,19 @@ def store_question(ws: Workspace, target: Target, opts: AskOptions, out: Output)
         conv = new_conv or existing
         conv.turns += make_turns(conv.turns[-1].name if conv.turns else None)
         return conv, made[-1]
-    if _prompt_changed(existing, agent, out):
+    changed = _prompt_changed(existing, agent, out)
+    resumed = existing is not None and existing.status == "paused"  # taken up again: active once more
+    if changed or resumed:
         def edit(draft) -> str:
-            draft.conv.system_hash = agent.prompt_hash
+            if changed:
+                draft.conv.system_hash = agent.prompt_hash
+            if resumed:
+                draft.conv.status = "active"
             draft.save_meta()
             names = draft.turn_names
             for turn in make_turns(names[-1] if names else None):
                 draft.put(turn)
-            return f"{conv_id}: ask (agent {agent.name}'s prompt changed)"
+            return f"{conv_id}: ask" + (f" (agent {agent.name}'s prompt changed)" if changed else " (active again)")
 
         written = ws.store.change(conv_id, edit)
     else:
