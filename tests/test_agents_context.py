@@ -266,3 +266,36 @@ def test_without_a_token_limit_the_models_window_is_the_budget_and_nearing_it_wa
     fake.requests.clear()  # a model with a large window takes the same conversation whole
     ok("ask", "-m", "gpt-4o-mini", "-c", "and now?")
     assert not summary_requests(fake) and len(fake.requests[-1]["messages"]) > 20
+
+
+# -- taken up again after a break -----------------------------------------------------
+
+def test_a_follow_up_after_a_break_carries_a_resume_note_and_back_to_back_ones_do_not(fake, store_path):
+    ok("ask", "explain git rebase")
+    ok("ask", "-c", "and interactive mode?")
+    conv_id = show()["id"]
+    ok("title", conv_id, "rebase notes")
+    ok("summary", conv_id, "Rebase replays commits; -i edits them.")
+    ok("ask", "-c", "back to back")
+    assert fake.requests[-1]["messages"][0]["role"] == "user"  # no note: no break
+
+    ok("config", "set", "context.resume_after", "1s")
+    import time
+
+    time.sleep(1.2)
+    preview = json.loads(ok("ask", "-c", "--dry-run", "--json", "and autosquash?").stdout)
+    note = preview["messages"][0]
+    assert note["role"] == "system" and note["content"].startswith(
+        "This conversation is being taken up again after a break of 1 second:")
+    assert "after 3 exchanges" in note["content"] and "Its title: rebase notes" in note["content"]
+    assert "Its summary: Rebase replays commits; -i edits them." in note["content"]
+    ok("ask", "-c", "and autosquash?")
+    assert fake.requests[-1]["messages"][0] == note
+    ok("ask", "-c", "right after")  # back to back again: no note
+    assert fake.requests[-1]["messages"][0]["role"] == "user"
+
+    ok("config", "set", "context.resume_after", "off")
+    time.sleep(1.2)
+    ok("ask", "-c", "after a break, with the note off")
+    assert fake.requests[-1]["messages"][0]["role"] == "user"
+    assert "use a duration such as 1h, 30m or 2d, or off" in fails("config", "set", "context.resume_after", "soon")

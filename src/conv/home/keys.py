@@ -97,6 +97,16 @@ def readable_file(value: Any) -> str:
     return path
 
 
+def idle_time(value: Any) -> float:
+    """A duration, or ``off`` (0: never)."""
+    if isinstance(value, bool) and not value or str(value).strip().lower() in ("off", "never", "no", "false"):
+        return 0.0
+    try:
+        return duration(value)
+    except ValueError:
+        raise ValueError("use a duration such as 1h, 30m or 2d, or off") from None
+
+
 def agent_name(name: str) -> str:
     """Agent names become id prefixes (coder-k3f9x2…): lower-case letters,
     digits and inner dashes."""
@@ -119,6 +129,8 @@ KEYS: dict[str, Key] = {
     "session.expiry": Key(duration, "24h", "idle time after which a terminal's follow-up starts a new conversation"),
     "context.max_messages": Key(positive_int, None, "send at most this many earlier messages"),
     "context.max_tokens": Key(positive_int, None, "send at most about this many tokens of earlier messages (unset: what the model's window holds)"),
+    "context.resume_after": Key(idle_time, "1h", "a follow-up after this long a break tells the model so, with the "
+                                "conversation's title and summary (off: never)"),
     "timeout.connect": Key(positive_float, 10.0, "seconds to wait for the model server to accept"),
     "timeout.read": Key(positive_float, 120.0, "seconds to wait for the next bytes of an answer"),
     "tls.ca_file": Key(readable_file, None, "a CA certificate file (PEM) trusted besides the system's, for a server "

@@ -12,6 +12,7 @@ model is asked to extend it only every few turns, not at every one.
 """
 
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 
 from ...format.model import Conversation, Turn
 from ...providers import Message
@@ -57,13 +58,14 @@ class Plan:
     through: str | None = None  # the last turn the summary covers
     nearly_full: bool = False  # this follow-up took the conversation near the budget
     left_out: int = 0  # older messages too many for the summary's own request
+    note: str | None = None  # the resume note, when the conversation is taken up after a break
 
     @property
     def needs_summary(self) -> bool:
         return bool(self.to_summarize)
 
     def messages(self) -> list[Message]:
-        head = "\n\n".join(p for p in (self.system, self.summary and f"{SUMMARY_HEADING}\n{self.summary}") if p)
+        head = "\n\n".join(p for p in (self.system, self.note, self.summary and f"{SUMMARY_HEADING}\n{self.summary}") if p)
         return ([Message("system", head)] if head else []) + self.history + [self.question]
 
 
@@ -124,3 +126,31 @@ def _latest_within(history: list[Message], budget: Budget, share: float = 0.5) -
     if keep and history[len(history) - keep].role == "assistant":
         keep -= 1
     return keep
+
+
+def resume_note(conv: Conversation, question: Turn, after: float) -> str | None:
+    """A few lines telling the model that ``conv`` is taken up again after a
+    break longer than ``after`` seconds (0: never): when it was last active,
+    how far it had got, its title and summary. None for a follow-up that
+    comes soon after the last turn, and for a new conversation."""
+    earlier = [t for t in conv.turns if t.name != question.name and t.created]
+    if not after or not earlier:
+        return None
+    last = datetime.fromisoformat(earlier[-1].created.replace("Z", "+00:00"))
+    gap = (datetime.now(timezone.utc) - last).total_seconds()
+    if gap <= after:
+        return None
+    exchanges = sum(t.role == "user" for t in earlier)
+    lines = [f"This conversation is being taken up again after a break of {_span(gap)}: it was last active on "
+             f"{last:%Y-%m-%d %H:%M} UTC, after {exchanges} exchange{'s' * (exchanges != 1)}."]
+    lines += [f"Its title: {conv.title}"] if conv.title else []
+    lines += [f"Its summary: {conv.summary}"] if conv.summary else []
+    return "\n".join(lines)
+
+
+def _span(seconds: float) -> str:
+    """``3 days``, ``5 hours``, ``40 minutes``: the largest unit that fits."""
+    unit, size = next(((u, s) for u, s in (("day", 86400), ("hour", 3600), ("minute", 60)) if seconds >= s),
+                      ("second", 1))
+    count = int(seconds // size)
+    return f"{count} {unit}{'s' * (count != 1)}"

@@ -21,7 +21,7 @@ from .answer import Job, stream_answer
 from .finish import answered
 from .options import AskOptions, AskResult, Output
 from .question import store_question
-from .summary import budget, messages_for
+from .summary import messages_for, planned
 from .target import choose_target
 
 
@@ -63,7 +63,7 @@ class Asker:
         opts = replace(opts, save=False)
         target = choose_target(self.ws, opts, self.out)
         conv, question = store_question(self.ws, target, opts, self.out)
-        return Preview(target.choice, context.plan(conv, question, budget(self.ws.config, target.agent, target.choice)))
+        return Preview(target.choice, planned(self.ws.config, conv, question, target.agent, target.choice))
 
     def retry(self, ref: str | None, hint: str | None, wrong: bool, opts: AskOptions) -> AskResult:
         """Answer the conversation's last question again. The new answer replaces

@@ -55,13 +55,20 @@ def budget(config: Config, agent: Agent | None, choice: Choice) -> context.Budge
     )
 
 
+def planned(config: Config, conv: Conversation, question: Turn, agent: Agent | None, choice: Choice) -> Plan:
+    """The plan for ``question`` within the budget, with the resume note a
+    conversation taken up after a break gets (``context.resume_after``)."""
+    wanted = context.plan(conv, question, budget(config, agent, choice))
+    return replace(wanted, note=context.resume_note(conv, question, config.get("context.resume_after")))
+
+
 def messages_for(ws: Workspace, conv: Conversation, sent: Conversation, question: Turn, agent: Agent | None,
                  answering: tuple[Provider, Choice], save: bool, out: Output) -> list[Message]:
     """What the model is sent for ``question`` from the turns of ``sent``: the
     budget's plan, its summary made (and stored in ``conv``) when it is due;
     without one, if the model can't make it."""
     provider, choice = answering
-    wanted = context.plan(sent, question, budget(ws.config, agent, choice))
+    wanted = planned(ws.config, sent, question, agent, choice)
     if wanted.nearly_full:
         out.notice(f"this conversation nears what {choice.model} can read at once: soon its older turns "
                    "go as a summary (conv config set context.max_tokens N to choose how much goes whole)")
