@@ -374,7 +374,7 @@ def test_log_lists_every_change_newest_first_with_commit_ids(fake, store_path, t
         f"{child}: edit (1 changed)",
         f"{child}: retry, answer (gpt-4o-mini, 1 token)",
         f"{child}: answer (gpt-4o-mini, 1 token)",
-        f"{child}: ask",
+        f"{child}: ask (active again)",  # a paused conversation asked again
         f"{child}: status paused",
         f"{child}: tags +git",
         f"{child}: title 'forked title'",

@@ -47,7 +47,8 @@ def list_(
     render.table(
         ["ID", "TURNS", "UPDATED", "MODEL", *(["AGENT"] if agents else []), "TOKENS", "COST", "TITLE"],
         [
-            [("*" if i.current else " ") + i.short, str(i.row.turns), render.ago(i.row.updated), i.row.model or "-",
+            [("*" if i.current else " ") + i.short, str(i.row.turns) + (f" ✗{i.row.wrong}" if i.row.wrong else ""),
+             render.ago(i.row.updated), i.row.model or "-",
              *([i.row.agent or "-"] if agents else []),
              render.count(i.row.tokens), render.dollars(i.row.cost) if i.row.tokens else "-",
              "  " * i.depth + ("└ " if i.depth else "")

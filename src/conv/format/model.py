@@ -80,10 +80,12 @@ class Turn:
     error: str | None = None
     replaces: str | None = None  # for a retried answer: the answer it superseded
     hint: str | None = None  # for a retried answer: what the user said was wrong
+    feedback: str | None = None  # for a retried answer: "negative", the user's verdict on the one it replaces
     edited: str | None = None  # when a person last changed the text (conv edit)
     meta: Any = None  # the parsed mapping, so a rewrite keeps hand-added keys
 
-    FIELDS = ("role", "created", "parent", "model", "provider", "usage", "finish", "error", "replaces", "hint", "edited")
+    FIELDS = ("role", "created", "parent", "model", "provider", "usage", "finish", "error", "replaces", "hint",
+              "feedback", "edited")
 
     @classmethod
     def from_text(cls, name: str, text: str, where: str = "") -> "Turn":
@@ -107,6 +109,7 @@ class Turn:
             error=_str_or_none(m.get("error")),
             replaces=_str_or_none(m.get("replaces")),
             hint=_str_or_none(m.get("hint")),
+            feedback=_str_or_none(m.get("feedback")),
             edited=_str_or_none(as_time(m.get("edited"))),
             meta=m,
         )

@@ -107,6 +107,18 @@ def idle_time(value: Any) -> float:
         raise ValueError("use a duration such as 1h, 30m or 2d, or off") from None
 
 
+def phrases(value: Any) -> tuple[str, ...]:
+    """A list of short phrases (in YAML, or typed as ``a, b, c``)."""
+    items = value if isinstance(value, list) else str(text(value)).split(",")
+    try:
+        found = tuple(one_line(item).strip() for item in items if str(item).strip())
+    except ValueError:
+        found = ()
+    if not found:
+        raise ValueError('use phrases separated by commas, e.g. "nah, rubbish"')
+    return found
+
+
 def agent_name(name: str) -> str:
     """Agent names become id prefixes (coder-k3f9x2…): lower-case letters,
     digits and inner dashes."""
@@ -131,6 +143,12 @@ KEYS: dict[str, Key] = {
     "context.max_tokens": Key(positive_int, None, "send at most about this many tokens of earlier messages (unset: what the model's window holds)"),
     "context.resume_after": Key(idle_time, "1h", "a follow-up after this long a break tells the model so, with the "
                                 "conversation's title and summary (off: never)"),
+    "feedback.window": Key(idle_time, "10m", "how soon after an answer a plain conv ask may be read as feedback "
+                           "on it or a follow-up (off: never)"),
+    "feedback.negative": Key(phrases, None, "more phrases that mean the last answer was wrong (besides conv's own)"),
+    "feedback.continue": Key(phrases, None, "more phrases that follow up the last answer (ending in a space: "
+                             "a line starting with it)"),
+    "feedback.classifier": Key(one_line, None, "a model that decides instead of the phrases (e.g. gpt-4o-mini)"),
     "timeout.connect": Key(positive_float, 10.0, "seconds to wait for the model server to accept"),
     "timeout.read": Key(positive_float, 120.0, "seconds to wait for the next bytes of an answer"),
     "tls.ca_file": Key(readable_file, None, "a CA certificate file (PEM) trusted besides the system's, for a server "

@@ -56,10 +56,11 @@ class Builder:
         forked = (conv.forked_from or {}).get("conversation")
         used = usage_totals(conv.turns)
         self.db.execute(
-            f"INSERT OR REPLACE INTO conversations ({Row.COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?)",
+            f"INSERT OR REPLACE INTO conversations ({Row.COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?)",
             (conv.id, conv.title, conv.created, updated, conv.model, conv.provider, conv.agent,
              json.dumps(conv.tags), conv.status, len(names), forked, conv.summary, int(trashed),
-             used["prompt_tokens"] + used["completion_tokens"], used["cost"]),
+             used["prompt_tokens"] + used["completion_tokens"], used["cost"],
+             sum(t.feedback == "negative" for t in conv.turns)),
         )
 
     def _index_turns(self, conv: Conversation, files: dict[str, str]) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..errors import StoreError
 
-SCHEMA = 4  # bump when the tables change: an old cache is rebuilt, never migrated
+SCHEMA = 5  # bump when the tables change: an old cache is rebuilt, never migrated
 BUSY_SECONDS = 30
 
 # Kept apart: a rebuild fills the turns without them and indexes the text in one go.
@@ -29,7 +29,8 @@ CREATE TABLE conversations (
     model TEXT, provider TEXT, agent TEXT, tags TEXT, status TEXT,
     turns INTEGER, broken TEXT, forked_from TEXT, summary TEXT,
     trashed INTEGER NOT NULL DEFAULT 0,
-    tokens INTEGER NOT NULL DEFAULT 0, cost REAL  -- over its answers; cost NULL when not every answer has one
+    tokens INTEGER NOT NULL DEFAULT 0, cost REAL,  -- over its answers; cost NULL when not every answer has one
+    wrong INTEGER NOT NULL DEFAULT 0  -- answers asked again because the user said the one before was wrong
 );
 CREATE INDEX conversations_updated ON conversations (trashed, updated);
 CREATE TABLE parsed (sha TEXT PRIMARY KEY, data TEXT NOT NULL);

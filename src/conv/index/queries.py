@@ -28,14 +28,15 @@ class Row:
     trashed: bool
     tokens: int  # prompt and answer tokens over its answers
     cost: float | None  # US dollars, when every answer that used tokens has a cost
+    wrong: int = 0  # answers given again after the user said the one before was wrong
 
     COLUMNS = ("id, title, created, updated, model, provider, agent, tags, status, turns, broken, forked_from, summary,"
-               " trashed, tokens, cost")
+               " trashed, tokens, cost, wrong")
 
     @classmethod
     def from_sql(cls, r: tuple) -> "Row":
         return cls(r[0], r[1] or "", r[2] or "", r[3] or "", r[4], r[5], r[6], json.loads(r[7] or "[]"),
-                   r[8] or "active", r[9] or 0, r[10], r[11], r[12], bool(r[13]), r[14] or 0, r[15])
+                   r[8] or "active", r[9] or 0, r[10], r[11], r[12], bool(r[13]), r[14] or 0, r[15], r[16] or 0)
 
 
 @dataclass

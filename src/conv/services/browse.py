@@ -24,7 +24,7 @@ class Listed:
             "id": r.id, "short": self.short, "title": r.title, "created": r.created, "updated": r.updated,
             "model": r.model, "provider": r.provider, "agent": r.agent, "tags": r.tags, "status": r.status,
             "turns": r.turns, "current": self.current, "broken": r.broken, "forked_from": r.forked_from,
-            "summary": r.summary, "deleted": r.trashed, "tokens": r.tokens, "cost": r.cost,
+            "summary": r.summary, "deleted": r.trashed, "tokens": r.tokens, "cost": r.cost, "wrong": r.wrong,
         }
 
 

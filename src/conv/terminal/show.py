@@ -15,7 +15,8 @@ def print_conversation(conv: Conversation, last: int | None = None) -> None:
             f" · updated {ago(conv.updated)}")
     sections = [("summary", conv.summary)] if conv.summary else []
     for n, turn in enumerate(conv.turns[first:], first + 1):
-        meta = [turn.role, turn.created[:16].replace("T", " "), turn.model, _finish(turn)]
+        meta = [turn.role, turn.created[:16].replace("T", " "), turn.model, _finish(turn),
+                turn.feedback == "negative" and "asked again: the answer before was marked wrong"]
         sections.append((f"{n}. " + " · ".join(x for x in meta if x), turn.content))
     transcript(conv.title or "(untitled)", info, sections)
 

@@ -30,6 +30,7 @@ class Job:
     model: str
     replaces: str | None = None  # the answer a retry supersedes
     hint: str | None = None  # why the old answer was wrong
+    feedback: str | None = None  # "negative": the user said the old answer was wrong
     temperature: float | None = None
     base: str | None = None  # for a retry: the commit it read the conversation at
 
@@ -94,6 +95,7 @@ def _store(ws: Workspace, conv: Conversation, question: Turn, result: AskResult,
         ids.new_turn_name("assistant"), "assistant", text, now_iso(), question.name,
         model=result.model, provider=result.provider, usage=result.usage or None, finish=finish,
         error=error and redact(error), replaces=job.replaces, hint=job.hint and redact(job.hint),
+        feedback=job.feedback if job.replaces else None,
     )
     tokens = result.usage.get("completion_tokens")
     detail = f"{result.model}, {tokens} token{'s' * (tokens != 1)}" if tokens is not None else result.model

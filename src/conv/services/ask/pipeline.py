@@ -16,7 +16,7 @@ from ...errors import UsageError
 from ...providers import Message, get_provider
 from ...providers.choice import Choice, choose
 from ..workspace import Workspace
-from . import agents, context
+from . import agents, context, feedback
 from .answer import Job, stream_answer
 from .finish import answered
 from .options import AskOptions, AskResult, Output
@@ -50,6 +50,9 @@ class Asker:
     def ask(self, opts: AskOptions) -> AskResult:
         if opts.save:
             self.ws.store.pending.commit_kept()  # an answer kept by a failed write comes before this question
+        reading = feedback.read(self.ws, opts, self.out.notice)
+        if reading is not None:
+            return self._as_read(reading, opts)
         target = choose_target(self.ws, opts, self.out)
         provider = get_provider(target.choice.provider, self.ws.config)
         conv, question = store_question(self.ws, target, opts, self.out)
@@ -89,8 +92,21 @@ class Asker:
             because = f": {said}" + ("" if said[-1:] in ".!?" else ".") if said else "."
             messages += [Message("assistant", old.content), Message("user", f"That answer was wrong{because} Please answer again.")]
         job = Job(opts, provider, choice.provider, choice.model, replaces=old.name if old else None, hint=hint,
-                  temperature=agent.temperature if agent else None, base=base)
+                  feedback="negative" if hint or wrong else None, temperature=agent.temperature if agent else None,
+                  base=base)
         return self._finish(stream_answer(ws, conv, question, messages, job, self.out), opts)
+
+    def _as_read(self, reading: feedback.Reading, opts: AskOptions) -> AskResult:
+        """A plain ask taken as feedback on the last answer (asked again, told
+        it was wrong) or as its follow-up, said in one line with the way back."""
+        short, said = self.ws.index.queries.short_id(reading.conv_id), " ".join(opts.words)
+        undo = f'meant as a new question? conv ask --new "{said}"'
+        if reading.kind == "negative":
+            self.out.notice(f"taken as feedback on the last answer in {short}: asking again, told it was wrong "
+                            f"(the old answer stays in its history: conv diff {short}); {undo}")
+            return self.retry(reading.conv_id, reading.hint, True, replace(opts, words=[]))
+        self.out.notice(f"taken as a follow-up to {short}; {undo}")
+        return self.ask(replace(opts, cid=reading.conv_id))
 
     def _finish(self, result: AskResult, opts: AskOptions) -> AskResult:
         answered(self.ws, opts.save)
