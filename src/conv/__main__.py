@@ -24,6 +24,9 @@ def main() -> None:
         args = sys.argv[1:]
         for position, arg in enumerate(args, 1):  # before any command sees them
             refuse_undecodable(arg, f"argument {position}", "Give it as UTF-8 (e.g. convert it with iconv -t UTF-8)")
+        from .terminal.progress import attach
+
+        attach()  # long work (an index build, an import, a first pull) shows a bar on a terminal
         if not fast_path(args):
             _typer_path(args)
         sys.stdout.flush()  # a reader that went away shows here, not as a message at exit

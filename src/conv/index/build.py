@@ -8,6 +8,7 @@ from collections.abc import Callable
 from ..errors import RefError, StoreError
 from ..format.ids import turn_time
 from ..format.model import Conversation, usage_totals
+from ..home import progress
 from ..store import ParsedCache, Store
 from .queries import Row
 
@@ -23,8 +24,10 @@ class Builder:
 
     def catch_up(self, changed: set[str], head: str) -> None:
         """Reindex the ``changed`` conversations, record new commits, and mark the cache as at ``head``."""
-        for conv_id in changed:
-            self.reindex(conv_id, head)
+        with progress.steps("indexing conversations", len(changed)) as advance:
+            for conv_id in changed:
+                self.reindex(conv_id, head)
+                advance()
         self.add_history()
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('commit', ?)", (head,))
 

@@ -4,6 +4,7 @@ folders to and from the trash (nothing is copied)."""
 
 from ..errors import RefError
 from ..format.model import Conversation, Turn
+from ..home import progress
 from .git import GitStore
 from .layout import META_FILE, ROOT, TRASH, folder, purged_ids, shard_path
 from .snapshot import Snapshot
@@ -17,18 +18,11 @@ def add_missing(git: GitStore, items: list[tuple[Conversation, list[Turn]]], mes
         changes: dict = {}
         counts[:] = [0, 0]
         purged = purged_ids(snap)
-        for conv, turns in items:
-            if conv.id in purged:
-                continue
-            where = folder(conv.id)
-            present = set(snap.listdir(where))
-            if META_FILE not in present:
-                changes[f"{where}/{META_FILE}"] = conv.to_text().encode()
-                counts[0] += 1
-            for turn in turns:
-                if f"{turn.name}.md" not in present:
-                    changes[f"{where}/{turn.name}.md"] = turn.to_text().encode()
-                    counts[1] += 1
+        with progress.steps("writing conversations", len(items)) as advance:
+            for conv, turns in items:
+                advance()
+                if conv.id not in purged:
+                    _add(snap, conv, turns, changes, counts)
         if not changes:
             raise _NothingNew
         return changes, message
@@ -38,6 +32,19 @@ def add_missing(git: GitStore, items: list[tuple[Conversation, list[Turn]]], mes
     except _NothingNew:
         return None, 0, 0
     return written, counts[0], counts[1]
+
+
+def _add(snap: Snapshot, conv: Conversation, turns: list[Turn], changes: dict, counts: list[int]) -> None:
+    """Into ``changes``: the files of ``conv`` the store does not hold yet."""
+    where = folder(conv.id)
+    present = set(snap.listdir(where))
+    if META_FILE not in present:
+        changes[f"{where}/{META_FILE}"] = conv.to_text().encode()
+        counts[0] += 1
+    for turn in turns:
+        if f"{turn.name}.md" not in present:
+            changes[f"{where}/{turn.name}.md"] = turn.to_text().encode()
+            counts[1] += 1
 
 
 def move(git: GitStore, conv_ids: list[str], to_trash: bool, message: str) -> tuple[str | None, str]:
