@@ -33,6 +33,24 @@ def test_rebuilt_index_answers_as_the_incremental_one(fake, conv_home):
     assert listing() == before
 
 
+def test_the_index_keeps_each_turns_text_once_and_still_finds_and_shows_it(fake, conv_home):
+    """A turn's text lives in its parsed file alone: the full-text index and
+    the turn rows point at it (before, the turn rows held a second copy)."""
+    sentence = "the quokka inspected seventeen lighthouses before breakfast"
+    fake.set(reply=sentence)  # an answer: no title or summary repeats it
+    assert run_conv("ask", "tell me something").returncode == 0
+    fake.set(reply="Something else.")
+    run_conv("ask", "-c", "another turn")
+    for build in ("incremental", "rebuilt"):
+        if build == "rebuilt":
+            assert run_conv("reindex").returncode == 0
+        index = (conv_home / "cache" / "index.sqlite").read_bytes()
+        assert index.count(sentence.encode()) == 1, build
+        found = json.loads(run_conv("search", "lighthouses", "--json").stdout)
+        assert [h["role"] for h in found] == ["assistant"] and "lighthouses" in found[0]["snippet"]
+        assert run_conv("search", "quokka", "seventeen").stdout.count(b"quokka") == 1
+
+
 def test_changes_made_with_git_show_up(fake, store_path, tmp_path):
     conv_id = json.loads(run_conv("ask", "--json", "original title").stdout)["conversation"]
     work = tmp_path / "work"

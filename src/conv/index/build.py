@@ -75,8 +75,8 @@ class Builder:
         stale = [rowid for name, (rowid, sha) in known.items() if shas.get(name) != sha]
         self.db.executemany("DELETE FROM turns WHERE rowid = ?", [(r,) for r in stale])
         self.db.executemany(
-            "INSERT INTO turns (conv_id, name, role, sha, content) VALUES (?, ?, ?, ?, ?)",
-            [(conv.id, t.name, t.role, shas[t.name], t.content) for t in conv.turns
+            "INSERT INTO turns (conv_id, name, role, sha) VALUES (?, ?, ?, ?)",
+            [(conv.id, t.name, t.role, shas[t.name]) for t in conv.turns
              if known.get(t.name, (None, None))[1] != shas[t.name]],
         )
 

@@ -8,16 +8,19 @@ from pathlib import Path
 
 from ..errors import StoreError
 
-SCHEMA = 5  # bump when the tables change: an old cache is rebuilt, never migrated
+SCHEMA = 6  # bump when the tables change: an old cache is rebuilt, never migrated
 BUSY_SECONDS = 30
 
 # Kept apart: a rebuild fills the turns without them and indexes the text in one go.
+# A turn's text is kept once, in its parsed file (parsed.data's content, JSON);
+# turn_text shows it by the turn's rowid to the full-text index, which keeps no copy.
 TRIGGERS = """
 CREATE TRIGGER turns_added AFTER INSERT ON turns BEGIN
-    INSERT INTO turn_fts (rowid, content) VALUES (new.rowid, new.content);
+    INSERT INTO turn_fts (rowid, content) SELECT new.rowid, data ->> '$.content' FROM parsed WHERE sha = new.sha;
 END;
 CREATE TRIGGER turns_removed AFTER DELETE ON turns BEGIN
-    INSERT INTO turn_fts (turn_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+    INSERT INTO turn_fts (turn_fts, rowid, content)
+        SELECT 'delete', old.rowid, data ->> '$.content' FROM parsed WHERE sha = old.sha;
 END;
 """
 
@@ -36,12 +39,14 @@ CREATE INDEX conversations_updated ON conversations (trashed, updated);
 CREATE TABLE parsed (sha TEXT PRIMARY KEY, data TEXT NOT NULL);
 CREATE TABLE turns (
     rowid INTEGER PRIMARY KEY, conv_id TEXT NOT NULL, name TEXT NOT NULL,
-    role TEXT, sha TEXT NOT NULL, content TEXT
+    role TEXT, sha TEXT NOT NULL  -- the text: in parsed, by sha (turn_text)
 );
 CREATE INDEX turns_conv ON turns (conv_id);
 CREATE VIRTUAL TABLE turn_fts USING fts5(
-    content, content='turns', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2'
+    content, content='turn_text', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2'
 );
+CREATE VIEW turn_text AS
+    SELECT t.rowid AS rowid, p.data ->> '$.content' AS content FROM turns t JOIN parsed p ON p.sha = t.sha;
 CREATE TABLE history (sha TEXT NOT NULL, conv_id TEXT, time INTEGER, message TEXT);
 CREATE INDEX history_sha ON history (sha);
 CREATE INDEX history_conv ON history (conv_id, time);
@@ -81,7 +86,7 @@ def ensure_schema(db: sqlite3.Connection) -> None:
         return
     with transaction(db):
         if meta(db, "schema") != str(SCHEMA):
-            for kind in ("trigger", "table"):
+            for kind in ("trigger", "view", "table"):
                 for (name,) in db.execute(f"SELECT name FROM sqlite_master WHERE type = '{kind}'").fetchall():
                     if not name.startswith("turn_fts_"):  # shadow tables go with their FTS table
                         db.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')

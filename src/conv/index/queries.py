@@ -187,9 +187,10 @@ class Queries:
         columns = ", ".join("c." + col.strip() for col in Row.COLUMNS.split(","))
         rows = self._rows(
             f"""SELECT {columns},
-                   (SELECT substr(content, 1, :chars) FROM turns t WHERE t.conv_id = c.id AND t.role = 'user'
-                    ORDER BY t.name LIMIT 1),
-                   (SELECT substr(content, 1, :chars) FROM turns t WHERE t.conv_id = c.id ORDER BY t.name DESC LIMIT 1)
+                   (SELECT substr(x.content, 1, :chars) FROM turns t JOIN turn_text x ON x.rowid = t.rowid
+                    WHERE t.conv_id = c.id AND t.role = 'user' ORDER BY t.name LIMIT 1),
+                   (SELECT substr(x.content, 1, :chars) FROM turns t JOIN turn_text x ON x.rowid = t.rowid
+                    WHERE t.conv_id = c.id ORDER BY t.name DESC LIMIT 1)
                 FROM (SELECT * FROM conversations WHERE trashed = 0 ORDER BY updated DESC, id LIMIT :limit) c
                 ORDER BY c.updated DESC, c.id""",
             {"limit": limit, "chars": chars},
