@@ -591,7 +591,7 @@ def test_gc_packs_and_fsck_finds_a_corrupt_object(fake, store_path):
 ERRORS = [  # (args, exit code, what the one line says)
     (["title", "qqqqqq", "x"], 1, "no conversation matches"),
     (["title", OLD_ID, "   "], 2, "a title needs some text"),
-    (["title", "../x", "y"], 1, "invalid conversation reference"),
+    (["tag", "../x", "+y"], 1, "invalid conversation reference"),
     (["tag", "qqqqqq", "+x"], 1, "no conversation matches"),
     (["tag", "qqqqqq"], 1, "no conversation matches"),
     (["tag", OLD_ID, "+a,b"], 2, "is not a tag"),

@@ -21,6 +21,24 @@ def _words(words: list[str] | None) -> list[str]:
     return words[1:] if words[:1] == ["--"] else words
 
 
+def _text_after_ref(words: list[str] | None) -> tuple[str | None, list[str]]:
+    """``[REF] TEXT…``: a first word is the REF when it looks like one and
+    text follows (``conv title k3f9x2 notes``); otherwise all of it is the
+    text, for the current conversation (``conv title rebase notes`` needs
+    quotes only when its first word looks like an id: ``"k3f9x2 notes"``)."""
+    from ..format.ids import looks_like_ref
+
+    from ..errors import UsageError
+
+    words = _words(words)
+    if words and looks_like_ref(words[0]):
+        if len(words) == 1:  # a conversation with no text, or a text that is one id-like word: say which
+            raise UsageError(f"{words[0]!r} looks like a conversation id, and no text follows it",
+                             f'Give the text after it (… {words[0]} "text"), or quote a one-word text with more words')
+        return words[0], _words(words[1:])
+    return None, words
+
+
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv fork                 # all of the current conversation\n\n  conv fork k3f9x2 --at 3 --title 'try it with rebase -i'")
 def fork(
     ref: Ref = None,
@@ -41,52 +59,58 @@ def fork(
         render.plain(f"{forked.short}: fork of {forked.parent} at turn {forked.at}")
 
 
-@app.command(rich_help_panel=PANEL, context_settings=WORDS_AFTER_REF, epilog='Example:\n\n  conv title k3f9x2 "rebase vs merge"')
+@app.command(rich_help_panel=PANEL, context_settings=WORDS_AFTER_REF,
+             epilog='Examples:\n\n  conv title k3f9x2 "rebase vs merge"\n\n  conv title rebase vs merge      # the current conversation')
 def title(
-    ref: Annotated[str, typer.Argument(help=REF_HELP)],
-    text: Annotated[list[str], typer.Argument(help="The new title (words are joined).")],
+    words: Annotated[list[str], typer.Argument(metavar="[REF] TEXT...", help=f"The new title (words are joined), after an optional REF: {REF_HELP}")],
 ) -> None:
     """Set a conversation's title (it starts as the first question)."""
     from ..services.metadata import set_title
 
-    set_title(workspace(), ref, " ".join(_words(text)))
+    ref, text = _text_after_ref(words)
+    set_title(workspace(), ref, " ".join(text))
 
 
-@app.command(rich_help_panel=PANEL, context_settings=WORDS_AFTER_REF, epilog="Examples:\n\n  conv tag k3f9x2 +work +git -draft\n\n  conv tag k3f9x2          # show the tags")
+@app.command(rich_help_panel=PANEL, context_settings={**WORDS_AFTER_REF, "ignore_unknown_options": True},
+             epilog="Examples:\n\n  conv tag k3f9x2 +work +git -draft\n\n  conv tag +work           # the current conversation\n\n  conv tag k3f9x2          # show the tags")
 def tag(
-    ref: Annotated[str, typer.Argument(help=REF_HELP)],
-    changes: Annotated[Optional[list[str]], typer.Argument(help="+TAG adds, -TAG removes.", show_default=False)] = None,
+    words: Annotated[Optional[list[str]], typer.Argument(metavar="[REF] [+TAG|-TAG]...", help=f"+TAG adds, -TAG removes, after an optional REF: {REF_HELP}", show_default=False)] = None,
 ) -> None:
     """Add or remove tags (conv list --tag TAG filters by them)."""
     from ..services.metadata import change_tags
     from ..terminal import render
 
     ws = workspace()
-    changes = _words(changes)
+    words = _words(words)
+    ref = words.pop(0) if words and not words[0].startswith(("+", "-")) else None  # +TAG and -TAG are changes
+    changes = _words(words)
     tags = change_tags(ws, ref, changes) if changes else ws.conversation(ws.resolve(ref)).tags
     render.plain(" ".join(tags))
 
 
-@app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv status k3f9x2 done")
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv status k3f9x2 done\n\n  conv status paused       # the current conversation")
 def status(
-    ref: Annotated[str, typer.Argument(help=REF_HELP)],
-    value: Annotated[str, typer.Argument(help="active, paused or done.", metavar="STATUS")],
+    words: Annotated[list[str], typer.Argument(metavar="[REF] STATUS", help=f"active, paused or done, after an optional REF: {REF_HELP}")],
 ) -> None:
     """Mark a conversation active, paused or done (conv list --status filters)."""
+    from ..errors import UsageError
     from ..services.metadata import set_status
 
-    set_status(workspace(), ref, value)
+    if len(words) not in (1, 2):
+        raise UsageError("give one status: active, paused or done", "e.g. conv status done, or conv status k3f9x2 done")
+    set_status(workspace(), words[0] if len(words) == 2 else None, words[-1])
 
 
-@app.command(rich_help_panel=PANEL, context_settings=WORDS_AFTER_REF, epilog='Example:\n\n  conv summary k3f9x2 "Chose rebase -i with autosquash."')
+@app.command(rich_help_panel=PANEL, context_settings=WORDS_AFTER_REF,
+             epilog='Examples:\n\n  conv summary k3f9x2 "Chose rebase -i with autosquash."\n\n  conv summary "Chose rebase -i."   # the current conversation')
 def summary(
-    ref: Annotated[str, typer.Argument(help=REF_HELP)],
-    text: Annotated[list[str], typer.Argument(help="The summary; an empty string removes it.")],
+    words: Annotated[list[str], typer.Argument(metavar="[REF] TEXT...", help=f"The summary (an empty string removes it), after an optional REF: {REF_HELP}")],
 ) -> None:
     """Set the summary shown at the top of conv show."""
     from ..services.metadata import set_summary
 
-    set_summary(workspace(), ref, " ".join(_words(text)))
+    ref, text = _text_after_ref(words)
+    set_summary(workspace(), ref, " ".join(text))
 
 
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv edit\n\n  EDITOR='code -w' conv edit k3f9x2")
