@@ -203,10 +203,8 @@ def test_without_a_terminal_ambiguous_text_names_the_candidates(fake):
     assert followed_up_after_resume(fake) == "rebase notes one"
 
 
-def test_an_empty_store_says_to_ask_first_and_a_sessionless_shell_says_to_load_the_plugin(fake):
+def test_an_empty_store_says_to_ask_first(fake):
     assert 'Ask first: conv ask "…"' in fails("resume", code=1, env=SESSION)
-    ask("topic")
-    assert "no conv session" in fails("resume", "topic", code=2)
 
 
 def test_the_picker_shows_status_and_summary_and_matches_the_summary(three, fake):

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from ..errors import UsageError
 from ..format.model import iso
 from ..home import session
 from ..index import Filters
@@ -24,22 +23,27 @@ class Current:
 
 
 def current(ws: Workspace) -> Current:
-    """In a conv shell: this terminal's conversation (flagged when idle past
-    ``session.expiry``). Elsewhere: the latest conversation since ``conv clear``."""
+    """In a conv shell: this terminal's conversation. Elsewhere: the one a
+    plugin-less terminal last used, asked, forked or chose (``conv use``,
+    ``conv resume``), else the latest since ``conv clear``. Either way
+    flagged when idle past ``session.expiry``, so ``-c`` starts afresh."""
     name = session.session_name()
     index = ws.index.refresh()
+    expiry = ws.config.get("session.expiry")
+    state = session.load(name or session.DEFAULT)
+    if state is not None and not name and state.last_used < session.cleared_at():
+        state = None  # chosen before the last conv clear
+    if state is not None and index.get(state.conv_id) is not None:
+        return Current(state.conv_id, "session-expired" if state.idle() > expiry else "session", state.idle(), state.short)
     if name:
-        state = session.load(name)
-        if state is None or index.get(state.conv_id) is None:
-            return Current(None, "none")
-        expired = state.idle() > ws.config.get("session.expiry")
-        return Current(state.conv_id, "session-expired" if expired else "session", state.idle(), state.short)
+        return Current(None, "none")
     cleared = session.cleared_at()
     since = iso(datetime.fromtimestamp(cleared, timezone.utc)) if cleared else None
     latest = index.recent(limit=1, filters=Filters(since=since))
     if not latest:
         return Current(None, "none")
-    return Current(latest[0].id, "latest", short=index.short_id(latest[0].id))
+    idle = (datetime.now(timezone.utc) - datetime.fromisoformat(latest[0].updated.replace("Z", "+00:00"))).total_seconds()
+    return Current(latest[0].id, "session-expired" if idle > expiry else "latest", idle, index.short_id(latest[0].id))
 
 
 def forget(ws: Workspace) -> str | None:
@@ -49,15 +53,8 @@ def forget(ws: Workspace) -> str | None:
     return was.conv_id
 
 
-def require_session() -> None:
-    """Only a terminal with a conv session can keep a current conversation."""
-    if not session.session_name():
-        raise UsageError("this terminal has no conv session", 'Load the shell plugin: eval "$(conv init zsh)" (or bash, fish)')
-
-
 def use(ws: Workspace, ref: str) -> str:
     """``conv use REF``: make REF this terminal's current conversation."""
-    require_session()
     conv_id = ws.resolve(ref)
     # refreshed: a whole id resolves from the store alone, before the index has caught up
     ws.make_current(conv_id, ws.index.refresh().get(conv_id).turns)

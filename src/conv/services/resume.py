@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from ..errors import RefError
 from ..terminal.sanitize import clean
-from .current import current, require_session
+from .current import current
 from .current import use as make_current
 from .workspace import Workspace
 
@@ -56,10 +56,8 @@ class Ranked:
 
 
 def candidates(ws: Workspace, limit: int = LIMIT) -> list[Candidate]:
-    """The conversations to choose from, most recently updated first. Checked
-    first: a terminal without a session could not keep the choice, and an
-    empty store offers nothing."""
-    require_session()
+    """The conversations to choose from, most recently updated first (an
+    empty store offers nothing)."""
     rows = ws.index.refresh().recent_with_text(limit, TEXT_CHARS)
     if not rows:
         raise RefError("no conversations to resume yet", 'Ask first: conv ask "…"')

@@ -58,10 +58,10 @@ class Workspace:
         return conv_id
 
     def make_current(self, conv_id: str, turns: int) -> None:
-        """This terminal's conversation from now on (when it has a session)."""
-        name = session.session_name()
-        if name:
-            session.save(name, conv_id, self.index.queries.short_id(conv_id), turns, self.config.get("session.expiry"))
+        """This terminal's conversation from now on (without the shell plugin,
+        that of every terminal without it)."""
+        name = session.session_name() or session.DEFAULT
+        session.save(name, conv_id, self.index.queries.short_id(conv_id), turns, self.config.get("session.expiry"))
 
 
 def _stderr(message: str) -> None:

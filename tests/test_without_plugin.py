@@ -1,0 +1,47 @@
+"""A terminal without the shell plugin (no CONV_SESSION) has a current
+conversation too: use, resume, fork, clear and ask all change it, and -c
+expires after session.expiry as in a plugin's terminal (issue 13, defects 3
+and 6)."""
+
+import json
+import time
+
+from conftest import ok
+
+
+def current_id() -> str:
+    return json.loads(ok("show", "--json").stdout)["id"]
+
+
+def asked(*args: str) -> str:
+    return json.loads(ok("ask", "--json", *args).stdout)["conversation"]
+
+
+def test_use_and_resume_work_without_the_plugin_and_follow_ups_go_there(fake):
+    older = asked("explain git rebase")
+    newer = asked("--new", "reverse a list in python")
+    assert "this terminal now continues" in ok("use", older).stderr.decode()
+    assert current_id() == older
+    ok("ask", "-c", "and interactive mode?")
+    assert [m["content"] for m in fake.requests[-1]["messages"]][0] == "explain git rebase"
+    ok("resume", "python")  # the text names one: no picker needed
+    assert current_id() == newer
+    ok("ask", "-c", "and in place?")
+    assert [m["content"] for m in fake.requests[-1]["messages"]][0] == "reverse a list in python"
+    forked = json.loads(ok("fork", older, "--json").stdout)["id"]
+    assert current_id() == forked
+    ok("clear")
+    ok("ask", "-c", "a fresh start")
+    assert [m["content"] for m in fake.requests[-1]["messages"]] == ["a fresh start"]
+
+
+def test_c_expires_without_the_plugin(fake):
+    first = asked("explain git rebase")
+    ok("config", "set", "session.expiry", "1s")
+    time.sleep(1.3)
+    done = ok("ask", "-c", "and interactive mode?")
+    assert f"{first[:6]} has been idle for" in done.stderr.decode() and "starting a new conversation" in done.stderr.decode()
+    assert [m["content"] for m in fake.requests[-1]["messages"]] == ["and interactive mode?"]
+    ok("use", first)  # chosen again: fresh
+    ok("ask", "-c", "right away")
+    assert [m["content"] for m in fake.requests[-1]["messages"]][0] == "explain git rebase"
