@@ -2,7 +2,7 @@
 
 import json
 
-from conftest import git, ok, run_conv
+from conftest import fails, git, ok, run_conv
 
 from conv.format.ids import conversation_path
 
@@ -112,3 +112,24 @@ def test_without_any_model_set_up_conv_says_how_and_stores_nothing(conv_home):
     assert not (conv_home / "store.git").exists()
     listed = run_conv("list")
     assert listed.returncode == 0 and listed.stdout == b"" and b"conv ask" in listed.stderr
+
+
+def test_an_id_like_word_after_c_that_names_none_is_said_and_several_are_refused(fake, store_path):
+    """Issue 13, defect 2: a typo no longer silently joins the question."""
+    first = json.loads(ok("ask", "--json", "topic a").stdout)["conversation"]
+    done = ok("ask", "-c", "k3f9x2", "what", "next")
+    assert "'k3f9x2' names no conversation: it is sent as part of the question" in done.stderr.decode()
+    assert fake.requests[-1]["messages"][0]["content"] == "topic a"
+    assert fake.requests[-1]["messages"][-1]["content"] == "k3f9x2 what next"
+
+    ok("config", "set", "agents.coder.system", "Be terse.")
+    made: dict[str, list[str]] = {}
+    while not any(len(v) > 1 for v in made.values()):  # agent ids: coder-<token>; 32 first letters
+        conv = json.loads(ok("ask", "-a", "coder", "--json", "a coder question").stdout)["conversation"]
+        made.setdefault(conv[:7], []).append(conv)
+    prefix, both = next((p, v) for p, v in made.items() if len(v) > 1)
+    head = git(store_path, "rev-parse", "HEAD")
+    line = fails("ask", "-c", prefix, "which one?", code=1)
+    assert f"'{prefix}' is ambiguous" in line and all(c in line for c in both)
+    assert git(store_path, "rev-parse", "HEAD") == head  # nothing stored
+    assert first not in line

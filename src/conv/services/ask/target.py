@@ -81,8 +81,12 @@ def _conversation(ws: Workspace, opts: AskOptions, out: Output) -> tuple[str | N
     # a lone word is the question; a ref needs a question after it (or piped in)
     if words and ids.looks_like_ref(words[0]) and (len(words) > 1 or opts.stdin_text):
         found = refs.candidates(ws, words[0])
-        if len(found) == 1:
+        if len(found) > 1:
+            refs.resolve(ws, words[0])  # the error --cid gives, naming them
+        if found:
             return found[0], words[1:]
+        out.notice(f"{words[0]!r} names no conversation: it is sent as part of the question "
+                   f"(to pick a conversation: conv ask --cid REF …)")
     if opts.agent:
         return _agents_latest(ws, opts.agent, out), words
     return _current(ws, out), words
