@@ -233,7 +233,7 @@ def test_clean_moves_old_conversations_to_the_trash(fake, store_path):
     done = ok("clean", "--older", "30d")
     assert f"moved to the trash: {OLD_ID}" in done.stderr.decode()
     assert count(store_path) == int(git(store_path, "rev-list", "--count", start)) + 1
-    assert subject(store_path) == "clean: 1 conversations older than 30d"
+    assert subject(store_path) == "clean: 1 conversation older than 30d"
     assert ids_of(js("list")) == [new] and ids_of(js("list", "--deleted")) == [OLD_ID]
     assert blobs(store_path, trash_path(OLD_ID))
 

@@ -37,7 +37,7 @@ def test_an_idle_session_starts_fresh_and_says_so(fake, conv_home):
     then = int(time.time()) - 25 * 3600
     state.write_text(f"{conv_id} {short} {turns} {then} {then + 24 * 3600}\n")
     b, notice = ask("-c", "next", session="term-a")
-    assert b != a and "idle for 1d 1h" in notice and f"--cid {short}" in notice
+    assert b != a and "idle for 1 day" in notice and f"--cid {short}" in notice
     assert ask("-c", "and again", session="term-a")[0] == b
 
 

@@ -40,7 +40,7 @@ def test_c_expires_without_the_plugin(fake):
     ok("config", "set", "session.expiry", "1s")
     time.sleep(1.3)
     done = ok("ask", "-c", "and interactive mode?")
-    assert f"{first[:6]} has been idle for" in done.stderr.decode() and "starting a new conversation" in done.stderr.decode()
+    assert f"{first[:6]} has been idle for 1 second;" in done.stderr.decode() and "starting a new conversation" in done.stderr.decode()
     assert [m["content"] for m in fake.requests[-1]["messages"]] == ["and interactive mode?"]
     ok("use", first)  # chosen again: fresh
     ok("ask", "-c", "right away")

@@ -4,6 +4,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..format.words import plural
 from .app import app, workspace
 
 PANEL = "Import and export"
@@ -42,4 +43,4 @@ def import_(
     if json_out:
         render.emit_json(done.to_dict())
     else:
-        render.notice(f"{done.conversations} conversations in {path}: {done.added} new, {done.turns} turns added")
+        render.notice(f"{plural(done.conversations, 'conversation')} in {path}: {done.added} new, {plural(done.turns, 'turn')} added")

@@ -41,7 +41,10 @@ def list_(
         render.emit_json([item.to_dict() for item in listing])
         return
     if not listing:
-        render.notice("the trash is empty" if deleted else 'no conversations yet; start one with: conv ask "…"')
+        asked = " ".join(f"{flag} {value}" for flag, value in
+                         (("--agent", agent), ("--tag", tag), ("--since", since), ("--status", status)) if value)
+        render.notice(f"no conversation matches {asked}" if asked else "the trash is empty" if deleted
+                      else 'no conversations yet; start one with: conv ask "…"')
         return
     agents = any(i.row.agent for i in listing)  # the AGENT column only where there is one to show
     render.table(

@@ -4,6 +4,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..format.words import plural
 from .app import app, workspace
 
 PANEL = "Store"
@@ -47,7 +48,7 @@ def reindex() -> None:
     from ..services.maintenance import reindex as rebuild
     from ..terminal import render
 
-    render.notice(f"indexed {rebuild(workspace())} conversations")
+    render.notice(f"indexed {plural(rebuild(workspace()), 'conversation')}")
 
 
 hooks_app = typer.Typer(help="The store's git hooks: conv runs pre-commit and post-commit around its commits.",

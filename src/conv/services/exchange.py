@@ -5,6 +5,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..format.model import Conversation, Turn
+from ..format.words import plural
 from .ask.context import transcript_messages
 from .workspace import Workspace
 
@@ -73,6 +74,6 @@ def import_from(ws: Workspace, source: str, path: str) -> Imported:
                             model=imported.model, provider=source, forked_from=forked_from,
                             imported_from={"source": source, "id": imported.source_id})
         items.append((conv, turns))
-    written, added, turn_count = ws.store.add_many(items, f"import: {len(found)} conversations from {source}")
+    written, added, turn_count = ws.store.add_many(items, f"import: {plural(len(found), 'conversation')} from {source}")
     ws.index.refresh()
     return Imported(source, len(found), added, turn_count, written.new if written else None)

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 from ..errors import UsageError
 from ..format.model import iso
+from ..format.words import plural
 from ..home.keys import duration
 from ..index import Filters
 from . import erasure, refs
@@ -41,7 +42,7 @@ def clean(ws: Workspace, older: str, dry_run: bool = False) -> Moved:
     stale = [row.id for row in ws.index.refresh().recent() if row.updated < cutoff]
     if dry_run or not stale:
         return Moved(stale, None)
-    return _move(ws, stale, to_trash=True, what=f"clean: {len(stale)} conversations older than {older}")
+    return _move(ws, stale, to_trash=True, what=f"clean: {plural(len(stale), 'conversation')} older than {older}")
 
 
 @dataclass

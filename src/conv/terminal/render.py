@@ -174,12 +174,11 @@ def transcript(title: str, info: str, sections: list[tuple[str, str]]) -> None:
         out = [f"# {title}\n\n{info}\n"] + [f"## {clean(h)}\n\n{clean(b).rstrip()}\n" for h, b in sections]
         _out("\n".join(out))
         return
-    from rich.console import Console
     from rich.markdown import Markdown
     from rich.rule import Rule
     from rich.text import Text
 
-    console = Console(markup=False, emoji=False, highlight=False)
+    console = _console()
     console.print(Text(title, style="bold"))
     console.print(Text(info, style="dim"))
     console.print()
@@ -207,6 +206,13 @@ def search_hit(short: str, updated: str, title: str, role: str, spans: list[tupl
 
 
 def rich(renderable) -> None:
+    _console().print(renderable)
+
+
+def _console():
+    """rich's console on stdout; with NO_COLOR, laid out the same but without
+    any escape sequence (rich alone would still send bold and underline)."""
     from rich.console import Console
 
-    Console(markup=False, emoji=False, highlight=False).print(renderable)
+    plain = {"color_system": None} if os.environ.get("NO_COLOR") else {}
+    return Console(markup=False, emoji=False, highlight=False, **plain)

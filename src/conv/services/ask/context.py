@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from ...format.model import Conversation, Turn
+from ...format.words import plural, span
 from ...providers import Message
 
 CHARS_PER_TOKEN = 4  # a rough count for ASCII text; no tokenizer is worth its import here
@@ -141,16 +142,9 @@ def resume_note(conv: Conversation, question: Turn, after: float) -> str | None:
     if gap <= after:
         return None
     exchanges = sum(t.role == "user" for t in earlier)
-    lines = [f"This conversation is being taken up again after a break of {_span(gap)}: it was last active on "
-             f"{last:%Y-%m-%d %H:%M} UTC, after {exchanges} exchange{'s' * (exchanges != 1)}."]
+    lines = [f"This conversation is being taken up again after a break of {span(gap)}: it was last active on "
+             f"{last:%Y-%m-%d %H:%M} UTC, after {plural(exchanges, 'exchange')}."]
     lines += [f"Its title: {conv.title}"] if conv.title else []
     lines += [f"Its summary: {conv.summary}"] if conv.summary else []
     return "\n".join(lines)
 
-
-def _span(seconds: float) -> str:
-    """``3 days``, ``5 hours``, ``40 minutes``: the largest unit that fits."""
-    unit, size = next(((u, s) for u, s in (("day", 86400), ("hour", 3600), ("minute", 60)) if seconds >= s),
-                      ("second", 1))
-    count = int(seconds // size)
-    return f"{count} {unit}{'s' * (count != 1)}"

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ...errors import UsageError
 from ...format import ids
 from ...format.model import Conversation
+from ...format.words import span
 from ...providers.choice import Choice, choose
 from .. import refs
 from ..current import current
@@ -110,7 +111,7 @@ def _current(ws: Workspace, out: Output) -> str | None:
     now = current(ws)
     if now.why == "session-expired":
         out.notice(
-            f"{now.short} has been idle for {_span(now.idle)}; starting a new conversation "
+            f"{now.short} has been idle for {span(now.idle)}; starting a new conversation "
             f"(continue the old one with: conv ask --cid {now.short} …)"
         )
         return None
@@ -118,7 +119,3 @@ def _current(ws: Workspace, out: Output) -> str | None:
         out.notice("no conversation to continue; starting a new one")
     return now.conv_id
 
-
-def _span(seconds: float) -> str:
-    hours = int(seconds // 3600)
-    return f"{hours // 24}d {hours % 24}h" if hours >= 24 else f"{hours}h {int(seconds % 3600 // 60)}m"
