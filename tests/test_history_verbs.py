@@ -670,3 +670,25 @@ def test_edit_with_a_failing_editor_writes_nothing(fake, store_path, tmp_path, c
     line = fails("edit", conv_id, env=latin1, code=2)
     assert "the edited text is not UTF-8 (byte 0x" in line and f"your text is kept in {kept}" in line
     assert b"caf\xe9" in kept.read_bytes() and head(store_path) == before
+
+
+def test_a_fork_at_a_question_is_answered_by_a_bare_c_and_never_sent_twice_silently(fake, store_path):
+    """Issue 13, defect 4: fork at turn 1 (a question), then `conv ask -c`
+    with no text answers that question; a follow-up with text says the
+    question goes along unanswered."""
+    fake.set(reply="Rebase replays commits.")
+    parent = json.loads(ok("ask", "--json", "explain git rebase").stdout)["conversation"]
+    fork = json.loads(ok("fork", parent, "--at", "1", "--json").stdout)["id"]
+    fake.set(reply="Answered now.")
+    done = ok("ask", "-c")
+    assert done.stdout.decode().strip() == "Answered now."
+    assert [(m["role"], m["content"]) for m in fake.requests[-1]["messages"]] == [("user", "explain git rebase")]
+    turns = json.loads(ok("show", fork, "--json").stdout)["turns"]
+    assert [(t["role"], t["content"]) for t in turns] == [("user", "explain git rebase"), ("assistant", "Answered now.")]
+
+    second = json.loads(ok("fork", fork, "--at", "1", "--json").stdout)["id"]
+    done = ok("ask", "-c", "and interactive mode?")
+    assert f"{second[:6]}'s last question has no answer: it goes along, unanswered, before this one" in done.stderr.decode()
+    assert [m["role"] for m in fake.requests[-1]["messages"]] == ["user", "user"]
+    assert "nothing to ask" in fails("ask", "--new")
+    git(store_path, "fsck", "--strict")

@@ -22,7 +22,7 @@ from .finish import answered
 from .options import AskOptions, AskResult, Output
 from .question import store_question
 from .summary import messages_for, planned
-from .target import choose_target
+from .target import choose_target, last_model, unanswered
 
 
 @dataclass
@@ -53,6 +53,9 @@ class Asker:
         reading = feedback.read(self.ws, opts, self.out.notice)
         if reading is not None:
             return self._as_read(reading, opts)
+        waiting = unanswered(self.ws, opts, self.out)
+        if waiting is not None:  # conv ask -c alone, after a fork at a question: answer it
+            return self.retry(waiting, None, False, opts)
         target = choose_target(self.ws, opts, self.out)
         provider = get_provider(target.choice.provider, self.ws.config)
         conv, question = store_question(self.ws, target, opts, self.out)
@@ -83,7 +86,7 @@ class Asker:
         old = next((t for t in conv.turns if t.role == "assistant" and t.parent == question.name), None)
         agent = agents.find(ws.config, conv.agent)
         spec = opts.model or (f"{old.provider}:{old.model}" if old and old.provider and old.model else None)
-        choice = choose(ws.config, spec, (agent.name, agent.model) if agent else None)
+        choice = choose(ws.config, spec, (agent.name, agent.model) if agent else None, last_model(conv))
         provider = get_provider(choice.provider, ws.config)
         before = replace(conv, turns=conv.turns[: conv.turns.index(question) + 1])
         messages = messages_for(ws, conv, before, question, agent, (provider, choice), opts.save, self.out)

@@ -29,18 +29,38 @@ class Target:
     system: str | None
 
 
+def unanswered(ws: Workspace, opts: AskOptions, out: Output) -> str | None:
+    """A follow-up with no text (``conv ask -c``) to a conversation whose last
+    question has no answer (a fork made at a question): that conversation,
+    whose question is to be answered. None otherwise."""
+    if " ".join(opts.words).strip() or opts.stdin_text or not (opts.follow or opts.cid) or opts.new:
+        return None
+    conv_id, _ = _conversation(ws, opts, out)
+    return conv_id if conv_id and _waiting(ws.conversation(conv_id)) else None
+
+
 def choose_target(ws: Workspace, opts: AskOptions, out: Output) -> Target:
     question(opts.words, opts.stdin_text)  # refuse an empty question before anything else
     conv_id, words = _conversation(ws, opts, out)
     prompt = question(words, opts.stdin_text)
+    existing = ws.conversation(conv_id) if conv_id else None
+    if existing and _waiting(existing):
+        short = ws.index.queries.short_id(conv_id)
+        out.notice(f"{short}'s last question has no answer: it goes along, unanswered, before this one "
+                   f"(conv ask --cid {short} with no text answers it first)")
     if opts.last_command:
         command, status = opts.last_command
         prompt += f"\n\n(My last shell command was `{command}`; it exited with status {status}.)"
     agent = _agent(ws, opts, conv_id, out)
-    existing = ws.conversation(conv_id) if conv_id else None
     choice = choose(ws.config, opts.model, (agent.name, agent.model) if agent else None, last_model(existing))
     system = opts.system if opts.system is not None else (agent.system if agent else None)
     return Target(conv_id, existing, prompt, agent, choice, system)
+
+
+def _waiting(conv: Conversation) -> bool:
+    """Whether the conversation ends in a question with no answer."""
+    spoken = [t for t in conv.turns if t.role in ("user", "assistant")]
+    return bool(spoken) and spoken[-1].role == "user"
 
 
 def question(words: list[str], stdin_text: str | None) -> str:
