@@ -133,3 +133,13 @@ def test_an_id_like_word_after_c_that_names_none_is_said_and_several_are_refused
     assert f"'{prefix}' is ambiguous" in line and all(c in line for c in both)
     assert git(store_path, "rev-parse", "HEAD") == head  # nothing stored
     assert first not in line
+
+
+def test_a_retry_asks_with_a_fresh_seed_and_an_ask_with_none(fake):
+    ok("ask", "explain rebase")
+    assert "seed" not in fake.requests[-1]
+    seeds = []
+    for _ in range(2):
+        ok("retry")
+        seeds.append(fake.requests[-1]["seed"])
+    assert all(isinstance(s, int) for s in seeds) and seeds[0] != seeds[1]

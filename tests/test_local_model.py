@@ -176,3 +176,16 @@ def test_a_200_turn_conversation_keeps_answering_on_the_local_model(fake, store_
     answer = conv["turns"][-1]
     assert answer["role"] == "assistant" and answer["provider"] == "local" and answer["content"].strip()
     assert answer["finish"] in ("stop", "length") and 0 < answer["usage"]["prompt_tokens"] < 4096
+
+
+def test_a_retry_on_the_local_model_samples_anew(store_path):
+    """Issue 13, defect 8: llama.cpp's fixed seed gave a retry the very same answer."""
+    question = "Write one sentence about the sea."
+    ok("ask", "-m", "local", question, timeout=300)
+    first = json.loads(ok("show", "--json").stdout)["turns"][-1]["content"]
+    again = [first]
+    for _ in range(2):
+        ok("retry", timeout=300)
+        again.append(json.loads(ok("show", "--json").stdout)["turns"][-1]["content"])
+    assert len(set(again)) == 3, again  # each retry a different answer
+    assert "+" in git(store_path, "log", "-p", "-1", "--format=")  # and conv diff has something to show

@@ -40,8 +40,9 @@ class Provider(Protocol):
 
     def complete(
         self, messages: list[Message], model: str, on_text: OnText, stream: bool = True,
-        temperature: float | None = None,
-    ) -> Reply: ...
+        temperature: float | None = None, seed: int | None = None,
+    ) -> Reply:
+        """``seed``: a retry's, so that it samples anew (where the provider takes one)."""
 
 
 # name -> (module, class); imported only when that provider answers

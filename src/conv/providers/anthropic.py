@@ -53,7 +53,7 @@ class AnthropicProvider:
 
     def complete(
         self, messages: list[Message], model: str, on_text: OnText, stream: bool = True,
-        temperature: float | None = None,
+        temperature: float | None = None, seed: int | None = None,  # the API takes none: it samples anew each time
     ) -> Reply:
         body = {"model": model, "max_tokens": MAX_TOKENS, **_conversation(messages)}
         if temperature is not None:

@@ -56,7 +56,7 @@ class CommandProvider:
 
     def complete(
         self, messages: list[Message], model: str, on_text: OnText, stream: bool = True,
-        temperature: float | None = None,  # a command line has no such knob
+        temperature: float | None = None, seed: int | None = None,  # a command line has no such knobs
     ) -> Reply:
         argv = _split(model)
         answer = _Answer(on_text, stream)

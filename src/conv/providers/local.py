@@ -16,6 +16,7 @@ from ..home.config import Config
 from . import Message, OnText, Reply
 
 DEFAULT_MODEL = "smollm2"
+RETRY_TEMPERATURE = 0.8  # llama-cpp-python's default (0.2) makes a 135M model say the same again
 REPEAT_PENALTY = 1.1  # llama.cpp's default is none, and a 135M model then loops on one line
 INSTALL_HINT = "Install it: pip install 'conv-git[local]' (llama-cpp-python builds from source once, ~20 min on 2 cores)"
 
@@ -61,9 +62,12 @@ class LocalProvider:
 
     def complete(
         self, messages: list[Message], model: str, on_text: OnText, stream: bool = True,
-        temperature: float | None = None,
+        temperature: float | None = None, seed: int | None = None,
     ) -> Reply:
         llama = self._load(model)
+        if seed is not None:  # a retry: llama.cpp's fixed seed and low default temperature would repeat the answer
+            llama.set_seed(seed)
+            temperature = RETRY_TEMPERATURE if temperature is None else temperature
         reply = Reply(model=model, finish="")
         produced = 0
         try:

@@ -48,11 +48,13 @@ class OpenAIProvider:
 
     def complete(
         self, messages: list[Message], model: str, on_text: OnText, stream: bool = True,
-        temperature: float | None = None,
+        temperature: float | None = None, seed: int | None = None,
     ) -> Reply:
         body = {"model": model, "messages": [{"role": m.role, "content": m.content} for m in messages]}
         if temperature is not None:
             body["temperature"] = temperature
+        if seed is not None:  # OpenAI, llama.cpp's server, vLLM and Ollama sample by it
+            body["seed"] = seed
         if stream:
             body |= {"stream": True, "stream_options": {"include_usage": True}}
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}

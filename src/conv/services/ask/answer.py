@@ -32,6 +32,7 @@ class Job:
     hint: str | None = None  # why the old answer was wrong
     feedback: str | None = None  # "negative": the user said the old answer was wrong
     temperature: float | None = None
+    seed: int | None = None  # a retry's: sample anew
     base: str | None = None  # for a retry: the commit it read the conversation at
 
 
@@ -68,7 +69,8 @@ def _stream(ws: Workspace, conv: Conversation, question: Turn, messages: list[Me
                        question.name if opts.save else None, None, "", job.model, job.provider_name)
     try:
         with terminal_loss_interrupts():
-            reply = job.provider.complete(messages, job.model, receive, stream=opts.stream, temperature=job.temperature)
+            reply = job.provider.complete(messages, job.model, receive, stream=opts.stream, temperature=job.temperature,
+                                           seed=job.seed)
     except (KeyboardInterrupt, Interrupted) as exc:
         with ignoring_interrupts():
             _store(ws, conv, question, result, pieces, "interrupted", job, out)
