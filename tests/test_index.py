@@ -180,3 +180,35 @@ def test_an_index_that_cannot_be_used_never_stops_conv(fake, conv_home, store_pa
         assert (index / "notes.txt").read_text() == "someone's file"
     else:
         assert cache.read_text() == "someone's file"
+
+
+def test_one_damaged_turn_leaves_the_rest_readable_and_is_named(fake, store_path, tmp_path):
+    """Issue 13, defect 7: show, search, export and follow up on the readable
+    turns; the unreadable file is named with the reason."""
+    fake.set(reply="Rebase replays commits.")
+    conv_id = json.loads(run_conv("ask", "--json", "explain git rebase").stdout)["conversation"]
+    fake.set(reply="Use autosquash.")
+    assert run_conv("ask", "--cid", conv_id, "and fixups?").returncode == 0
+    work = tmp_path / "work"
+    git(tmp_path, "clone", "-q", str(store_path), str(work))
+    folder = next(work.glob(f"conversations/*/*/{conv_id}"))
+    broken = sorted(folder.glob("*-assistant.md"))[0]
+    broken.write_text("no frontmatter here, written by hand\n")
+    git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "a hand edit gone wrong")
+    git(work, "push", "-q", "origin", "HEAD:main")
+    path = f"{folder.relative_to(work).as_posix()}/{broken.name}"
+
+    shown = json.loads(answered("show", conv_id, "--json")[0])
+    assert [t["content"] for t in shown["turns"]] == ["explain git rebase", "and fixups?", "Use autosquash."]
+    assert list(shown["unreadable"]) == [path] and "no frontmatter" in shown["unreadable"][path]
+    page = answered("show", conv_id)[0].decode()
+    assert f"unreadable, left out: {path}" in page and "Use autosquash." in page
+    hits = json.loads(answered("search", "autosquash", "--json")[0])
+    assert [h["id"] for h in hits] == [conv_id]
+    [row] = listing()
+    assert row["title"] == "explain git rebase" and path in row["broken"]
+    assert "Use autosquash." in answered("export", conv_id, "--format", "md")[0].decode()
+    _, err = answered("ask", "--cid", conv_id, "and then?")
+    assert f"{path} cannot be read" in err.decode()
+    assert [m["content"] for m in fake.requests[-1]["messages"]] == \
+        ["explain git rebase", "and fixups?", "Use autosquash.", "and then?"]

@@ -55,7 +55,8 @@ def list_(
              *([i.row.agent or "-"] if agents else []),
              render.count(i.row.tokens), render.dollars(i.row.cost) if i.row.tokens else "-",
              "  " * i.depth + ("└ " if i.depth else "")
-             + (f"[unreadable: {i.row.broken}]" if i.row.broken else i.row.title or "-")]
+             + (f"{i.row.title} [unreadable: {i.row.broken}]" if i.row.broken and i.row.title
+                else f"[unreadable: {i.row.broken}]" if i.row.broken else i.row.title or "-")]
             for i in listing
         ],
     )

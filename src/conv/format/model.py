@@ -149,6 +149,7 @@ class Conversation:
     context_summary: dict | None = None  # {through: turn name, text, model}: the older turns, summarized by the model
     notes: str = ""  # the body of conversation.md: free text for people
     turns: list[Turn] = field(default_factory=list)
+    unreadable: dict[str, str] = field(default_factory=dict)  # turn file -> why it could not be read (left out)
     meta: Any = None
 
     FIELDS = ("id", "title", "created", "model", "provider", "agent", "tags", "status", "forked_from", "summary",
@@ -208,6 +209,8 @@ class Conversation:
         out["turn_count"] = len(self.turns)
         if with_turns:
             out["turns"] = [t.to_dict() for t in self.turns]
+            if self.unreadable:
+                out["unreadable"] = dict(self.unreadable)
         return out
 
 

@@ -48,6 +48,9 @@ class Builder:
                 )
                 return
             self._upsert(conv, trashed)
+            if conv.unreadable:  # listed with its readable turns, and marked
+                db.execute("UPDATE conversations SET broken = ? WHERE id = ?",
+                           ("; ".join(f"{path}: {why}" for path, why in conv.unreadable.items()), conv_id))
             self._index_turns(conv, self.store.files(conv_id, commit, trashed))
             return
         db.execute("DELETE FROM conversations WHERE id = ?", (conv_id,))  # gone for good

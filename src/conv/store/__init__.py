@@ -107,9 +107,11 @@ class Store:
         root = TRASH if trashed else ROOT
         snap = self._snapshot(commit)
         files = files_in(snap, conv_id, root)
-        parsed = parse_files(snap, folder(conv_id, root), files, cache)
+        unreadable: dict[str, str] = {}
+        parsed = parse_files(snap, folder(conv_id, root), files, cache, unreadable)
         conv = parsed.pop(META_FILE)
         conv.turns = order_turns(list(parsed.values()))
+        conv.unreadable = unreadable
         return conv
 
     def files(self, conv_id: str, commit: str | None = None, trashed: bool = False) -> dict[str, str]:

@@ -92,8 +92,11 @@ def files_in(snap: Snapshot, conv_id: str, root: str = ROOT) -> dict[str, str]:
     return files
 
 
-def parse_files(snap: Snapshot, where: str, files: dict[str, str], cache: ParsedCache | None) -> dict:
-    """name -> Conversation (for conversation.md) or Turn, via the cache when given."""
+def parse_files(snap: Snapshot, where: str, files: dict[str, str], cache: ParsedCache | None,
+                unreadable: dict[str, str] | None = None) -> dict:
+    """name -> Conversation (for conversation.md) or Turn, via the cache when
+    given. A turn file that cannot be read is left out and, with
+    ``unreadable``, named there with the reason; conversation.md cannot be."""
     known = cache.get_parsed(list(files.values())) if cache else {}
     out, fresh = {}, {}
     for name, sha in files.items():
@@ -101,8 +104,14 @@ def parse_files(snap: Snapshot, where: str, files: dict[str, str], cache: Parsed
             data = known[sha]
             out[name] = Conversation.from_dict(data) if name == META_FILE else Turn.from_dict({**data, "name": name[:-3]})
             continue
-        text = decode(snap.blob(sha), f"{where}/{name}")
-        obj = Conversation.from_text(text, f"{where}/{name}") if name == META_FILE else Turn.from_text(name[:-3], text, f"{where}/{name}")
+        try:
+            text = decode(snap.blob(sha), f"{where}/{name}")
+            obj = Conversation.from_text(text, f"{where}/{name}") if name == META_FILE else Turn.from_text(name[:-3], text, f"{where}/{name}")
+        except StoreError as exc:
+            if name == META_FILE or unreadable is None:
+                raise
+            unreadable[f"{where}/{name}"] = exc.message
+            continue
         out[name] = obj
         fresh[sha] = obj.to_dict(with_turns=False) if name == META_FILE else obj.to_dict()
     if cache and fresh:

@@ -18,6 +18,7 @@ def print_conversation(conv: Conversation, last: int | None = None) -> None:
         meta = [turn.role, turn.created[:16].replace("T", " "), turn.model, _finish(turn),
                 turn.feedback == "negative" and "asked again: the answer before was marked wrong"]
         sections.append((f"{n}. " + " · ".join(x for x in meta if x), turn.content))
+    sections += [(f"unreadable, left out: {path}", reason) for path, reason in conv.unreadable.items()]
     transcript(conv.title or "(untitled)", info, sections)
 
 

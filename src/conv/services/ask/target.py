@@ -35,7 +35,8 @@ def unanswered(ws: Workspace, opts: AskOptions, out: Output) -> str | None:
     whose question is to be answered. None otherwise."""
     if " ".join(opts.words).strip() or opts.stdin_text or not (opts.follow or opts.cid) or opts.new:
         return None
-    conv_id, _ = _conversation(ws, opts, out)
+    quiet = Output(lambda _: None, out.on_text)  # what -c would pick is said when it is asked, not here
+    conv_id, _ = _conversation(ws, opts, quiet)
     return conv_id if conv_id and _waiting(ws.conversation(conv_id)) else None
 
 
@@ -44,6 +45,8 @@ def choose_target(ws: Workspace, opts: AskOptions, out: Output) -> Target:
     conv_id, words = _conversation(ws, opts, out)
     prompt = question(words, opts.stdin_text)
     existing = ws.conversation(conv_id) if conv_id else None
+    for path, reason in (existing.unreadable if existing else {}).items():
+        out.notice(f"{path} cannot be read ({reason}); the follow-up goes without it")
     if existing and _waiting(existing):
         short = ws.index.queries.short_id(conv_id)
         out.notice(f"{short}'s last question has no answer: it goes along, unanswered, before this one "
