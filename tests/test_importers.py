@@ -480,3 +480,29 @@ def test_conv_import_from_llm_and_chatgpt_into_the_store(llm_bins, llm_home, exp
     assert [(t["role"], t["content"]) for t in shown["turns"]][:4] == roles_and_texts(from_llm[0])
     assert git(store_path, "log", "-1", "--format=%s").strip() == "import: 2 conversations from llm"
     git(store_path, "fsck", "--strict")
+
+
+def test_follow_ups_of_imported_conversations_use_a_model_that_exists(fake, tmp_path, store_path):
+    """Issue 13, defect 1: an imported answer's provider is the tool it came
+    from (chatgpt, llm), not a provider: a well-known model a provider here
+    serves is asked as that model; another goes to the next in line, said."""
+    def exported(cid: str, slug: str) -> dict:
+        return {"conversation_id": cid, "title": cid, "create_time": 1000.0, "update_time": 1001.0, "current_node": "b",
+                "mapping": {"r": node("r", None, ["a"]), "a": node("a", "r", ["b"], "user", f"question {cid}", 1000.0),
+                            "b": node("b", "a", [], "assistant", "answer", 1001.0, metadata={"model_slug": slug})}}
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps([exported("known", "gpt-4o"), exported("unknown", "text-davinci-002-render-sha")]))
+    ok("import", "--from", "chatgpt", str(path))
+    by_title = {c["title"]: c["id"] for c in json.loads(ok("list", "--json").stdout)}
+
+    done = ok("ask", "--cid", by_title["known"], "more")
+    assert fake.requests[-1]["model"] == "gpt-4o" and done.stderr.decode() == ""
+    preview = json.loads(ok("ask", "--cid", by_title["unknown"], "--dry-run", "--json", "more").stdout)
+    assert preview["chosen_by"] != "the conversation's model"
+    done = ok("ask", "--cid", by_title["unknown"], "more")
+    assert fake.requests[-1]["model"] == "gpt-4o-mini"
+    assert "model text-davinci-002-render-sha came with it from chatgpt, and no provider here serves it" in done.stderr.decode()
+    turns = json.loads(ok("show", by_title["unknown"], "--json").stdout)["turns"]
+    assert turns[1]["model"] == "text-davinci-002-render-sha" and turns[1]["provider"] == "chatgpt"  # the record stays
+    ok("retry", by_title["known"])
+    assert fake.requests[-1]["model"] == "gpt-4o"

@@ -67,6 +67,24 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return "openai", spec
 
 
+def going_on_with(provider: str | None, model: str | None) -> str | None:
+    """The spec a follow-up goes on with, from its conversation's last answer:
+    its PROVIDER:MODEL; for an answer that came from another tool (conv
+    import records the tool, e.g. llm or chatgpt, as its provider), the model
+    alone when a provider conv has here serves it (a well-known model, its
+    API key set); None when none does, so the chain goes on."""
+    if not provider or not model:
+        return None
+    if provider in PROVIDERS:
+        return f"{provider}:{model}"
+    from .windows import UNKNOWN, window_of
+
+    own, name = parse_spec(model)
+    keys = {"openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL"), "anthropic": ("ANTHROPIC_API_KEY",)}
+    served = window_of(name) != UNKNOWN and any(os.environ.get(k) for k in keys.get(own, ()))
+    return f"{own}:{name}" if served else None
+
+
 def chain(config: Config, flag: str | None = None, agent: tuple[str, str | None] | None = None,
           continuing: str | None = None) -> list[Step]:
     """The steps that need no probing, in order; each names a model spec or

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from ...errors import UsageError
 from ...providers import Message, get_provider
-from ...providers.choice import Choice, choose
+from ...providers.choice import Choice, choose, going_on_with
 from ..workspace import Workspace
 from . import agents, context, feedback
 from .answer import Job, stream_answer
@@ -86,7 +86,7 @@ class Asker:
             raise UsageError(f"{conv.id} has no question to answer again", f'Ask one: conv ask --cid {conv.id} "…"')
         old = next((t for t in conv.turns if t.role == "assistant" and t.parent == question.name), None)
         agent = agents.find(ws.config, conv.agent)
-        spec = opts.model or (f"{old.provider}:{old.model}" if old and old.provider and old.model else None)
+        spec = opts.model or (going_on_with(old.provider, old.model) if old else None)
         choice = choose(ws.config, spec, (agent.name, agent.model) if agent else None, last_model(conv))
         provider = get_provider(choice.provider, ws.config)
         before = replace(conv, turns=conv.turns[: conv.turns.index(question) + 1])
