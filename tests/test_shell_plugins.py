@@ -428,3 +428,15 @@ def test_alt_n_starts_a_new_conversation(start, fake):
     assert third.segment == f"conv:{short2}·4"
     assert user_texts(fake.requests[-1]) == ["a fresh start", "continue the fresh one"]
     assert convs[short1]["turns"] == 2
+
+
+def test_alt_n_right_after_an_answer_takes_that_s_wrong_as_feedback(start, fake):
+    """Alt-N is a plain conv ask: a short "the answer is wrong" soon after an
+    answer asks that question again (issue 13, the seed's pattern P1)."""
+    sh = start()
+    ask(sh, "explain git rebase", key="M-n")
+    ask(sh, "the answer is wrong", key="M-n")
+    assert fake.requests[-1]["messages"][-1]["content"] == "That answer was wrong. Please answer again."
+    assert user_texts(fake.requests[-1])[0] == "explain git rebase"
+    [conv] = conversations()
+    assert conv["turns"] == 2 and conv["wrong"] == 1
