@@ -68,8 +68,8 @@ _conv_run() {
       builtin history -s -- "conv ask -c -- $quoted"  # history gets a command that asks again
       env "${context[@]}" "$_conv_bin" ask -c -- "$text" ;;
     new)
-      builtin history -s -- "conv ask --new -- $quoted"
-      env "${context[@]}" "$_conv_bin" ask --new -- "$text" ;;
+      builtin history -s -- "conv ask -- $quoted"  # a plain ask: "that's wrong" soon after an answer is feedback
+      env "${context[@]}" "$_conv_bin" ask -- "$text" ;;
   esac
 }
 

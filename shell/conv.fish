@@ -84,8 +84,9 @@ function _conv_run
             test -n "$_conv_history_append"; and builtin history append -- "conv ask -c -- "(string escape -- $text)
             env $context $_conv_bin ask -c -- $text
         case new
-            test -n "$_conv_history_append"; and builtin history append -- "conv ask --new -- "(string escape -- $text)
-            env $context $_conv_bin ask --new -- $text
+            # a plain ask: "that's wrong" soon after an answer is feedback on it
+            test -n "$_conv_history_append"; and builtin history append -- "conv ask -- "(string escape -- $text)
+            env $context $_conv_bin ask -- $text
     end
 end
 

@@ -73,8 +73,8 @@ _conv_run() {
       print -rs -- "conv ask -c -- ${(q)text}"  # history gets a command that asks again
       env "${context[@]}" "$_conv_bin" ask -c -- "$text" ;;
     new)
-      print -rs -- "conv ask --new -- ${(q)text}"
-      env "${context[@]}" "$_conv_bin" ask --new -- "$text" ;;
+      print -rs -- "conv ask -- ${(q)text}"  # a plain ask: "that's wrong" soon after an answer is feedback
+      env "${context[@]}" "$_conv_bin" ask -- "$text" ;;
   esac
 }
 
