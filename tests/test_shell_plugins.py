@@ -9,9 +9,11 @@ import os
 import re
 import shlex
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
-from conftest import run_conv
+from conftest import conv_env, run_conv
 from shells import SHELLS, Tmux, missing_tools
 
 NEWLINE_KEYS = {  # keys that put a real newline into the command line
@@ -440,3 +442,12 @@ def test_alt_n_right_after_an_answer_takes_that_s_wrong_as_feedback(start, fake)
     assert user_texts(fake.requests[-1])[0] == "explain git rebase"
     [conv] = conversations()
     assert conv["turns"] == 2 and conv["wrong"] == 1
+
+
+def test_the_readmes_bash_check_shows_the_bindings(conv_home):
+    """The README's troubleshooting line for bash prints Alt-F's binding and its helper."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    check = re.search(r"`(bind -s \| grep -F '\\ef'; bind -X \| grep conv)`", readme)[1]
+    script = f'eval "$({sys.executable} -m conv init bash)"; {check}'
+    out = subprocess.run(["bash", "-ic", script], capture_output=True, text=True, env=conv_env(), timeout=30).stdout
+    assert '"\\ef": "\\C-x\\C-_f\\C-m"' in out and '"_conv_stash follow"' in out

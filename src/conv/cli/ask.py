@@ -96,7 +96,9 @@ def models(
     rows = [["→" if n == chosen else "", s.source, s.spec or "-", s.detail] for n, s in enumerate(steps)]
     render.table(["", "STEP", "MODEL", "NOTE"], rows)
     if chosen is None:
-        render.notice("no model is set up: pip install 'conv-git[local]', or export OPENAI_API_KEY or ANTHROPIC_API_KEY")
+        from ..home.install import local_model_command
+
+        render.notice(f"no model is set up: {local_model_command()}, or export OPENAI_API_KEY or ANTHROPIC_API_KEY")
     if agents:
         render.plain("\nagents (conv ask -a NAME): " + ", ".join(f"{a} ({m or 'the chain'})" for a, m in agents.items()))
     if prices:

