@@ -99,6 +99,12 @@ def models(
         from ..home.install import local_model_command
 
         render.notice(f"no model is set up: {local_model_command()}, or export OPENAI_API_KEY or ANTHROPIC_API_KEY")
+    for name, end in found.endpoints.items():
+        shown = ", ".join(end["models"][:6]) + (" …" if len(end["models"]) > 6 else "")
+        render.plain(f"\nendpoint {name} (-m {name}:MODEL, {end['api']}): {end['base_url']}: {end['status']}"
+                     + (f"; models: {shown}" if shown else ""))
+    if found.aliases:
+        render.plain("\naliases (-m NAME): " + ", ".join(f"{a} = {target}" for a, target in found.aliases.items()))
     if agents:
         render.plain("\nagents (conv ask -a NAME): " + ", ".join(f"{a} ({m or 'the chain'})" for a, m in agents.items()))
     if prices:

@@ -115,8 +115,45 @@ def phrases(value: Any) -> tuple[str, ...]:
     except ValueError:
         found = ()
     if not found:
-        raise ValueError('use phrases separated by commas, e.g. "nah, rubbish"')
+        raise ValueError('use a list separated by commas, e.g. "nah, rubbish"')
     return found
+
+
+def api_kind(value: Any) -> str:
+    value = one_line(value).strip().lower()
+    if value not in ("openai", "anthropic"):
+        raise ValueError("use openai (the chat completions API most services speak) or anthropic")
+    return value
+
+
+def env_name(value: Any) -> str:
+    value = one_line(value).strip()
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
+        raise ValueError("use the name of an environment variable, e.g. GROQ_API_KEY")
+    return value
+
+
+def header_map(value: Any) -> dict[str, str]:
+    """HTTP headers: a YAML mapping, or typed as ``Name: value, Name2: value``."""
+    if isinstance(value, str):
+        value = dict(item.partition(":")[::2] for item in value.split(",") if item.strip())
+    if not isinstance(value, dict) or not value:
+        raise ValueError('use a mapping of header names to values, e.g. "HTTP-Referer: https://example.org"')
+    out = {}
+    for name, text_value in value.items():
+        name = str(name).strip()
+        if not re.fullmatch(r"[A-Za-z0-9-]+", name):
+            raise ValueError(f"{name!r} is not a header name")
+        out[name] = one_line(str(text_value).strip())
+    return out
+
+
+def endpoint_model(value: Any) -> str:
+    """An alias's target: ENDPOINT:MODEL (or any model spec)."""
+    value = one_line(value).strip()
+    if ":" not in value or not value.partition(":")[2].strip():
+        raise ValueError("use ENDPOINT:MODEL, e.g. groq:llama-3.3-70b-versatile")
+    return value
 
 
 def agent_name(name: str) -> str:
@@ -169,8 +206,16 @@ PATTERNS: dict[str, Key] = {
     "agents.*.context.max_tokens": Key(positive_int, None, "context.max_tokens for this agent's conversations"),
     "prices.*.input": Key(price, None, "US dollars per million prompt tokens of model * (its name as conv records it)"),
     "prices.*.output": Key(price, None, "US dollars per million answer tokens of model *"),
+    "endpoints.*.base_url": Key(one_line, None, "an OpenAI- or Anthropic-compatible server, e.g. https://api.groq.com/openai/v1"),
+    "endpoints.*.api": Key(api_kind, "openai", "the API it speaks: openai or anthropic"),
+    "endpoints.*.key_env": Key(env_name, None, "the environment variable that holds its key"),
+    "endpoints.*.key_cmd": Key(one_line, None, "a command that prints its key (e.g. pass show groq), run only when it is used"),
+    "endpoints.*.headers": Key(header_map, None, "more HTTP headers sent to it"),
+    "endpoints.*.models": Key(phrases, None, "its models, for conv models and completion (comma-separated)"),
+    "aliases.*": Key(endpoint_model, None, "a short name for ENDPOINT:MODEL, usable wherever a model is"),
 }
-SECTIONS = ("agents", "prices")  # the mappings whose keys are names
+SECTIONS = ("agents", "prices", "endpoints", "aliases")  # the mappings whose keys are names
+RESERVED = ("openai", "anthropic", "ollama", "local", "cmd")  # provider names an endpoint cannot take
 
 
 def spec(key: str, where: str = "") -> Key:
@@ -181,11 +226,13 @@ def spec(key: str, where: str = "") -> Key:
     if found is None:
         raise unknown(key, where)
     pattern, section, name = found
-    if section == "agents":
+    if section in ("agents", "endpoints", "aliases"):
         try:
             agent_name(name)
         except ValueError as exc:
-            raise UsageError(f"bad agent name {name!r}{where}: {exc}") from None
+            raise UsageError(f"bad {section[:-1]} name {name!r}{where}: {exc.args[0].replace('an agent', 'a')}") from None
+        if section == "endpoints" and name in RESERVED:
+            raise UsageError(f"{name!r} is a provider of conv's own{where}", "Give the endpoint another name")
     return PATTERNS[pattern]
 
 
@@ -199,7 +246,8 @@ def parts(key: str) -> list[str]:
     if found is None:
         return key.split(".")
     pattern, section, name = found
-    return [section, name, *pattern.partition(".*.")[2].split(".")]
+    field = pattern.partition(".*.")[2]
+    return [section, name, *(field.split(".") if field else [])]
 
 
 def kind(path: list[str]) -> str:
@@ -207,6 +255,8 @@ def kind(path: list[str]) -> str:
     "setting", a "section" holding settings (``timeout``, ``agents.coder``)
     or something "unknown". Under agents and prices the second part is a
     name, whatever it holds (model names have dots)."""
+    if path[0] == "aliases":  # aliases.NAME is a setting itself
+        return "section" if len(path) == 1 else "setting" if len(path) == 2 else "unknown"
     if path[0] in SECTIONS:
         if len(path) <= 2:
             return "section"
@@ -222,6 +272,11 @@ def kind(path: list[str]) -> str:
 def _pattern(key: str) -> tuple[str, str, str] | None:
     """(pattern, section, name) for a key such as prices.gpt-4.1.input."""
     for pattern in PATTERNS:
+        if pattern.endswith(".*"):  # aliases.NAME
+            section = pattern[:-2]
+            if key.startswith(section + ".") and "." not in key[len(section) + 1:]:
+                return pattern, section, key[len(section) + 1:]
+            continue
         section, _, field = pattern.partition(".*.")
         if key.startswith(section + ".") and key.endswith("." + field):
             name = key[len(section) + 1 : -len(field) - 1]

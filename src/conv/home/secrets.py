@@ -12,7 +12,8 @@ A secret is:
   ``x-api-key:`` headers;
 - the values (8 characters or more) of ``*_API_KEY``, ``*_TOKEN``,
   ``*_SECRET``, ``*_PASSWORD`` (and ``*_SECRET_ACCESS_KEY``, ``*_PRIVATE_KEY``)
-  in the environment and of keys named so in conv's config (``api_key``).
+  in the environment and of keys named so in conv's config (``api_key``),
+  and keys conv got from a command (an endpoint's ``key_cmd``).
 
 It runs on every printed line, so the values are gathered once, when first
 needed, and matched with one regular expression.
@@ -81,6 +82,16 @@ def _started(text: str, word: str) -> int:
     return 0
 
 
+_remembered: set[str] = set()  # keys conv obtained itself (an endpoint's key_cmd)
+
+
+def remember(value: str) -> None:
+    """Mask ``value`` too from now on (a key a command printed)."""
+    _remembered.add(value)
+    _values.cache_clear()
+    _known.cache_clear()
+
+
 @cache
 def _values(home: str | None) -> tuple[str, ...]:
     """The secret values of the environment and the config file, longest
@@ -89,7 +100,7 @@ def _values(home: str | None) -> tuple[str, ...]:
     from ..errors import UsageError
     from . import paths  # here: conv prompt and conv init print without ever needing it
 
-    found = {value for name, value in os.environ.items() if _NAME.search(name)}
+    found = {value for name, value in os.environ.items() if _NAME.search(name)} | _remembered
     try:
         text = paths.config_file().read_bytes().decode("utf-8", "replace")
     except (OSError, UsageError):  # no config to read (CONV_HOME unusable): its error is being printed

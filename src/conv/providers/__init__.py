@@ -56,7 +56,9 @@ PROVIDERS: dict[str, tuple[str, str]] = {
 
 
 def get_provider(name: str, config: Config) -> Provider:
+    if name in config.names("endpoints"):  # a named endpoint of config (endpoints.py)
+        return import_module(".endpoints", __name__).provider(config, name)
     if name not in PROVIDERS:
-        raise UsageError(f"unknown provider {name!r}", "Known: " + ", ".join(PROVIDERS))
+        raise UsageError(f"unknown provider {name!r}", "Known: " + ", ".join([*PROVIDERS, *config.names("endpoints")]))
     module, cls = PROVIDERS[name]
     return getattr(import_module(f".{module}", __name__), cls).from_config(config)

@@ -7,7 +7,7 @@ that must alternate, a ``max_tokens`` the API requires, and typed SSE events
 overloaded) and the errors are httpapi.py's, shared with the OpenAI provider.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..errors import ProviderError
 from ..home.config import Config
@@ -38,6 +38,8 @@ class AnthropicProvider:
     read_timeout: float
     name: str = "anthropic"
     ca_file: str | None = None  # tls.ca_file: a private CA, trusted too
+    headers: dict = field(default_factory=dict)  # an endpoint's own headers (endpoints.NAME.headers)
+    hints: Hints = HINTS  # what its errors point at
 
     @classmethod
     def from_config(cls, config: Config) -> "AnthropicProvider":
@@ -60,10 +62,10 @@ class AnthropicProvider:
             body["temperature"] = temperature
         if stream:
             body["stream"] = True
-        headers = {"anthropic-version": API_VERSION} | ({"x-api-key": self.api_key} if self.api_key else {})
+        headers = {"anthropic-version": API_VERSION} | ({"x-api-key": self.api_key} if self.api_key else {}) | self.headers
         read = _read_stream if stream else _read_whole
         return call(
-            self.base_url, "/v1/messages", body, headers, (self.connect_timeout, self.read_timeout), HINTS,
+            self.base_url, "/v1/messages", body, headers, (self.connect_timeout, self.read_timeout), self.hints,
             lambda response: read(response, model, on_text), self.ca_file,
         )
 

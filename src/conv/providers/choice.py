@@ -43,8 +43,9 @@ class Step:
     detail: str = ""
 
 
-def parse_spec(spec: str) -> tuple[str, str]:
-    """(provider, model) from ``MODEL`` or ``PROVIDER:MODEL``.
+def parse_spec(spec: str, config: Config | None = None) -> tuple[str, str]:
+    """(provider, model) from ``MODEL``, ``PROVIDER:MODEL``, ``ENDPOINT:MODEL``
+    or an alias (the last two from ``config``).
 
     A prefix that is not a provider stays part of the model (``llama3:8b``);
     a bare ``local`` is the embedded model, a ``.gguf`` path a local file,
@@ -52,8 +53,10 @@ def parse_spec(spec: str) -> tuple[str, str]:
     OpenAI-compatible server (which may be Ollama, vLLM…, see OPENAI_BASE_URL).
     """
     spec = spec.strip()
+    if config is not None and spec in config.names("aliases"):  # aliases.SHORT: ENDPOINT:MODEL
+        spec = config.get(f"aliases.{spec}").strip()
     prefix, sep, rest = spec.partition(":")
-    if sep and prefix in PROVIDERS:
+    if sep and (prefix in PROVIDERS or (config is not None and prefix in config.names("endpoints"))):
         if not rest.strip():
             raise UsageError(f"model {spec!r} names no model", f"Write it as {prefix}:MODEL")
         return prefix, rest.strip()
@@ -68,7 +71,7 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return "openai", spec
 
 
-def going_on_with(provider: str | None, model: str | None) -> str | None:
+def going_on_with(provider: str | None, model: str | None, config: Config) -> str | None:
     """The spec a follow-up goes on with, from its conversation's last answer:
     its PROVIDER:MODEL; for an answer that came from another tool (conv
     import records the tool, e.g. llm or chatgpt, as its provider), the model
@@ -76,7 +79,7 @@ def going_on_with(provider: str | None, model: str | None) -> str | None:
     API key set); None when none does, so the chain goes on."""
     if not provider or not model:
         return None
-    if provider in PROVIDERS:
+    if provider in PROVIDERS or provider in config.names("endpoints"):
         return f"{provider}:{model}"
     from .windows import UNKNOWN, window_of
 
@@ -115,11 +118,11 @@ def choose(config: Config, flag: str | None = None, agent: tuple[str, str | None
            continuing: str | None = None) -> Choice:
     for step in chain(config, flag, agent, continuing):
         if step.spec:
-            return Choice(*parse_spec(step.spec), step.source)
+            return Choice(*parse_spec(step.spec, config), step.source)
     for probe in (ollama_step, lambda: local_step(config)):
         found = probe()
         if found.spec:
-            return Choice(*parse_spec(found.spec), found.source)
+            return Choice(*parse_spec(found.spec, config), found.source)
     raise ProviderError(
         "no model is set up",
         f"Install the offline one: {local_model_command()}; or export OPENAI_API_KEY or "

@@ -6,7 +6,7 @@ Streaming is Server-Sent Events (sse.py). The POST, its one retry and the
 errors are httpapi.py's, shared with the Anthropic provider.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..errors import ProviderError
 from ..home.config import Config
@@ -33,6 +33,8 @@ class OpenAIProvider:
     read_timeout: float
     name: str = "openai"
     ca_file: str | None = None  # tls.ca_file: a private CA, trusted too
+    headers: dict = field(default_factory=dict)  # an endpoint's own headers (endpoints.NAME.headers)
+    hints: Hints = HINTS  # what its errors point at
 
     @classmethod
     def from_config(cls, config: Config) -> "OpenAIProvider":
@@ -57,10 +59,10 @@ class OpenAIProvider:
             body["seed"] = seed
         if stream:
             body |= {"stream": True, "stream_options": {"include_usage": True}}
-        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        headers = ({"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}) | self.headers
         read = _read_stream if stream else _read_whole
         return call(
-            self.base_url, "/chat/completions", body, headers, (self.connect_timeout, self.read_timeout), HINTS,
+            self.base_url, "/chat/completions", body, headers, (self.connect_timeout, self.read_timeout), self.hints,
             lambda response: read(response, model, on_text), self.ca_file,
         )
 

@@ -4,6 +4,7 @@ with the agents and prices configured."""
 from dataclasses import dataclass
 
 from ..providers.choice import Step, report
+from ..providers.endpoints import probe
 from .workspace import Workspace
 
 
@@ -13,12 +14,14 @@ class Models:
     chosen: int | None  # the step that answers now; None: no model is set up
     agents: dict[str, str | None]  # name -> its model (None: the chain's)
     prices: dict[str, dict[str, float | None]]  # model -> input/output per million tokens
+    endpoints: dict[str, dict]  # name -> base_url, api, models (listed by it, or configured), status
+    aliases: dict[str, str]  # short name -> ENDPOINT:MODEL
 
     def to_dict(self) -> dict:
         return {
             "chain": [{"step": s.source, "model": s.spec, "detail": s.detail, "chosen": n == self.chosen}
                       for n, s in enumerate(self.steps)],
-            "agents": self.agents, "prices": self.prices,
+            "agents": self.agents, "prices": self.prices, "endpoints": self.endpoints, "aliases": self.aliases,
         }
 
 
@@ -28,4 +31,11 @@ def models(ws: Workspace) -> Models:
     agents = {name: config.get(f"agents.{name}.model") for name in config.names("agents")}
     prices = {name: {side: config.get(f"prices.{name}.{side}") for side in ("input", "output")}
               for name in config.names("prices")}
-    return Models(steps, chosen, agents, prices)
+    endpoints = {}
+    for name in config.names("endpoints"):
+        listed, status = probe(config, name)
+        endpoints[name] = {"base_url": config.get(f"endpoints.{name}.base_url"), "api": config.get(f"endpoints.{name}.api"),
+                           "models": listed if listed is not None else list(config.get(f"endpoints.{name}.models") or ()),
+                           "status": status}
+    aliases = {name: config.get(f"aliases.{name}") for name in config.names("aliases")}
+    return Models(steps, chosen, agents, prices, endpoints, aliases)

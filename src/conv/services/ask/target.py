@@ -8,6 +8,7 @@ from ...errors import UsageError
 from ...format import ids
 from ...format.model import Conversation
 from ...format.words import span
+from ...home.config import Config
 from ...providers.choice import Choice, choose, going_on_with
 from .. import refs
 from ..current import current
@@ -56,7 +57,7 @@ def choose_target(ws: Workspace, opts: AskOptions, out: Output) -> Target:
         prompt += f"\n\n(My last shell command was `{command}`; it exited with status {status}.)"
     agent = _agent(ws, opts, conv_id, out)
     choice = choose(ws.config, opts.model, (agent.name, agent.model) if agent else None,
-                    None if opts.model or (agent and agent.model) else last_model(existing, out))
+                    None if opts.model or (agent and agent.model) else last_model(existing, ws.config, out))
     system = opts.system if opts.system is not None else (agent.system if agent else None)
     return Target(conv_id, existing, prompt, agent, choice, system)
 
@@ -77,12 +78,12 @@ def question(words: list[str], stdin_text: str | None) -> str:
     return text
 
 
-def last_model(conv: Conversation | None, out: Output | None = None) -> str | None:
+def last_model(conv: Conversation | None, config: Config, out: Output | None = None) -> str | None:
     """``PROVIDER:MODEL`` of the conversation's last answer, which a follow-up
     goes on with; for an imported one, only when a provider here serves it
     (said on ``out`` when not)."""
     last = next((t for t in reversed(conv.turns) if t.role == "assistant" and t.provider and t.model), None) if conv else None
-    spec = going_on_with(last.provider, last.model) if last else None
+    spec = going_on_with(last.provider, last.model, config) if last else None
     if last and spec is None and out is not None:
         out.notice(f"this conversation's model {last.model} came with it from {last.provider}, and no provider "
                    "here serves it: the next model in line answers (see conv models)")
