@@ -95,4 +95,15 @@ fi
 if [[ -z ${CONV_NO_BIND-} ]]; then
   conv_bind_keys "${CONV_FOLLOW_KEY:-\ef}" "${CONV_NEW_KEY:-\en}"
 fi
+
+# Tab completion: conv runs only when TAB is pressed (conv __complete prints
+# VALUE<TAB>DESCRIPTION lines; bash shows the values).
+_conv_complete() {
+  local line
+  COMPREPLY=()
+  while IFS= read -r line; do
+    [[ -n $line ]] && COMPREPLY+=("${line%%$'\t'*}")
+  done < <("$_conv_bin" __complete "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
+}
+complete -o default -F _conv_complete conv
 fi

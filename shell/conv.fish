@@ -100,3 +100,11 @@ if not set -q CONV_NO_BIND
         bind -M $mode $new_key conv_new_conversation
     end
 end
+
+# Tab completion: conv runs only when TAB is pressed (conv __complete prints
+# VALUE<TAB>DESCRIPTION lines, which fish shows as they are).
+function _conv_complete
+    set -l words (commandline -opc) (commandline -ct)
+    $_conv_bin __complete $words[2..-1] 2>/dev/null
+end
+complete -c conv -f -a '(_conv_complete)'

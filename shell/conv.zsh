@@ -93,4 +93,28 @@ if [[ -z ${CONV_NO_BIND-} ]]; then
   done
   unset _conv_keymap
 fi
+
+# Tab completion: conv runs only when TAB is pressed (conv __complete prints
+# VALUE<TAB>DESCRIPTION lines: commands, options, conversations with titles, models).
+_conv() {
+  local -a found
+  local line
+  for line in "${(@f)$("$_conv_bin" __complete "${(@)words[2,CURRENT]}" 2>/dev/null)}"; do
+    [[ -n $line ]] || continue
+    if [[ $line == *$'\t'* ]]; then
+      found+=("${${line%%$'\t'*}//:/\\:}:${line#*$'\t'}")
+    else
+      found+=("${line//:/\\:}")
+    fi
+  done
+  _describe -t conv conv found
+}
+# compinit may come after this plugin in ~/.zshrc: register at the first prompt then.
+_conv_register_completion() {
+  (( $+functions[compdef] )) || return 0
+  compdef _conv conv
+  add-zsh-hook -d precmd _conv_register_completion
+}
+add-zsh-hook precmd _conv_register_completion
+_conv_register_completion
 fi

@@ -108,6 +108,13 @@ class Queries:
             args["limit"] = limit
         return [Row.from_sql(r) for r in self._rows(sql, args)]
 
+    def starting(self, prefix: str, limit: int) -> list[Row]:
+        """The newest live conversations whose id starts with ``prefix`` (tab completion)."""
+        like = prefix.replace("_", r"\_").replace("%", r"\%")
+        return [Row.from_sql(r) for r in self._rows(
+            f"SELECT {Row.COLUMNS} FROM conversations WHERE trashed = 0 AND id LIKE ? || '%' ESCAPE '\\'"
+            " ORDER BY updated DESC, id LIMIT ?", (like, limit))]
+
     def get(self, conv_id: str) -> Row | None:
         rows = self._rows(f"SELECT {Row.COLUMNS} FROM conversations WHERE id = ?", (conv_id,))
         return Row.from_sql(rows[0]) if rows else None

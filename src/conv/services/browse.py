@@ -103,3 +103,9 @@ def conversation(ws: Workspace, ref: str | None) -> Conversation:
 def raw_files(ws: Workspace, ref: str | None) -> list[tuple[str, str]]:
     """(path, text) of each file of a conversation, conversation.md first."""
     return [(path, data.decode("utf-8", "replace")) for path, data in ws.store.raw_files(ws.resolve(ref))]
+
+
+def completions(ws: Workspace, typed: str, most: int) -> list[tuple[str, str]]:
+    """(short id, title) of the newest conversations whose id starts with ``typed``."""
+    queries = ws.index.refresh()
+    return [(queries.short_id(row.id), row.title) for row in queries.starting(typed.lower(), most)]

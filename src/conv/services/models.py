@@ -4,7 +4,7 @@ with the agents and prices configured."""
 from dataclasses import dataclass
 
 from ..providers.choice import Step, report
-from ..providers.endpoints import probe
+from ..providers.endpoints import model_names, probe
 from .workspace import Workspace
 
 
@@ -39,3 +39,8 @@ def models(ws: Workspace) -> Models:
                            "status": status}
     aliases = {name: config.get(f"aliases.{name}") for name in config.names("aliases")}
     return Models(steps, chosen, agents, prices, endpoints, aliases)
+
+
+def names(ws: Workspace) -> list[str]:
+    """What -m takes by name here: aliases, endpoints' listed models, the local model."""
+    return [*model_names(ws.config), "local"]

@@ -1,0 +1,87 @@
+"""Tab completion, answered without Typer: ``conv __complete WORD…`` (the
+command line after ``conv``, the last word the one being typed) prints the
+candidates one a line, ``VALUE<TAB>DESCRIPTION``: subcommands, a command's
+options, conversations (short id and title, from the index) where one is
+taken, models after -m (aliases and endpoints' models). The plugins
+(shell/conv.*) run it when TAB is pressed, never at start-up. The tables
+below are held to Typer's own by tests/test_completion.py."""
+
+import sys
+
+COMMANDS: dict[str, tuple[str, ...]] = {  # command -> its options
+    "ask": ("-a", "-c", "-m", "-n", "-q", "-s", "--agent", "--cid", "--continue", "--dry-run", "--json", "--model", "--new", "--no-save", "--no-stream", "--quiet", "--system"),
+    "retry": ("-m", "-q", "--hint", "--json", "--model", "--no-stream", "--quiet", "--wrong"),
+    "chat": ("-a", "-c", "-m", "-s", "--agent", "--continue", "--model", "--system"),
+    "models": ("--json",),
+    "use": (),
+    "clear": (),
+    "resume": (),
+    "c": ("-a", "-n", "--agent", "--deleted", "--json", "--limit", "--since", "--status", "--tag", "--tree"),
+    "list": ("-a", "-n", "--agent", "--deleted", "--json", "--limit", "--since", "--status", "--tag", "--tree"),
+    "search": ("-a", "-n", "--agent", "--json", "--limit", "--since", "--status", "--tag"),
+    "show": ("-l", "--json", "--last", "--latest", "--raw"),
+    "log": ("--json",),
+    "diff": ("--json", "--rev"),
+    "fork": ("--at", "--json", "--title"),
+    "title": (),
+    "tag": (),
+    "status": (),
+    "summary": (),
+    "edit": ("--json",),
+    "delete": ("--json",),
+    "restore": ("--json",),
+    "clean": ("--dry-run", "--json", "--older", "--purge", "--yes"),
+    "git": (),
+    "gc": (),
+    "fsck": (),
+    "reindex": (),
+    "export": ("-f", "--format"),
+    "import": ("--from", "--json"),
+    "sync": ("--json",),
+    "push": ("--json",),
+    "pull": ("--json",),
+    "init": (),
+    "prompt": (),
+}
+GROUPS: dict[str, tuple[str, ...]] = {"hooks": ("install", "list"), "config": ("get", "set", "path"),
+                                      "remote": ("add", "remove", "list", "purge")}
+TAKE_A_CONVERSATION = ("retry", "chat", "use", "show", "log", "diff", "fork", "title", "tag", "status", "summary",
+                       "edit", "delete", "restore", "clean", "export")
+MOST = 200  # conversations offered at once: the newest that match what is typed
+
+
+def run(words: list[str]) -> None:
+    for value, description in candidates(words):
+        sys.stdout.write(f"{value}\t{description}\n" if description else f"{value}\n")
+
+
+def candidates(words: list[str]) -> list[tuple[str, str]]:
+    *before, typed = words or [""]
+    if not before:
+        return [(name, "") for name in (*COMMANDS, *GROUPS) if name.startswith(typed)]
+    command, previous = before[0], before[-1]
+    if command in GROUPS:
+        return [(name, "") for name in GROUPS[command] if name.startswith(typed)] if len(before) == 1 else []
+    if previous in ("-m", "--model"):
+        return _models(typed)
+    if typed.startswith("-"):
+        return [(option, "") for option in COMMANDS.get(command, ()) if option.startswith(typed)]
+    if command in TAKE_A_CONVERSATION or previous in ("-c", "--continue", "--cid"):
+        return _conversations(typed)
+    return []
+
+
+def _conversations(typed: str) -> list[tuple[str, str]]:
+    """(short id, title) of the newest conversations whose id starts with what is typed."""
+    from ...services.browse import completions
+    from ...services.workspace import Workspace
+    from ...terminal.sanitize import clean
+
+    return [(short, " ".join(clean(title).split())[:80]) for short, title in completions(Workspace(), typed, MOST)]
+
+
+def _models(typed: str) -> list[tuple[str, str]]:
+    from ...services.models import names
+    from ...services.workspace import Workspace
+
+    return [(name, "") for name in names(Workspace()) if name.startswith(typed)]

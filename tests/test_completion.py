@@ -1,0 +1,101 @@
+"""Tab completion from ``conv init SHELL`` (issue 14, part 4): the
+candidates conv gives (``conv __complete``), its tables held to Typer's, and
+real bash, fish and zsh completing in tmux."""
+
+import json
+
+import pytest
+import typer
+from conftest import ok
+from shells import Tmux, missing_tools
+
+from conv.cli.commands import app
+from conv.cli.run.complete import COMMANDS, GROUPS
+
+HOSTILE_TITLE = "rebase \x1b[31mnotes\x1b]52;c;aGk=\x07 and\nmore"
+
+
+def typer_tables():
+    root = typer.main.get_command(app)
+    options, groups = {}, {}
+    for name, command in root.commands.items():
+        if getattr(command, "commands", None):
+            groups[name] = tuple(command.commands)
+            continue
+        options[name] = {o for p in command.params for o in [*getattr(p, "opts", []), *getattr(p, "secondary_opts", [])]
+                         if o.startswith("-")}
+    return options, groups
+
+
+def test_the_tables_are_typers():
+    options, groups = typer_tables()
+    assert {name: set(opts) for name, opts in COMMANDS.items()} == options
+    assert GROUPS == groups
+
+
+def completed(*words: str) -> list[list[str]]:
+    return [line.split("\t") for line in ok("__complete", *words).stdout.decode().splitlines()]
+
+
+@pytest.fixture
+def two(fake):
+    first = json.loads(ok("ask", "--json", "explain git rebase").stdout)["conversation"]
+    second = json.loads(ok("ask", "--new", "--json", "reverse a list").stdout)["conversation"]
+    ok("title", second, HOSTILE_TITLE.replace("\n", " "))
+    return first, second
+
+
+def test_candidates_commands_options_conversations_models(two):
+    first, second = two
+    assert ["show"] in completed("sh") and ["search"] not in completed("sh")
+    assert completed("config", "") == [["get"], ["set"], ["path"]]
+    assert completed("show", "--l") == [["--last"], ["--latest"]]
+    found = completed("show", "")
+    assert [row[0] for row in found] == [second[:6], first[:6]]  # newest first, short ids
+    assert found[1][1] == "explain git rebase"
+    assert "\x1b" not in found[0][1] and "\x07" not in found[0][1] and found[0][1].startswith("rebase")
+    assert completed("show", first[:3]) == [[first[:6], "explain git rebase"]]
+    assert completed("ask", "-c", "")[0][0] == second[:6]
+    ok("config", "set", "aliases.fast", "groq:llama-3.3-70b")
+    assert ["fast"] in completed("ask", "-m", "") and ["local"] in completed("ask", "-m", "")
+
+
+@pytest.fixture
+def tmux(tmp_path):
+    with Tmux(tmp_path) as server:
+        yield server
+
+
+def shell(tmux, kind, conv_home, fake, after=""):
+    if missing_tools(kind):
+        pytest.fail(f"{kind} is missing: tests/run installs it")
+    sh = tmux.shell(kind, {"CONV_HOME": str(conv_home), "OPENAI_BASE_URL": fake.url}, rc_after=after)
+    sh.wait_prompt(timeout=15)
+    return sh
+
+
+def test_bash_completes_commands_and_conversations(two, tmux, conv_home, fake):
+    first, second = two
+    sh = shell(tmux, "bash", conv_home, fake)
+    sh.type("conv sho")
+    sh.key("Tab")
+    sh.wait_text(r"conv show $")
+    sh.key("Tab", "Tab")
+    sh.wait_text(first[:6])
+    assert second[:6] in sh.screen()
+
+
+def test_fish_completes_conversations_with_their_titles(two, tmux, conv_home, fake):
+    first, _ = two
+    sh = shell(tmux, "fish", conv_home, fake)
+    sh.type("conv show ")
+    sh.key("Tab")
+    sh.wait_text(rf"{first[:6]}\s+\(explain git rebase\)")
+
+
+def test_zsh_registers_its_completer(tmux, conv_home, fake):
+    sh = shell(tmux, "zsh", conv_home, fake, after="autoload -Uz compinit && compinit -u")
+    assert sh.output_of("print -r -- ${_comps[conv]}").strip() == "_conv"
+    sh.type("conv sho")
+    sh.key("Tab")
+    sh.wait_text(r"conv show $")
