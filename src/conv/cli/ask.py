@@ -27,6 +27,7 @@ def ask(
     no_save: Annotated[bool, typer.Option("--no-save", help="Do not store this exchange.")] = False,
     agent: Annotated[Optional[str], typer.Option("-a", "--agent", metavar="NAME", help="Start a conversation with this agent from config (its prompt, model, temperature, context); with -c, continue its latest.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print exactly the messages that would be sent, and to which model; store nothing, call nothing.")] = False,
+    plain: Annotated[bool, typer.Option("--plain", help="Print the answer's Markdown as it is, not rendered (as when piped).")] = False,
 ) -> None:
     """Ask a question; text piped on stdin is added to it."""
     from ..services.ask.options import AskOptions
@@ -36,7 +37,7 @@ def ask(
         words=words or [], follow=follow, cid=cid, new=new, model=model,
         system=system, stream=not no_stream, save=not no_save, agent=agent,
     )
-    run(AskCommand(options, json_out=json_out, quiet=quiet, dry_run=dry_run))
+    run(AskCommand(options, json_out=json_out, quiet=quiet, dry_run=dry_run, plain=plain))
 
 
 @app.command(rich_help_panel=PANEL, epilog='Examples:\n\n  conv retry                          # the current conversation\'s last answer, again\n\n'
@@ -49,6 +50,7 @@ def retry(
     no_stream: Annotated[bool, typer.Option("--no-stream", help="Wait for the whole answer.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the answer with the conversation and turn ids as JSON (forked_from: the conversation that moved on, when the answer went to a fork).")] = False,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="The answer only, no notices.")] = False,
+    plain: Annotated[bool, typer.Option("--plain", help="Print the answer's Markdown as it is, not rendered.")] = False,
 ) -> None:
     """That answer was wrong: answer the last question again (the old answer stays in history).
 
@@ -57,7 +59,8 @@ def retry(
     from .run.ask import AskCommand, run
 
     options = AskOptions(words=[], model=model, stream=not no_stream)
-    run(AskCommand(options, json_out=json_out, quiet=quiet), how=lambda asker, opts: asker.retry(ref, hint, wrong, opts))
+    run(AskCommand(options, json_out=json_out, quiet=quiet, plain=plain),
+        how=lambda asker, opts: asker.retry(ref, hint, wrong, opts))
 
 
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv chat                       # a new conversation\n\n"
@@ -69,6 +72,7 @@ def chat(
     model: Annotated[Optional[str], typer.Option("-m", "--model", help="Model, or PROVIDER:MODEL. Default: CONV_MODEL, then config.")] = None,
     system: Annotated[Optional[str], typer.Option("-s", "--system", help="System prompt (kept with the conversation).")] = None,
     agent: Annotated[Optional[str], typer.Option("-a", "--agent", metavar="NAME", help="Start the conversation with this agent from config.")] = None,
+    plain: Annotated[bool, typer.Option("--plain", help="Print answers' Markdown as it is, not rendered.")] = False,
 ) -> None:
     """Talk with a model turn by turn at a prompt; every turn is saved as it happens.
 
@@ -77,7 +81,8 @@ def chat(
     from ..terminal import render
     from .run.chat import Terminal
 
-    Terminal(Chat.open(ref, follow, render.notice, model=model, system=system, agent=agent)).run()
+    session = Chat.open(ref, follow, render.notice, model=model, system=system, agent=agent)
+    Terminal(session, markdown=render.wants_markdown(plain, session.ws.config.get("render"))).run()
 
 
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv models\n\n  conv models --json")

@@ -119,6 +119,13 @@ def phrases(value: Any) -> tuple[str, ...]:
     return found
 
 
+def render_mode(value: Any) -> str:
+    value = one_line(value).strip().lower()
+    if value not in ("markdown", "plain"):
+        raise ValueError("use markdown or plain")
+    return value
+
+
 def api_kind(value: Any) -> str:
     value = one_line(value).strip().lower()
     if value not in ("openai", "anthropic"):
@@ -186,6 +193,7 @@ KEYS: dict[str, Key] = {
     "feedback.continue": Key(phrases, None, "more phrases that follow up the last answer (ending in a space: "
                              "a line starting with it)"),
     "feedback.classifier": Key(one_line, None, "a model that decides instead of the phrases (e.g. gpt-4o-mini)"),
+    "render": Key(render_mode, "markdown", "answers on a terminal: markdown (rendered as they stream) or plain"),
     "timeout.connect": Key(positive_float, 10.0, "seconds to wait for the model server to accept"),
     "timeout.read": Key(positive_float, 120.0, "seconds to wait for the next bytes of an answer"),
     "tls.ca_file": Key(readable_file, None, "a CA certificate file (PEM) trusted besides the system's, for a server "

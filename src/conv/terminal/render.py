@@ -85,17 +85,28 @@ def drop_stdout() -> None:
 
 
 class AnswerPrinter:
-    """Streams an answer to stdout as it arrives, cleaned, flushed per piece.
-    If the reader goes away it stops writing and the answer keeps arriving
-    (to be stored whole); ``check``, once it is stored, ends conv with 141."""
+    """Streams an answer to stdout as it arrives, cleaned, flushed per piece;
+    with ``markdown``, rendered line by line as it completes
+    (streamed_markdown.py). If the reader goes away it stops writing and the
+    answer keeps arriving (to be stored whole); ``check``, once it is
+    stored, ends conv with 141."""
 
-    def __init__(self):
+    def __init__(self, markdown: bool = False):
         self._cleaner = StreamCleaner()
         self._last = "\n"
         self.reader_gone = False
+        self._markdown = None
+        if markdown:
+            from .streamed_markdown import StreamedMarkdown
+
+            self._markdown = StreamedMarkdown(self._write)
 
     def __call__(self, text: str) -> None:
-        self._write(self._cleaner.feed(text))
+        cleaned = self._cleaner.feed(text)
+        if self._markdown is not None:
+            self._markdown.feed(cleaned)
+        else:
+            self._write(cleaned)
 
     def _write(self, text: str) -> None:
         if text and not self.reader_gone:
@@ -109,7 +120,11 @@ class AnswerPrinter:
 
     def finish(self) -> None:
         """The held-back tail and a last newline."""
-        self._write(self._cleaner.flush())
+        if self._markdown is not None:
+            self._markdown.feed(self._cleaner.flush())
+            self._markdown.finish()
+        else:
+            self._write(self._cleaner.flush())
         if self._last != "\n":
             self._write("\n")
 
@@ -117,6 +132,12 @@ class AnswerPrinter:
         """After the answer is stored: end conv if nobody reads it any more."""
         if self.reader_gone:
             raise Interrupted(signal.SIGPIPE)
+
+
+def wants_markdown(plain: bool, setting: str | None) -> bool:
+    """Render answers as Markdown while they stream: on a terminal, unless
+    NO_COLOR, ``--plain`` or ``render: plain`` say otherwise."""
+    return is_terminal() and not os.environ.get("NO_COLOR") and not plain and setting != "plain"
 
 
 def ago(iso_time: str, now: datetime | None = None) -> str:

@@ -22,6 +22,7 @@ _FLAGS = {  # spelling -> (field, takes a value)
     "--no-save": ("no_save", False),
     "-a": ("agent", True), "--agent": ("agent", True),
     "--dry-run": ("dry_run", False),
+    "--plain": ("plain", False),
 }
 
 
@@ -62,7 +63,7 @@ def parse_ask(args: list[str]):
         save=not seen.get("no_save", False), agent=seen.get("agent"),
     )
     return AskCommand(options, json_out=seen.get("json_out", False), quiet=seen.get("quiet", False),
-                      dry_run=seen.get("dry_run", False))
+                      dry_run=seen.get("dry_run", False), plain=seen.get("plain", False))
 
 
 def parse_sync(args: list[str]) -> tuple[str | None, bool] | None:

@@ -17,6 +17,7 @@ class AskCommand:
     json_out: bool = False
     quiet: bool = False
     dry_run: bool = False
+    plain: bool = False  # --plain: print the answer's Markdown as it is, even on a terminal
 
 
 def run(command: AskCommand, how=None) -> None:
@@ -30,10 +31,12 @@ def run(command: AskCommand, how=None) -> None:
     if how is None:
         opts.stdin_text = read_stdin()
         opts.last_command = shared_last_command()
-    printer = render.AnswerPrinter()
-    streaming = not (command.json_out or not opts.stream)
     notice = (lambda m: None) if command.quiet else render.notice
-    asker = Asker(Workspace(notice=notice), Output(notice=notice, on_text=printer if streaming else (lambda text: None)))
+    ws = Workspace(notice=notice)
+    printer = render.AnswerPrinter(markdown=not command.json_out and render.wants_markdown(
+        command.plain, ws.config.get("render")))
+    streaming = not (command.json_out or not opts.stream)
+    asker = Asker(ws, Output(notice=notice, on_text=printer if streaming else (lambda text: None)))
     if command.dry_run:
         return show_preview(asker.preview(opts), command.json_out)
     try:

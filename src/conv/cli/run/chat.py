@@ -18,10 +18,11 @@ what you are typing."""
 class Terminal:
     """The read-answer loop around a Chat."""
 
-    def __init__(self, chat):
+    def __init__(self, chat, markdown: bool = False):
         from ...services.chat import Composer
 
         self.chat = chat
+        self.markdown = markdown
         self.composer = Composer()
         self.interactive = sys.stdin.isatty()
         self.styled = self.interactive and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
@@ -156,7 +157,7 @@ class Terminal:
         from ...errors import Interrupted
         from ...terminal import render
 
-        printer, stopped = render.AnswerPrinter(), False
+        printer, stopped = render.AnswerPrinter(markdown=self.markdown), False
         try:
             ask(printer)
         except Interrupted as exc:

@@ -1,0 +1,102 @@
+"""An answer rendered as Markdown while it streams, as mods and aichat do,
+without holding back the first bytes or redrawing the screen: the line being
+written shows as it arrives (plain), and once it is complete it is written
+again in its place, rendered (a heading, emphasis, a list item, a line of a
+fenced code block with syntax highlighting). Only that one line, which may
+wrap over a few rows, is ever rewritten.
+
+It takes text that render's StreamCleaner has already cleaned (no control
+character, no escape sequence, secrets masked): the only escape sequences
+on the way out are rich's styles and the cursor moves made here. rich is
+imported when the first line is complete, never before the first bytes.
+"""
+
+import re
+import shutil
+
+FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+#.-]*)")
+
+
+class StreamedMarkdown:
+    """Feed it cleaned text; it writes through ``write`` (render's)."""
+
+    def __init__(self, write):
+        self._write = write
+        self._line = ""  # the incomplete line, shown plain
+        self._fence: tuple[str, str] | None = None  # (marker, language) inside a fenced block
+        self._console = None
+
+    def feed(self, text: str) -> None:
+        *complete, rest = text.split("\n")
+        if not complete:
+            self._line += text
+            self._write(text)
+            return
+        self._erase(self._line)
+        for line in [self._line + complete[0], *complete[1:]]:
+            self._render(line)
+        self._line = rest
+        self._write(rest)
+
+    def finish(self) -> None:
+        """The last line, rendered, if the answer did not end with a newline."""
+        if self._line:
+            self._erase(self._line)
+            self._render(self._line)
+            self._line = ""
+
+    def _erase(self, shown: str) -> None:
+        """Take the plain text of the current line back off the screen."""
+        if not shown:
+            return
+        from rich.cells import cell_len
+
+        rows = max(cell_len(shown) - 1, 0) // max(shutil.get_terminal_size().columns, 1)
+        self._write((f"\x1b[{rows}A" if rows else "") + "\r\x1b[J")
+
+    def _render(self, line: str) -> None:
+        console = self._rich()
+        fence = FENCE.match(line)
+        if self._fence is not None:
+            if fence and fence.group(1).startswith(self._fence[0][:3]) and not fence.group(2):
+                self._fence = None
+                console.print(line, style="dim", markup=False, highlight=False)
+                return
+            from rich.syntax import Syntax
+
+            highlighted = Syntax(line, self._fence[1] or "text", theme="ansi_dark", background_color="default")
+            text = highlighted.highlight(line)
+            text.rstrip()
+            console.print(text, soft_wrap=True)
+            return
+        if fence:
+            self._fence = (fence.group(1), fence.group(2))
+            console.print(line, style="dim", markup=False, highlight=False)
+            return
+        if not line.strip():
+            console.print()
+            return
+        from rich.markdown import Markdown
+
+        with console.capture() as captured:  # rich pads to the width and opens a list with a blank line
+            console.print(Markdown(line, hyperlinks=False))
+        rows = [row.rstrip(" ") for row in captured.get().split("\n")]
+        self._write("\n".join(rows).strip("\n") + "\n")
+
+    def _rich(self):
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(file=_Through(self._write), width=shutil.get_terminal_size().columns,
+                                    markup=False, emoji=False, highlight=False, force_terminal=True)
+        return self._console
+
+
+class _Through:
+    """rich's output file: everything goes out through render's one writer."""
+
+    def __init__(self, write):
+        self.write = write
+
+    def flush(self) -> None:
+        pass

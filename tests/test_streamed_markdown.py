@@ -1,0 +1,68 @@
+"""Answers rendered as Markdown while they stream (issue 14, part 3), on a
+real terminal (tmux reads the screen back; pexpect sees every byte), and
+left exactly as they are when piped, with NO_COLOR, --plain or render: plain."""
+
+import sys
+
+import pexpect
+import pytest
+from conftest import conv_env, ok, run_conv_process
+from shells import Tmux
+
+pytestmark = pytest.mark.conv_process("what reaches a terminal is what is tested")
+
+ANSWER = ("# Rebase\n\nIt **replays** commits, see `git rebase -i`.\n\n```python\nprint('hi')\n```\n"
+          "- first point\n- second point\nno newline at the end")
+KEY = "sk-streamed-secret-0123456789"
+
+
+@pytest.fixture
+def tmux(tmp_path):
+    with Tmux(tmp_path) as server:
+        yield server
+
+
+def on_screen(tmux, conv_home, fake, *args: str, env: dict | None = None) -> str:
+    """The screen after ``conv ask ARGS`` ran in a bash pane of 100 columns."""
+    sh = tmux.shell("bash", {"CONV_HOME": str(conv_home), "OPENAI_BASE_URL": fake.url, **(env or {})})
+    sh.wait_prompt(timeout=15)
+    sh.run(" ".join([sys.executable, "-m", "conv", "ask", *args]), timeout=30)
+    return sh.screen()
+
+
+def test_a_terminal_shows_the_answer_rendered_as_it_streams(tmux, conv_home, fake):
+    fake.set(reply=ANSWER, chunk_delay=0.01)
+    screen = on_screen(tmux, conv_home, fake, "explain")
+    assert "It replays commits, see git rebase -i." in screen and "**" not in screen and "`git" not in screen
+    assert "• first point" in screen and "• second point" in screen
+    assert "print('hi')" in screen and "no newline at the end" in screen
+    assert "# Rebase" not in screen and "Rebase" in screen
+
+
+@pytest.mark.parametrize("how", ["--plain", "NO_COLOR", "render: plain"])
+def test_plain_when_asked(tmux, conv_home, fake, how):
+    fake.set(reply=ANSWER, chunk_delay=0.01)
+    env = {"NO_COLOR": "1"} if how == "NO_COLOR" else {}
+    if how == "render: plain":
+        ok("config", "set", "render", "plain")
+    screen = on_screen(tmux, conv_home, fake, *(["--plain"] if how == "--plain" else []), "explain", env=env)
+    assert "It **replays** commits, see `git rebase -i`." in screen and "- first point" in screen
+
+
+def test_piped_output_is_the_answer_byte_for_byte(fake):
+    fake.set(reply=ANSWER, chunk_delay=0.01)
+    done = run_conv_process("ask", "explain")
+    assert done.returncode == 0 and done.stdout.decode() == ANSWER + "\n"
+
+
+def test_rendering_keeps_escapes_out_and_secrets_masked(fake):
+    hostile = ("# Title \x1b]52;c;aGVsbG8=\x07\n\nclick \x1b[31mred\x1b[0m and \u202eevil\u202c, "
+               f"key {KEY[:10]}")
+    fake.set(reply=hostile + f"{KEY[10:]} done\n- item \x1b[2J\n", chunk_delay=0.01)
+    child = pexpect.spawn(sys.executable, ["-m", "conv", "ask", "go"], env=conv_env({"TERM": "xterm", "LEAK_API_KEY": KEY}),
+                          encoding="utf-8", timeout=30, dimensions=(40, 100))
+    child.expect(pexpect.EOF)
+    out = child.before
+    assert "\x1b]52" not in out and "\x1b[2J" not in out and "\x1b[31m" not in out and "\u202e" not in out
+    assert KEY not in out and KEY[:10] not in out.replace("***", "") and "***" in out
+    assert "\x1b[1" in out  # and the Markdown was rendered
