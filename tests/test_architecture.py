@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import conv_env
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "conv"

@@ -11,11 +11,10 @@ import stat
 import subprocess
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from conftest import git, run_conv
 from fakeserver import FakeServer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 PASSWORD = "S3cr3tPassw0rd"  # in OPENAI_BASE_URL
 ENV_KEY = "sk-envKeyAbCdEf0123456789xyz"  # OPENAI_API_KEY

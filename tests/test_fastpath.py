@@ -5,8 +5,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from conv.cli.run import ask as asking
 from conv.cli.commands import app
+from conv.cli.run import ask as asking
 from conv.cli.run.argv import _FLAGS, parse_ask
 
 tokens = st.one_of(

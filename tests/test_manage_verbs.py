@@ -342,7 +342,7 @@ def varied(fake):
 
 
 def test_search_snippets_limits_and_filters(varied):
-    a, b, c = varied["a"], varied["b"], varied["c"]
+    a, b = varied["a"], varied["b"]
     hits = js("search", "rebase")
     assert sorted(ids_of(hits)) == sorted([a, b, OLD_ID, AGENT_ID])
     for hit in hits:

@@ -6,7 +6,6 @@ what went through it.
 """
 
 import base64
-import os
 import socket
 import ssl
 import subprocess
@@ -15,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import conv_env, fails, git, ok, run_conv
+from conftest import conv_env, fails, git, ok
 from fakeserver import DEFAULT_REPLY, FakeServer
 
 USER, PASSWORD = "alice", "s3cr3t-pw"  # tinyproxy's BasicAuth takes [-a-z0-9._] only
@@ -330,7 +329,7 @@ def test_redirects_stop_after_five_hops_and_301_is_not_followed_for_a_post(fake)
     assert "more than 5 redirects" in line and len(fake.requests) == 6
     fake.set(redirect=(301, ""))
     line = fails("ask", "hello", code=3, env={"OPENAI_BASE_URL": moved(fake)})
-    assert f"redirected the request (301 to /v1/chat/completions)" in line and len(fake.requests) == 7
+    assert "redirected the request (301 to /v1/chat/completions)" in line and len(fake.requests) == 7
 
 
 # -- the Ollama probe: localhost is proxied unless NO_PROXY lists it, as curl does --------------------

@@ -1,7 +1,6 @@
 """A terminal's own conversation (CONV_SESSION), its expiry, and conv clear."""
 
 import json
-import os
 import time
 
 from conftest import run_conv

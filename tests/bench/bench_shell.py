@@ -474,7 +474,7 @@ def keypress(shell: str, keys: int) -> list[dict]:
             one(how)  # warm-up
             rows.append(result(label, [one(how) for _ in range(keys)], "ms"))
         screen = tmux.screen()
-        if f"conv:" not in screen:
+        if "conv:" not in screen:
             raise RuntimeError(f"{shell}: the prompt never showed the segment:\n{screen[-1500:]}")
     finally:
         tmux("kill-server", check=False)

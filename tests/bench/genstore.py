@@ -54,7 +54,7 @@ import common  # noqa: E402
 from conv.format import ids  # noqa: E402
 from conv.format.model import FORMAT_VERSION, Conversation, Turn  # noqa: E402
 from conv.store import Store  # noqa: E402
-from conv.store.layout import META_FILE, ROOT, STORE_README  # noqa: E402
+from conv.store.layout import META_FILE, ROOT  # noqa: E402
 
 BRANCH = b"refs/heads/main"
 COMMITS = ("single", "per-conversation", "per-turn")  # --commits: how the conversations arrive

@@ -30,8 +30,8 @@ import bench_ask  # noqa: E402
 import bench_commit  # noqa: E402
 import bench_complete  # noqa: E402
 import bench_list  # noqa: E402
-import bench_network  # noqa: E402
 import bench_manage  # noqa: E402
+import bench_network  # noqa: E402
 import bench_providers  # noqa: E402
 import bench_shell  # noqa: E402
 import bench_sync  # noqa: E402

@@ -26,9 +26,8 @@ def _text_after_ref(words: list[str] | None) -> tuple[str | None, list[str]]:
     text follows (``conv title k3f9x2 notes``); otherwise all of it is the
     text, for the current conversation (``conv title rebase notes`` needs
     quotes only when its first word looks like an id: ``"k3f9x2 notes"``)."""
-    from ..format.ids import looks_like_ref
-
     from ..errors import UsageError
+    from ..format.ids import looks_like_ref
 
     words = _words(words)
     if words and looks_like_ref(words[0]):

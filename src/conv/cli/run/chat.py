@@ -110,10 +110,8 @@ class Terminal:
 
     def _do(self, entry) -> bool:
         """Carry out a message or command; False to leave."""
-        from ...services.chat import COMMANDS
+        from ...services.chat import COMMANDS, sounds_like_stopping
         from ...terminal import render
-
-        from ...services.chat import sounds_like_stopping
 
         chat = self.chat
         if isinstance(entry, str):
