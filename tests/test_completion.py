@@ -70,7 +70,7 @@ def shell(tmux, kind, conv_home, fake, after=""):
     if missing_tools(kind):
         pytest.fail(f"{kind} is missing: tests/run installs it")
     sh = tmux.shell(kind, {"CONV_HOME": str(conv_home), "OPENAI_BASE_URL": fake.url}, rc_after=after)
-    sh.wait_prompt(timeout=15)
+    sh.wait_prompt(timeout=30)
     return sh
 
 
@@ -79,9 +79,9 @@ def test_bash_completes_commands_and_conversations(two, tmux, conv_home, fake):
     sh = shell(tmux, "bash", conv_home, fake)
     sh.type("conv sho")
     sh.key("Tab")
-    sh.wait_text(r"conv show $")
+    sh.wait_text(r"conv show $", timeout=30)
     sh.key("Tab", "Tab")
-    sh.wait_text(first[:6])
+    sh.wait_text(first[:6], timeout=30)
     assert second[:6] in sh.screen()
 
 
@@ -90,12 +90,12 @@ def test_fish_completes_conversations_with_their_titles(two, tmux, conv_home, fa
     sh = shell(tmux, "fish", conv_home, fake)
     sh.type("conv show ")
     sh.key("Tab")
-    sh.wait_text(rf"{first[:6]}\s+\(explain git rebase\)")
+    sh.wait_text(rf"{first[:6]}\s+\(explain git rebase\)", timeout=30)
 
 
 def test_zsh_registers_its_completer(tmux, conv_home, fake):
     sh = shell(tmux, "zsh", conv_home, fake, after="autoload -Uz compinit && compinit -u")
-    assert sh.output_of("print -r -- ${_comps[conv]}").strip() == "_conv"
+    assert sh.output_of("print -r -- ${_comps[conv]}", timeout=30).strip() == "_conv"
     sh.type("conv sho")
     sh.key("Tab")
-    sh.wait_text(r"conv show $")
+    sh.wait_text(r"conv show $", timeout=30)

@@ -9,9 +9,9 @@ below are held to Typer's own by tests/test_completion.py."""
 import sys
 
 COMMANDS: dict[str, tuple[str, ...]] = {  # command -> its options
-    "ask": ("-a", "-c", "-m", "-n", "-q", "-s", "--agent", "--cid", "--continue", "--dry-run", "--json", "--model", "--new", "--no-save", "--no-stream", "--quiet", "--system"),
-    "retry": ("-m", "-q", "--hint", "--json", "--model", "--no-stream", "--quiet", "--wrong"),
-    "chat": ("-a", "-c", "-m", "-s", "--agent", "--continue", "--model", "--system"),
+    "ask": ("-a", "-c", "-m", "-n", "-q", "-s", "--agent", "--cid", "--continue", "--dry-run", "--json", "--model", "--new", "--no-save", "--no-stream", "--plain", "--quiet", "--system"),
+    "retry": ("-m", "-q", "--hint", "--json", "--model", "--no-stream", "--plain", "--quiet", "--wrong"),
+    "chat": ("-a", "-c", "-m", "-s", "--agent", "--continue", "--model", "--plain", "--system"),
     "models": ("--json",),
     "use": (),
     "clear": (),
