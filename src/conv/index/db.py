@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..errors import StoreError
 
-SCHEMA = 6  # bump when the tables change: an old cache is rebuilt, never migrated
+SCHEMA = 7  # bump when the tables change: an old cache is rebuilt, never migrated
 BUSY_SECONDS = 30
 
 # Kept apart: a rebuild fills the turns without them and indexes the text in one go.
@@ -45,6 +45,7 @@ CREATE INDEX turns_conv ON turns (conv_id);
 CREATE VIRTUAL TABLE turn_fts USING fts5(
     content, content='turn_text', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2'
 );
+CREATE VIRTUAL TABLE turn_vocab USING fts5vocab('turn_fts', 'row');  -- turns per word: what is common
 CREATE VIEW turn_text AS
     SELECT t.rowid AS rowid, p.data ->> '$.content' AS content FROM turns t JOIN parsed p ON p.sha = t.sha;
 CREATE TABLE history (sha TEXT NOT NULL, conv_id TEXT, time INTEGER, message TEXT);

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ..format import ids
 
 HIT_START, HIT_END = "\ue000", "\ue001"  # around matches in snippets (see Hit.spans)
+COMMON = 20_000  # turns holding a word beyond which search takes the latest of them rather than ranking all
 
 
 @dataclass
@@ -132,11 +133,14 @@ class Queries:
         # best, and snippets (the costly part) cut only for the few shown; a
         # pool that yields too few conversations (a narrow filter) grows.
         pool = max(200, 20 * limit)
+        # A word in most turns ("the") would have every one of them ranked:
+        # then the pool is the latest turns that hold it, ranked among themselves.
+        order = "rowid DESC" if self._in_turns(words) > COMMON else "rank"
         while True:
             rows = self._rows(
                 f"""WITH matched AS MATERIALIZED (
                     SELECT rowid AS rid, rank AS score FROM turn_fts WHERE turn_fts MATCH :query
-                    ORDER BY rank LIMIT :pool),
+                    ORDER BY {order} LIMIT :pool),
                 ranked AS (
                     SELECT t.conv_id, m.rid, m.score,
                            row_number() OVER (PARTITION BY t.conv_id ORDER BY m.score) AS n
@@ -155,6 +159,16 @@ class Queries:
                 break
             pool *= 10
         return [Hit(Row.from_sql(r[:-3]), *r[-3:]) for r in rows]
+
+    def _in_turns(self, words: list[str]) -> int:
+        """How many turns hold the rarest of ``words`` (0 when one is not a plain word)."""
+        counts = []
+        for word in words:
+            if not word.isalnum():
+                return 0
+            found = self._rows("SELECT doc FROM turn_vocab WHERE term = ?", (word.lower(),))
+            counts.append(found[0][0] if found else 0)
+        return min(counts)
 
     def history(self, conv_id: str) -> list[Event]:
         """Newest first, as git log shows it."""
