@@ -279,14 +279,15 @@ def test_a_follow_up_after_a_break_carries_a_resume_note_and_back_to_back_ones_d
     ok("ask", "-c", "back to back")
     assert fake.requests[-1]["messages"][0]["role"] == "user"  # no note: no break
 
-    ok("config", "set", "context.resume_after", "1s")
+    ok("config", "set", "context.resume_after", "2s")  # back-to-back asks come well within 2 s
+    import re
     import time
 
-    time.sleep(1.2)
+    time.sleep(2.3)
     preview = json.loads(ok("ask", "-c", "--dry-run", "--json", "and autosquash?").stdout)
     note = preview["messages"][0]
-    assert note["role"] == "system" and note["content"].startswith(
-        "This conversation is being taken up again after a break of 1 second:")
+    assert note["role"] == "system" and re.match(
+        r"This conversation is being taken up again after a break of \d+ seconds?: it was last active on ", note["content"])
     assert "after 3 exchanges" in note["content"] and "Its title: rebase notes" in note["content"]
     assert "Its summary: Rebase replays commits; -i edits them." in note["content"]
     ok("ask", "-c", "and autosquash?")
@@ -295,7 +296,7 @@ def test_a_follow_up_after_a_break_carries_a_resume_note_and_back_to_back_ones_d
     assert fake.requests[-1]["messages"][0]["role"] == "user"
 
     ok("config", "set", "context.resume_after", "off")
-    time.sleep(1.2)
+    time.sleep(2.3)
     ok("ask", "-c", "after a break, with the note off")
     assert fake.requests[-1]["messages"][0]["role"] == "user"
     assert "use a duration such as 1h, 30m or 2d, or off" in fails("config", "set", "context.resume_after", "soon")
