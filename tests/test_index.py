@@ -225,3 +225,23 @@ def test_a_word_in_most_turns_is_searched_among_the_latest_turns_holding_it(fake
     hits = json.loads(run_conv("search", "the", "question", "--json").stdout)
     assert len(hits) == 3 and all("question" in h["snippet"] for h in hits)
     assert json.loads(run_conv("search", "number", "2", "--json").stdout)[0]["snippet"].count("2") == 1
+
+
+@pytest.mark.parametrize("git_on_path", [True, False])
+def test_a_build_that_reads_files_ahead_answers_as_one_that_does_not(fake, conv_home, monkeypatch, git_on_path):
+    """An index build reads its conversations' files ahead through one git
+    cat-file --batch (dulwich alone without git): the same index either way."""
+    import conv.index.build as build
+
+    fake.set(reply="ECHO")
+    for n in range(6):
+        run_conv("ask", "--new", f"topic {n} about rebasing")
+        run_conv("ask", "-c", f"more on {n}")
+    run_conv("delete", listing()[0]["id"])
+    before = (listing(), json.loads(run_conv("search", "rebasing", "--json").stdout))
+    monkeypatch.setattr(build, "PRELOAD_FROM", 1)
+    monkeypatch.setattr(build, "PRELOAD_CHUNK", 4)
+    if not git_on_path:
+        monkeypatch.setenv("PATH", "/nonexistent")
+    (conv_home / "cache" / "index.sqlite").unlink()
+    assert (listing(), json.loads(run_conv("search", "rebasing", "--json").stdout)) == before

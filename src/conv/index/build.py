@@ -13,6 +13,10 @@ from ..store import ParsedCache, Store
 from .queries import Row
 
 
+PRELOAD_FROM = 50  # conversations to (re)index from which their files are read ahead in bulk
+PRELOAD_CHUNK = 500  # conversations read ahead at a time (about 3 MB of files)
+
+
 class Builder:
     """Writes into the cache's connection ``db`` what ``store`` holds; parsed
     files go through ``parsed`` so a blob is parsed once."""
@@ -24,12 +28,29 @@ class Builder:
 
     def catch_up(self, changed: set[str], head: str) -> None:
         """Reindex the ``changed`` conversations, record new commits, and mark the cache as at ``head``."""
-        with progress.steps("indexing conversations", len(changed)) as advance:
-            for conv_id in changed:
-                self.reindex(conv_id, head)
-                advance()
+        order = sorted(changed)
+        with progress.steps("indexing conversations", len(order)) as advance:
+            for start in range(0, len(order), PRELOAD_CHUNK):
+                chunk = order[start : start + PRELOAD_CHUNK]
+                if len(order) >= PRELOAD_FROM:
+                    self._preload(chunk, head)
+                for conv_id in chunk:
+                    self.reindex(conv_id, head)
+                    advance()
         self.add_history()
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('commit', ?)", (head,))
+
+    def _preload(self, conv_ids: list[str], commit: str) -> None:
+        """Read the files of ``conv_ids`` that are not parsed yet in one go."""
+        shas = []
+        for conv_id in conv_ids:
+            for trashed in (False, True):
+                try:
+                    shas += self.store.files(conv_id, commit, trashed).values()
+                except RefError:
+                    continue
+        known = self.parsed.get_parsed(shas)
+        self.store.preload(commit, [sha for sha in shas if sha not in known])
 
     def reindex(self, conv_id: str, commit: str) -> None:
         """One conversation's row and its turns' text, as ``commit`` has them."""

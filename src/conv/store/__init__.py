@@ -114,6 +114,13 @@ class Store:
         conv.unreadable = unreadable
         return conv
 
+    def preload(self, commit: str, shas: list[str]) -> None:
+        """Read these blobs of ``commit`` ahead, in one go (an index build
+        reads thousands: see batch.read_blobs); the next ones replace them."""
+        from .batch import read_blobs
+
+        self._snapshot(commit).preload(read_blobs(self.path, shas))
+
     def files(self, conv_id: str, commit: str | None = None, trashed: bool = False) -> dict[str, str]:
         """A conversation's files, name -> blob id (conversation.md included)."""
         return files_in(self._snapshot(commit), conv_id, TRASH if trashed else ROOT)

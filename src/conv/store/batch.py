@@ -74,3 +74,26 @@ class ObjectReader:
             self._git.stdout.close()
             self._git.wait()
             self._git = None
+
+
+def read_blobs(store_path: Path, shas: list[str]) -> dict[str, bytes]:
+    """Many blobs at once through one ``git cat-file --batch`` ({} without git:
+    dulwich then reads them one by one as they are asked for). An index build
+    read 60,000 blobs through dulwich in 4.5 s."""
+    if not shas or not shutil.which("git"):
+        return {}
+    done = subprocess.run(["git", "--git-dir", str(store_path), "cat-file", "--batch", "--buffer"],
+                          input="".join(f"{sha}\n" for sha in shas).encode(), capture_output=True)
+    if done.returncode:
+        return {}
+    out, at, data = {}, 0, done.stdout
+    for sha in shas:
+        end = data.index(b"\n", at)
+        header = data[at:end].split()
+        at = end + 1
+        if len(header) != 3:  # "<sha> missing"
+            continue
+        size = int(header[2])
+        out[sha] = data[at : at + size]
+        at += size + 1
+    return out

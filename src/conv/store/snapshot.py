@@ -24,6 +24,7 @@ class Snapshot:
         self.commit = commit
         self.tree = objects[commit.encode()].tree if commit else None
         self._dirs: dict[str, object] = {}
+        self._preloaded: dict[str, bytes] = {}  # blobs read ahead in bulk (preload)
 
     def _lookup(self, path: str):
         """The object at ``path`` ("" is the root), or None."""
@@ -65,7 +66,12 @@ class Snapshot:
         }
 
     def blob(self, sha: str) -> bytes:
-        return self._objects[sha.encode()].data
+        found = self._preloaded.get(sha)
+        return found if found is not None else self._objects[sha.encode()].data
+
+    def preload(self, blobs: dict[str, bytes]) -> None:
+        """Blobs about to be read, read ahead in one go (they replace the last ones)."""
+        self._preloaded = blobs
 
     def entry(self, path: str) -> Existing | None:
         """The object at ``path`` as something to place elsewhere (None if absent)."""
