@@ -1,5 +1,5 @@
 """Long work shows a progress bar on a terminal and nothing when piped: an
-index build over 3,000 conversations (tests/bench/genstore.py makes the
+index build over 8,000 conversations (tests/bench/genstore.py makes the
 store), run under a pseudo-terminal (pexpect) and through a pipe."""
 
 import subprocess
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.conv_process("what reaches a terminal is what is tested
 
 @pytest.fixture
 def big_store(conv_home):
-    subprocess.run([sys.executable, str(GENSTORE), "--home", str(conv_home), "--conversations", "3000",
+    subprocess.run([sys.executable, str(GENSTORE), "--home", str(conv_home), "--conversations", "8000",
                     "--turns", "2"], check=True, capture_output=True, env=conv_env())
     return conv_home
 
@@ -25,7 +25,7 @@ def test_reindex_shows_a_bar_on_a_terminal_and_nothing_when_piped(big_store):
     child = pexpect.spawn(sys.executable, ["-m", "conv", "reindex"], env=conv_env({"TERM": "xterm"}),
                           encoding="utf-8", timeout=120, dimensions=(24, 120))
     child.expect(r"conv: indexing conversations")
-    child.expect(r"/3000")
+    child.expect(r"/8000")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
