@@ -77,3 +77,23 @@ def test_a_hand_corrupted_conversation_breaks_nothing_else(fake, store_path, tmp
     assert "good one" in run_conv("show", good).stdout.decode()
     assert "broken" not in fails("ask", "--cid", bad, "more")
     ask("--cid", good, "still works")
+
+
+def test_a_hand_edited_time_that_is_no_time_never_stops_a_follow_up(fake, store_path, tmp_path):
+    """A turn's ``created`` edited by hand into something that is not a time:
+    the resume note, the feedback reading and -c's expiry cannot tell how long
+    ago it was, and go on as if it were recent (a traceback before)."""
+    import subprocess
+
+    conv_id = ask("explain git rebase")
+    work = tmp_path / "work"
+    git(tmp_path, "clone", "-q", str(store_path), str(work))
+    answer = next(work.glob("conversations/*/*/*/*-assistant.md"))
+    answer.write_text(answer.read_text().replace("created: ", "created: yesterday-ish #", 1))
+    git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "a hand edit")
+    subprocess.run(["git", "-C", str(work), "push", "-q", "origin", "HEAD:main"], check=True)
+    for args in (["ask", "that is wrong"], ["ask", "--cid", conv_id, "and interactive mode?"]):
+        done = run_conv(*args)
+        assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr.decode()
+    assert fake.requests[-2]["messages"] == [{"role": "user", "content": "that is wrong"}]  # a new question
+    assert [m["content"] for m in fake.requests[-1]["messages"]][0] == "explain git rebase"  # no resume note

@@ -28,6 +28,16 @@ def iso(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
+def seconds_since(iso_time: str) -> float | None:
+    """How long ago ``iso_time`` was; None when it is no time (a hand edit)."""
+    try:
+        moment = datetime.fromisoformat(iso_time.replace("Z", "+00:00"))
+    except (ValueError, AttributeError):
+        return None
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return (datetime.now(timezone.utc) - moment).total_seconds()
+
+
 def as_time(value: Any) -> str:
     """A time read from YAML as the canonical string (hand edits may unquote it)."""
     if isinstance(value, datetime):

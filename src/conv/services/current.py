@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from ..format.model import iso
+from ..format.model import iso, seconds_since
 from ..home import session
 from ..index import Filters
 
@@ -42,7 +42,7 @@ def current(ws: Workspace) -> Current:
     latest = index.recent(limit=1, filters=Filters(since=since))
     if not latest:
         return Current(None, "none")
-    idle = (datetime.now(timezone.utc) - datetime.fromisoformat(latest[0].updated.replace("Z", "+00:00"))).total_seconds()
+    idle = seconds_since(latest[0].updated) or 0.0
     return Current(latest[0].id, "session-expired" if idle > expiry else "latest", idle, index.short_id(latest[0].id))
 
 

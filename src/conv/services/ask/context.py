@@ -12,9 +12,9 @@ model is asked to extend it only every few turns, not at every one.
 """
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
-from ...format.model import Conversation, Turn
+from ...format.model import Conversation, Turn, seconds_since
 from ...format.words import plural, span
 from ...providers import Message
 
@@ -135,15 +135,12 @@ def resume_note(conv: Conversation, question: Turn, after: float) -> str | None:
     how far it had got, its title and summary. None for a follow-up that
     comes soon after the last turn, and for a new conversation."""
     earlier = [t for t in conv.turns if t.name != question.name and t.created]
-    if not after or not earlier:
-        return None
-    last = datetime.fromisoformat(earlier[-1].created.replace("Z", "+00:00"))
-    gap = (datetime.now(timezone.utc) - last).total_seconds()
-    if gap <= after:
+    gap = seconds_since(earlier[-1].created) if after and earlier else None
+    if gap is None or gap <= after:
         return None
     exchanges = sum(t.role == "user" for t in earlier)
     lines = [f"This conversation is being taken up again after a break of {span(gap)}: it was last active on "
-             f"{last:%Y-%m-%d %H:%M} UTC, after {plural(exchanges, 'exchange')}."]
+             f"{datetime.now(timezone.utc) - timedelta(seconds=gap):%Y-%m-%d %H:%M} UTC, after {plural(exchanges, 'exchange')}."]
     lines += [f"Its title: {conv.title}"] if conv.title else []
     lines += [f"Its summary: {conv.summary}"] if conv.summary else []
     return "\n".join(lines)

@@ -12,9 +12,8 @@ instead (approach A). Anything else is a new question, as always.
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
-
 from ...errors import ProviderError
+from ...format.model import seconds_since
 from ..current import current
 from ..workspace import Workspace
 from .options import AskOptions
@@ -63,8 +62,8 @@ def read(ws: Workspace, opts: AskOptions, notice) -> Reading | None:
     answers = [t for t in conv.turns if t.role == "assistant" and t.created]
     if not answers:
         return None
-    age = (datetime.now(timezone.utc) - datetime.fromisoformat(answers[-1].created.replace("Z", "+00:00"))).total_seconds()
-    if age > window:
+    age = seconds_since(answers[-1].created)
+    if age is None or age > window:  # no readable time: no telling it is recent
         return None
     kind = _ask_the_model(ws, conv, text, notice) if ws.config.get("feedback.classifier") else None
     kind, phrase = (kind, None) if kind else _by_phrase(ws, text)
