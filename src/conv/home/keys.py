@@ -107,8 +107,8 @@ def idle_time(value: Any) -> float:
         raise ValueError("use a duration such as 1h, 30m or 2d, or off") from None
 
 
-def phrases(value: Any) -> tuple[str, ...]:
-    """A list of short phrases (in YAML, or typed as ``a, b, c``)."""
+def comma_list(value: Any) -> tuple[str, ...]:
+    """A list of short texts (in YAML, or typed as ``a, b, c``)."""
     items = value if isinstance(value, list) else str(text(value)).split(",")
     try:
         found = tuple(one_line(item).strip() for item in items if str(item).strip())
@@ -189,8 +189,8 @@ KEYS: dict[str, Key] = {
                                 "conversation's title and summary (off: never)"),
     "feedback.window": Key(idle_time, "10m", "how soon after an answer a plain conv ask may be read as feedback "
                            "on it or a follow-up (off: never)"),
-    "feedback.negative": Key(phrases, None, "more phrases that mean the last answer was wrong (besides conv's own)"),
-    "feedback.continue": Key(phrases, None, "more phrases that follow up the last answer (ending in a space: "
+    "feedback.negative": Key(comma_list, None, "more phrases that mean the last answer was wrong (besides conv's own)"),
+    "feedback.continue": Key(comma_list, None, "more phrases that follow up the last answer (ending in a space: "
                              "a line starting with it)"),
     "feedback.classifier": Key(one_line, None, "a model that decides instead of the phrases (e.g. gpt-4o-mini)"),
     "render": Key(render_mode, "markdown", "answers on a terminal: markdown (rendered as they stream) or plain"),
@@ -219,7 +219,7 @@ PATTERNS: dict[str, Key] = {
     "endpoints.*.key_env": Key(env_name, None, "the environment variable that holds its key"),
     "endpoints.*.key_cmd": Key(one_line, None, "a command that prints its key (e.g. pass show groq), run only when it is used"),
     "endpoints.*.headers": Key(header_map, None, "more HTTP headers sent to it"),
-    "endpoints.*.models": Key(phrases, None, "its models, for conv models and completion (comma-separated)"),
+    "endpoints.*.models": Key(comma_list, None, "its models, for conv models and completion (comma-separated)"),
     "aliases.*": Key(endpoint_model, None, "a short name for ENDPOINT:MODEL, usable wherever a model is"),
 }
 SECTIONS = ("agents", "prices", "endpoints", "aliases")  # the mappings whose keys are names

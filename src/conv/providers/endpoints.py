@@ -94,8 +94,12 @@ def probe(config: Config, name: str, timeout: float = 1.5) -> tuple[list[str] | 
     key = setting(key_env) if key_env else None
     anthropic = config.get(f"endpoints.{name}.api") == "anthropic"
     headers = {"Accept": "application/json", **(config.get(f"endpoints.{name}.headers") or {})}
-    if key:
-        headers |= {"x-api-key": key, "anthropic-version": "2023-06-01"} if anthropic else {"Authorization": f"Bearer {key}"}
+    if key and anthropic:
+        from .anthropic import API_VERSION
+
+        headers |= {"x-api-key": key, "anthropic-version": API_VERSION}
+    elif key:
+        headers["Authorization"] = f"Bearer {key}"
     url = base_url.rstrip("/") + ("/v1/models" if anthropic else "/models")
     try:
         response = request(url, None, headers, timeout, timeout, config.get("tls.ca_file"))

@@ -104,7 +104,10 @@ class ChatWorkspace(Workspace):
     first answer failed after its question was stored."""
 
     following: str | None = None
-    visited: list[str]  # every conversation this chat has been in, first to last
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.visited: list[str] = []  # every conversation this chat has been in, first to last
 
     def make_current(self, conv_id: str, turns: int) -> None:
         self.following = conv_id
@@ -131,9 +134,7 @@ class Chat:
             raise UsageError("-a starts a new conversation", "Leave out REF and -c (a conversation keeps its own agent)")
         if ref and follow:
             raise UsageError("REF and -c both name the conversation to continue", "Give one of them")
-        ws = ChatWorkspace()
-        ws.visited = []
-        chat = cls(ws, notice, **options)
+        chat = cls(ChatWorkspace(), notice, **options)
         if chat.agent:
             agents.load(chat.ws.config, chat.agent)  # an unknown agent fails now, not after a message is typed
         if ref or follow:
