@@ -7,7 +7,8 @@
 # prompt; put ${CONV_PROMPT} in PS1 (single-quoted, so no subshell runs).
 # Set CONV_NO_BIND=1 before loading to bind no keys, then bind your own with
 # conv_bind_keys KEY-FOR-FOLLOW-UP KEY-FOR-NEW, e.g. conv_bind_keys '\ex' '\ey'.
-# The command line is handed to conv as one argument: it is never evaluated.
+# The line runs as `conv ask -c -- '<the line>'`, single-quoted: it reaches
+# conv as one argument and is never evaluated.
 
 # One guarded block, no top-level return: that would end an rc file sourced again.
 if [[ $- == *i* && -z ${_conv_loaded-} ]]; then
@@ -18,14 +19,19 @@ _conv_sessions=__CONV_STATE__/sessions
 # A name for this terminal, made without forking: each shell gets its own,
 # so two terminals follow up two conversations.
 export CONV_SESSION="b$$.$RANDOM.${EPOCHSECONDS:-0}"
-_conv_pending="" _conv_mode="" _conv_last_status=""
+_conv_last_command="" _conv_last_status="" _conv_keyed="" _conv_fresh=""
 export CONV_PROMPT=""
 
 # The prompt segment, from conv's state file, with builtins only (no fork).
 # A file that does not hold what conv writes shows nothing.
 _conv_prompt_update() {
   local last_status=$?
-  _conv_last_status=$last_status
+  if [[ -n $_conv_keyed ]]; then  # conv's own line from a key: not the user's last command
+    _conv_keyed=""
+    unset CONV_LAST_COMMAND CONV_LAST_STATUS
+  else
+    _conv_last_status=$last_status _conv_fresh=1
+  fi
   CONV_PROMPT=""
   local file=$_conv_sessions/$CONV_SESSION id short turns used expires rest
   [[ -f $file && -r $file ]] || return "$last_status"
@@ -37,40 +43,37 @@ _conv_prompt_update() {
   return "$last_status"
 }
 
-# Bound (with bind -x) to hidden keys: put the line aside and run a fixed
-# command instead, so the answer prints below a clean prompt and Ctrl-C
-# behaves as for any command. The visible keys are macros: hidden key, Enter.
+# Bound (with bind -x) to hidden keys: turn the line into the conv command that
+# asks it, single-quoted (so no word in it is expanded and no alias applies), to
+# run as if typed: the screen and history show the question asked, the answer
+# prints below a clean prompt, and Ctrl-C behaves as for any command. The
+# visible keys are macros: hidden key, Enter.
 _conv_stash() {
+  local sq="'\\''" dir IFS=:
+  local command="'${_conv_bin//\'/$sq}'"
+  for dir in $PATH; do  # plain "conv" when PATH finds this one (found without forking)
+    if [[ -f ${dir:-.}/conv && -x ${dir:-.}/conv ]]; then
+      [[ ${dir:-.}/conv -ef $_conv_bin ]] && command=conv
+      break
+    fi
+  done
   if [[ -z ${READLINE_LINE//[[:space:]]/} ]]; then
-    _conv_mode=last
+    READLINE_LINE="$command show --last 2"
   else
-    _conv_mode=$1
+    [[ $1 == follow ]] && command+=" ask -c --" || command+=" ask --"
+    if [[ ${CONV_SHARE_LAST_COMMAND-} == 1 ]]; then
+      if [[ -n $_conv_fresh ]]; then  # the user ran a command since the last key
+        _conv_last_command=$(HISTTIMEFORMAT='' builtin fc -ln -1 2>/dev/null)  # the one fork, on this key only
+        _conv_last_command=${_conv_last_command#"${_conv_last_command%%[![:space:]]*}"}
+        _conv_fresh=""
+      fi
+      [[ -n $_conv_last_command ]] \
+        && export CONV_LAST_COMMAND="$_conv_last_command" CONV_LAST_STATUS="$_conv_last_status"
+    fi
+    READLINE_LINE="$command '${READLINE_LINE//\'/$sq}'"
   fi
-  _conv_pending=$READLINE_LINE
-  READLINE_LINE=' _conv_run'
   READLINE_POINT=${#READLINE_LINE}
-}
-
-_conv_run() {
-  local text=$_conv_pending mode=$_conv_mode quoted
-  _conv_pending="" _conv_mode=""
-  local -a context=()
-  if [[ ${CONV_SHARE_LAST_COMMAND-} == 1 ]]; then
-    local last
-    last=$(HISTTIMEFORMAT='' builtin fc -ln -1 2>/dev/null)  # the one fork, on this key only
-    last=${last#"${last%%[![:space:]]*}"}
-    [[ -n $last ]] && context=(CONV_LAST_COMMAND="$last" CONV_LAST_STATUS="$_conv_last_status")
-  fi
-  printf -v quoted '%q' "$text"
-  case $mode in
-    last) "$_conv_bin" show --last 2 ;;
-    follow)
-      builtin history -s -- "conv ask -c -- $quoted"  # history gets a command that asks again
-      env "${context[@]}" "$_conv_bin" ask -c -- "$text" ;;
-    new)
-      builtin history -s -- "conv ask -- $quoted"  # a plain ask: "that's wrong" soon after an answer is feedback
-      env "${context[@]}" "$_conv_bin" ask -- "$text" ;;
-  esac
+  _conv_keyed=1
 }
 
 conv_bind_keys() {
@@ -82,9 +85,6 @@ conv_bind_keys() {
     bind -m "$map" "\"$2\": \"\C-x\C-_n\C-m\""
   done
 }
-
-# The internal command never enters history (the question does, as a conv command).
-HISTIGNORE="${HISTIGNORE:+$HISTIGNORE:} _conv_run:_conv_run"
 
 if [[ ${PROMPT_COMMAND@a} == *a* ]]; then
   PROMPT_COMMAND=(_conv_prompt_update "${PROMPT_COMMAND[@]}")

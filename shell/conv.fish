@@ -7,8 +7,9 @@
 # conv_prompt prints the prompt segment (conv:ID·TURNS): call it from
 # fish_right_prompt or fish_prompt. Set CONV_NO_BIND=1 before loading to bind
 # no keys, and bind conv_follow_up / conv_new_conversation yourself;
-# CONV_FOLLOW_KEY / CONV_NEW_KEY change the keys. The command line is handed to
-# conv as one argument: it is never evaluated.
+# CONV_FOLLOW_KEY / CONV_NEW_KEY change the keys. The line runs as
+# `conv ask -c -- '<the line>'`, single-quoted: it reaches conv as one argument
+# and is never evaluated.
 
 status is-interactive; or exit 0
 set -q _conv_loaded; and exit 0
@@ -19,12 +20,9 @@ set -g _conv_sessions __CONV_STATE__/sessions
 # A name for this terminal, made without forking: each shell gets its own,
 # so two terminals follow up two conversations.
 set -gx CONV_SESSION "f$fish_pid."(random)"."(random)
-set -g _conv_pending ""
-set -g _conv_mode ""
 set -g _conv_last_command ""
 set -g _conv_last_status ""
-# history append arrived in fish 3.7; before it, follow-ups leave no history
-set -g _conv_history_append (string match -qr '^(3\.([7-9]|[1-9][0-9])|[4-9]|[1-9][0-9])' -- $version; and echo 1)
+set -g _conv_keyed ""
 
 # The prompt segment, from conv's state file, with builtins only (no fork).
 # A file that does not hold what conv writes shows nothing. (fish has no
@@ -38,23 +36,48 @@ function conv_prompt --description 'conv prompt segment: conv:ID·TURNS'
     printf '%s' "conv:$short·$turns"
 end
 
+# The command line the user ran last and its status (CONV_SHARE_LAST_COMMAND=1);
+# conv's own lines from the keys are not theirs.
 function _conv_remember_command --on-event fish_postexec
-    set -g _conv_last_status $status
-    if test "$CONV_SHARE_LAST_COMMAND" = 1; and test "$argv[1]" != ' _conv_run'
+    set -l last_status $status
+    if test -n "$_conv_keyed"
+        set -g _conv_keyed ""
+        set -e CONV_LAST_COMMAND CONV_LAST_STATUS
+    else if test "$CONV_SHARE_LAST_COMMAND" = 1
         set -g _conv_last_command $argv[1]
+        set -g _conv_last_status $last_status
     end
 end
 
-# The key functions put the line aside and run a fixed command instead, so the
-# answer prints below a clean prompt and Ctrl-C behaves as for any command.
+# Single quotes that fish reads back as TEXT: only \ and ' are special in them.
+function _conv_quote
+    printf "'%s'" (string replace -a -- '\\' '\\\\' $argv[1] | string replace -a -- "'" "\\'" | string collect)
+end
+
+# The keys turn the line into the conv command that asks it, single-quoted (so
+# no word in it is expanded and no abbreviation applies), to run as if typed:
+# the screen and history show the question asked, the answer prints below a
+# clean prompt, and Ctrl-C behaves as for any command.
 function _conv_stash
-    set -g _conv_pending (commandline -b | string collect)
-    if string match -qr '^\s*$' -- "$_conv_pending"
-        set -g _conv_mode last
+    set -l text (commandline -b | string collect)
+    set -l command conv
+    set -l found (command -s conv)  # plain "conv" when PATH finds this one
+    test "$found" = "$_conv_bin"; or set command (_conv_quote $_conv_bin | string collect)
+    if string match -qr '^\s*$' -- "$text"
+        commandline -r "$command show --last 2"
     else
-        set -g _conv_mode $argv[1]
+        if test $argv[1] = follow
+            set command "$command ask -c --"
+        else
+            set command "$command ask --"
+        end
+        if test "$CONV_SHARE_LAST_COMMAND" = 1; and test -n "$_conv_last_command"
+            set -gx CONV_LAST_COMMAND $_conv_last_command
+            set -gx CONV_LAST_STATUS $_conv_last_status
+        end
+        commandline -r -- "$command "(_conv_quote $text | string collect)
     end
-    commandline -r ' _conv_run'
+    set -g _conv_keyed 1
     commandline -f execute
 end
 
@@ -64,30 +87,6 @@ end
 
 function conv_new_conversation --description 'start a new conversation with the command line'
     _conv_stash new
-end
-
-function _conv_run
-    set -l text $_conv_pending
-    set -l mode $_conv_mode
-    set -g _conv_pending ""
-    set -g _conv_mode ""
-    set -l context
-    if test "$CONV_SHARE_LAST_COMMAND" = 1; and test -n "$_conv_last_command"
-        set context CONV_LAST_COMMAND=$_conv_last_command CONV_LAST_STATUS=$_conv_last_status
-    end
-    switch $mode
-        case last
-            $_conv_bin show --last 2
-        case follow
-            # history gets a command that asks again (the internal one, started
-            # with a space, never enters it)
-            test -n "$_conv_history_append"; and builtin history append -- "conv ask -c -- "(string escape -- $text)
-            env $context $_conv_bin ask -c -- $text
-        case new
-            # a plain ask: "that's wrong" soon after an answer is feedback on it
-            test -n "$_conv_history_append"; and builtin history append -- "conv ask -- "(string escape -- $text)
-            env $context $_conv_bin ask -- $text
-    end
 end
 
 if not set -q CONV_NO_BIND

@@ -6,8 +6,8 @@
 # CONV_PROMPT holds the prompt segment (conv:ID·TURNS); put ${CONV_PROMPT} in
 # PROMPT or RPROMPT. Set CONV_NO_BIND=1 before loading to bind no keys, and
 # bind the widgets conv-follow-up and conv-new-conversation yourself;
-# CONV_FOLLOW_KEY / CONV_NEW_KEY change the keys. The command line is handed
-# to conv as one argument: it is never evaluated.
+# CONV_FOLLOW_KEY / CONV_NEW_KEY change the keys. The line runs as `conv ask -c -- '<the line>'`,
+# single-quoted: it reaches conv as one argument and is never evaluated.
 
 # One guarded block, no top-level return: that would end an rc file sourced again.
 if [[ -o interactive ]] && (( ! ${+_conv_loaded} )); then
@@ -19,14 +19,19 @@ zmodload -F zsh/datetime p:EPOCHSECONDS 2>/dev/null
 # A name for this terminal, made without forking: each shell gets its own,
 # so two terminals follow up two conversations.
 export CONV_SESSION="z$$.$RANDOM.${EPOCHSECONDS:-0}"
-typeset -g _conv_pending="" _conv_mode="" _conv_last_command="" _conv_last_status=""
+typeset -g _conv_last_command="" _conv_last_status="" _conv_keyed=0
 export CONV_PROMPT=""
 
 # The prompt segment, from conv's state file, with builtins only (no fork).
 # A file that does not hold what conv writes shows nothing.
 _conv_prompt_update() {
   local last_status=$?
-  [[ ${CONV_SHARE_LAST_COMMAND-} == 1 ]] && _conv_last_status=$last_status
+  if (( _conv_keyed )); then
+    _conv_keyed=0
+    unset CONV_LAST_COMMAND CONV_LAST_STATUS
+  else
+    _conv_last_status=$last_status
+  fi
   CONV_PROMPT=""
   local file=$_conv_sessions/$CONV_SESSION line
   [[ -f $file && -r $file ]] || return 0
@@ -39,20 +44,29 @@ _conv_prompt_update() {
   CONV_PROMPT="conv:${short//\%/%%}·${turns}"
 }
 
+# The command line the user ran last and its status (CONV_SHARE_LAST_COMMAND=1);
+# conv's own lines from the keys are not theirs.
 _conv_remember_command() {
-  [[ ${CONV_SHARE_LAST_COMMAND-} == 1 && $1 != ' _conv_run' ]] && _conv_last_command=$1
+  (( _conv_keyed )) || [[ ${CONV_SHARE_LAST_COMMAND-} != 1 ]] || _conv_last_command=$1
 }
 
-# The widgets put the line aside and run a fixed command instead, so the
-# answer prints below a clean prompt and Ctrl-C behaves as for any command.
+# The keys turn the line into the conv command that asks it, single-quoted by
+# zsh itself (so no word in it is expanded, no alias applies) and run as if typed:
+# the screen and history show the question asked, the answer prints below
+# a clean prompt, and Ctrl-C behaves as for any command.
 _conv_stash() {
+  local command=conv
+  [[ ${commands[conv]-} -ef $_conv_bin ]] || command=${(qq)_conv_bin}
   if [[ -z ${BUFFER//[[:space:]]/} ]]; then
-    _conv_mode=last
+    BUFFER="$command show --last 2"
   else
-    _conv_mode=$1
+    [[ $1 == follow ]] && command+=" ask -c --" || command+=" ask --"
+    BUFFER="$command ${(qq)BUFFER}"
+    if [[ ${CONV_SHARE_LAST_COMMAND-} == 1 && -n $_conv_last_command ]]; then
+      export CONV_LAST_COMMAND=$_conv_last_command CONV_LAST_STATUS=$_conv_last_status
+    fi
   fi
-  _conv_pending=$BUFFER
-  BUFFER=' _conv_run'
+  _conv_keyed=1
   zle .accept-line
 }
 conv-follow-up() { _conv_stash follow }
@@ -60,29 +74,7 @@ conv-new-conversation() { _conv_stash new }
 zle -N conv-follow-up
 zle -N conv-new-conversation
 
-_conv_run() {
-  local text=$_conv_pending mode=$_conv_mode
-  _conv_pending="" _conv_mode=""
-  local -a context
-  if [[ ${CONV_SHARE_LAST_COMMAND-} == 1 && -n $_conv_last_command ]]; then
-    context=(CONV_LAST_COMMAND=$_conv_last_command CONV_LAST_STATUS=$_conv_last_status)
-  fi
-  case $mode in
-    last) "$_conv_bin" show --last 2 ;;
-    follow)
-      print -rs -- "conv ask -c -- ${(q)text}"  # history gets a command that asks again
-      env "${context[@]}" "$_conv_bin" ask -c -- "$text" ;;
-    new)
-      print -rs -- "conv ask -- ${(q)text}"  # a plain ask: "that's wrong" soon after an answer is feedback
-      env "${context[@]}" "$_conv_bin" ask -- "$text" ;;
-  esac
-}
-
-# The internal command never enters history (the question does, as a conv command).
-_conv_history_filter() { [[ $1 != ' _conv_run'$'\n' ]] }
-
 autoload -Uz add-zsh-hook
-add-zsh-hook zshaddhistory _conv_history_filter
 add-zsh-hook precmd _conv_prompt_update
 add-zsh-hook preexec _conv_remember_command
 

@@ -7,14 +7,13 @@ Every test runs once per shell; see tests/shells.py for the harness."""
 import json
 import os
 import re
-import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from conftest import conv_env, run_conv
-from shells import SHELLS, Tmux, missing_tools
+from shells import CONV, SHELLS, Tmux, missing_tools
 
 NEWLINE_KEYS = {  # keys that put a real newline into the command line
     "zsh": ("C-v", "C-j"),  # quoted-insert, then ^J
@@ -196,10 +195,8 @@ def test_loading_twice_registers_hooks_once(start, fake, kind, how):
     if kind == "zsh":
         assert sh.output_of("print -l $precmd_functions").split().count("_conv_prompt_update") == 1
         assert sh.output_of("print -l $preexec_functions").split().count("_conv_remember_command") == 1
-        assert sh.output_of("print -l $zshaddhistory_functions").split().count("_conv_history_filter") == 1
     elif kind == "bash":
         assert sh.output_of("declare -p PROMPT_COMMAND").count("_conv_prompt_update") == 1
-        assert sh.output_of('echo "$HISTIGNORE"').count(" _conv_run") == 1
     else:
         assert sh.output_of("functions -q conv_prompt; and echo defined").strip() == "defined"
         handlers = sh.output_of("functions --handlers-type generic")
@@ -343,7 +340,7 @@ def test_empty_line_shows_the_last_exchange(start, fake):
     after = sh.screen()
     assert len(fake.requests) == requests, "an empty line sent a request"
     assert after.count("THE-LAST-ANSWER") == before + 1, after
-    shown = after[after.rindex("_conv_run"):]
+    shown = after[after.rindex("conv show --last 2"):]
     # the last two turns (the title is the first question), not the first two
     assert "3. user" in shown and "and their tusks" in shown and "4. assistant" in shown, shown
     assert "1. user" not in shown and "2. assistant" not in shown, shown
@@ -355,26 +352,102 @@ def test_empty_line_shows_the_last_exchange(start, fake):
 QUESTION = "what's \"up\" with $HOME and *.py; `ls` | wc -l?"
 
 
-def test_history_holds_a_conv_command_not_the_internal_one(start, kind):
+def test_history_holds_a_conv_command_that_asks_again(start, kind):
     sh = start()
     ask(sh, QUESTION)
     ask(sh, "second")
-    if kind == "fish":
-        history = sh.output_of("history")
-    else:
-        history = sh.output_of("fc -ln 1")
+    history = sh.output_of("history" if kind == "fish" else "fc -ln 1")
     lines = [line.strip() for line in history.splitlines() if line.strip()]
-    assert not [line for line in lines if "_conv_run" in line], history
-
-    asks = [line for line in lines if line.startswith("conv ask")]
+    asks = [shell_words(kind, line) for line in lines if line.startswith("conv ask")]
     if kind == "fish":
-        version = subprocess.run(["fish", "--version"], capture_output=True, text=True).stdout
-        if re.search(r"version 3\.[0-6]\b", version):
-            assert asks == [], history  # history append arrived in fish 3.7
-            return
-    assert len(asks) == 2, history
-    assert shlex.split(asks[0]) == ["conv", "ask", "-c", "--", QUESTION]
-    assert shlex.split(asks[1]) == ["conv", "ask", "-c", "--", "second"]
+        asks.reverse()  # fish lists the newest first
+    assert asks == [["conv", "ask", "-c", "--", QUESTION], ["conv", "ask", "-c", "--", "second"]], history
+
+
+# What stays on the screen where the question was typed: the line that runs, as history keeps it.
+ASKED = {"follow": ["conv", "ask", "-c", "--"], "new": ["conv", "ask", "--"]}
+
+
+def shell_words(kind, line):
+    """LINE split into words by the shell KIND itself, or None while a quote is open."""
+    done = subprocess.run([kind, "-c", "printf '%s\\0' " + line], capture_output=True, text=True, timeout=10)
+    return done.stdout.split("\0")[:-1] if done.returncode == 0 and not done.stderr else None
+
+
+def asked_lines(sh, program="conv"):
+    """The PROGRAM commands left on prompt lines, each as its text and its words (a
+    question with newlines goes on below its prompt line; fish indents those lines
+    under the command)."""
+    lines, found = sh.lines(), []
+    for i, line in enumerate(lines):
+        m = re.match(r"^\[[^\]\n]*\][%#$>] ('?" + re.escape(program) + r"'? .*)$", line)
+        if m:
+            command, rest = m[1], iter(lines[i + 1:])
+            while (words := shell_words(sh.kind, command)) is None:
+                more = next(rest)
+                command += "\n" + (more.lstrip(" ") if sh.kind == "fish" else more)
+            found.append((command, words))
+    return found
+
+
+@pytest.mark.parametrize("key, mode", [("M-f", "follow"), ("M-n", "new")])
+def test_the_screen_shows_the_question_asked_as_history_keeps_it(start, kind, key, mode):
+    """Issue 14: after Alt-F the scrollback showed the helper `_conv_run` where the
+    question was; it shows the conv command that asked it, the very line history holds."""
+    sh = start()
+    ask(sh, QUESTION, key=key)
+    ask(sh, "two\nlines", key=key)
+    screen = sh.screen()
+    assert "_conv_run" not in screen, screen
+    shown = asked_lines(sh)
+    assert [words for _, words in shown] == [ASKED[mode] + [QUESTION], ASKED[mode] + ["two\nlines"]], screen
+
+    history = sh.output_of("history" if kind == "fish" else "fc -ln 1")
+    assert "_conv_run" not in history, history
+    first = [line.strip() for line in history.splitlines() if "with $HOME" in line]
+    assert first == [shown[0][0]], history
+
+
+def test_without_conv_on_path_the_line_names_it_in_full(start, fake, kind):
+    """A plugin loaded by its full path (conv not on PATH) still asks, and the
+    line left on the screen runs that conv."""
+    path = {"zsh": "PATH=/usr/bin:/bin", "bash": "PATH=/usr/bin:/bin", "fish": "set -gx PATH /usr/bin /bin"}
+    sh = start(after=path)
+    ask(sh, "asked from a bare PATH")
+    [(command, words)] = asked_lines(sh, program=str(CONV))
+    assert words == [str(CONV), "ask", "-c", "--", "asked from a bare PATH"], command
+    assert user_texts(fake.requests[-1]) == ["asked from a bare PATH"]
+
+
+# Words the shell would expand if they reached it unquoted: a zsh global alias, a fish
+# abbreviation that expands anywhere, and bash aliases (one ending in a space makes the
+# next word an alias too).
+EXPANDS = {"zsh": "alias -g WORD='; touch X'",
+           "bash": "alias conv='conv '; alias WORD='; touch X'",
+           "fish": "abbr -a --position anywhere WORD '; touch X'"}
+
+
+def test_a_word_the_shell_would_expand_arrives_as_typed(start, fake, tmp_path):
+    sh = start(after=EXPANDS)
+    ask(sh, "WORD")
+    ask(sh, "!!")
+    assert [r["messages"][-1]["content"] for r in fake.requests] == ["WORD", "!!"]
+    assert files_named(tmp_path, "X") == [], "an alias in the question ran"
+
+
+def test_shared_last_command_is_the_one_before_the_key(start, fake):
+    """CONV_SHARE_LAST_COMMAND=1: the question carries the last command the user ran
+    and its status, never conv's own line from an earlier Alt-F."""
+    share = {"zsh": "export CONV_SHARE_LAST_COMMAND=1", "bash": "export CONV_SHARE_LAST_COMMAND=1",
+             "fish": "set -gx CONV_SHARE_LAST_COMMAND 1"}
+    sh = start(before=share)
+    sh.run("ls /no/such/dir-here")
+    ask(sh, "why did that fail?")
+    ask(sh, "and now?")
+    sent = [r["messages"][-1]["content"] for r in fake.requests]
+    assert "ls /no/such/dir-here" in sent[0] and "why did that fail?" in sent[0], sent[0]
+    assert "ls /no/such/dir-here" in sent[1] and "conv ask" not in sent[1], sent[1]
+    assert echoed(sh, 'echo "L=$CONV_LAST_COMMAND"', "L") == ""  # nothing left behind for other commands
 
 
 # -- 10. CONV_NO_BIND ------------------------------------------------------------------------
