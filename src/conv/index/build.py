@@ -12,7 +12,6 @@ from ..home import progress
 from ..store import ParsedCache, Store
 from .queries import Row
 
-
 PRELOAD_FROM = 50  # conversations to (re)index from which their files are read ahead in bulk
 PRELOAD_CHUNK = 500  # conversations read ahead at a time (about 3 MB of files)
 

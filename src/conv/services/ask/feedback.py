@@ -12,6 +12,7 @@ instead (approach A). Anything else is a new question, as always.
 
 import re
 from dataclasses import dataclass
+
 from ...errors import ProviderError
 from ...format.model import seconds_since
 from ..current import current
