@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import conv_env
+from conftest import conv_env, ok
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "conv"
 MAX_LINES = 300
@@ -185,3 +185,25 @@ def test_the_runners_never_load_typer(module):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=conv_env())
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]", f"{module} loads {done.stdout.strip()}"
+
+
+def test_asking_and_following_up_never_import_dulwich(fake, store_path):
+    """Issue 15: a follow-up reads a few trees and writes two commits in git's
+    formats itself (store/objects.py); importing dulwich cost it 15 ms. After
+    a gc the trees it reads are packed, deltas of each other."""
+    fake.set(reply="ECHO")
+
+    def imported(*args) -> set[str]:
+        done = subprocess.run([sys.executable, "-X", "importtime", "-m", "conv", *args], env=conv_env(),
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+
+    ok("ask", "a first question")  # creates the store (dulwich makes the repository)
+    for n in range(3):
+        ok("ask", "-c", f"turn {n}")
+    subprocess.run(["git", "--git-dir", str(store_path), "gc", "--quiet"], check=True)
+    assert not {m for m in imported("ask", "-c", "a follow-up") if m.startswith("dulwich")}
+    assert not {m for m in imported("ask", "a new question") if m.startswith("dulwich")}
+    done = subprocess.run(["git", "--git-dir", str(store_path), "fsck", "--strict"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -183,22 +183,23 @@ if point == "objects-written":  # blobs, trees and the commit stored; ref not to
         yield
     g.signals_held = held
 elif point == "ref-lock-written":  # refs/heads/main.lock holds the new commit, not renamed
-    from dulwich.file import _GitFile
-    real_close = _GitFile.close
-    def close(self):
-        if os.fsdecode(self._filename).endswith(os.path.join("refs", "heads", "main")):
-            self._file.flush()
-            os.fsync(self._file.fileno())
-            die()
-        return real_close(self)
-    _GitFile.close = close
+    import conv.store.refs as refs
+    class Os:  # the os module, but its rename of the branch's lock kills the process
+        def __getattr__(self, name):
+            return getattr(os, name)
+        def replace(self, source, target):
+            if os.fsdecode(target).endswith(os.path.join("refs", "heads", "main")):
+                die()
+            return os.replace(source, target)
+    refs.os = Os()
 elif point == "ref-moved":  # the commit is in; the index and session never heard of it
-    from dulwich.refs import DiskRefsContainer
-    real_set = DiskRefsContainer.set_if_equals
-    def set_if_equals(self, *args, **kwargs):
-        real_set(self, *args, **kwargs)
+    import conv.store.git as g
+    real_swap = g.swap_ref
+    def swap_ref(*args):
+        moved = real_swap(*args)
         die()
-    DiskRefsContainer.set_if_equals = set_if_equals
+        return moved
+    g.swap_ref = swap_ref
 else:
     raise SystemExit(f"unknown kill point {point}")
 sys.argv = ["conv", *sys.argv[1:]]

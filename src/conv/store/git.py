@@ -1,10 +1,10 @@
 """Git plumbing for the store: blobs, trees and commits written straight into a
-bare repository's object store with dulwich (no work tree, no index), and the
-branch moved by compare-and-swap under conv's writer lock.
+bare repository's object store (no work tree, no index), and the branch moved
+by compare-and-swap under conv's writer lock.
 
-dulwich is imported only when an object is read or written; ``head()`` reads
-the ref file itself so cheap commands (the index check behind ``conv list``)
-never pay for it.
+Reading trees and writing commits go through objects.py and refs.py, git's
+formats read and written directly: a follow-up never imports dulwich. History
+walks, diffs and everything sync and purge need use dulwich, imported then.
 """
 
 import os
@@ -18,7 +18,9 @@ from ..errors import DiskError, StoreError, writing
 from ..home.secrets import redact
 from .hooks import Hooks
 from .lock import clear_stale_ref_locks, signals_held, writer_lock
+from .objects import DIR_MODE, Objects, commit_content, parse_commit, tree_content
 from .quarantine import Quarantine
+from .refs import read_ref, swap_ref
 from .snapshot import FILE_MODE, Existing, Snapshot
 
 if TYPE_CHECKING:
@@ -51,6 +53,7 @@ class GitStore:
         self.pending = pending
         self._objects = None
         self._refs = None
+        self.object_files = Objects(f"{path}/objects")
 
     # -- creation --------------------------------------------------------
     @classmethod
@@ -108,10 +111,11 @@ class GitStore:
         return self._objects
 
     def forget_objects(self) -> None:
-        """Drop the open object store (after git rewrote the packs under it)."""
+        """Drop the open object stores (after git rewrote the packs under them)."""
         if self._objects is not None:
             self._objects.close()
             self._objects = None
+        self.object_files.close()
 
     @property
     def refs(self):
@@ -122,22 +126,11 @@ class GitStore:
         return self._refs
 
     def head(self) -> str | None:
-        """The branch's commit, read from the ref files without dulwich."""
-        try:
-            return (self.path / BRANCH).read_text().strip() or None
-        except FileNotFoundError:
-            pass
-        try:
-            for line in (self.path / "packed-refs").read_text().splitlines():
-                sha, _, name = line.partition(" ")
-                if name == BRANCH:
-                    return sha
-        except FileNotFoundError:
-            pass
-        return None
+        """The branch's commit."""
+        return read_ref(str(self.path), BRANCH)
 
     def snapshot(self, commit: str | None = None) -> Snapshot:
-        return Snapshot(self.objects, commit if commit is not None else self.head())
+        return Snapshot(self.object_files, commit if commit is not None else self.head())
 
     def changed_paths(self, old: str, new: str) -> Iterator[str]:
         """Paths that differ between two commits (descends only into changed trees)."""
@@ -152,16 +145,14 @@ class GitStore:
     def walk(self, head: str, known: Callable[[str], bool] = lambda sha: False) -> Iterator[CommitInfo]:
         """Every commit reachable from ``head`` (merges included), not going
         past commits for which ``known`` says True."""
-        objects = self.objects
         stack, seen = [head], set()
         while stack:
             sha = stack.pop()
             if sha in seen or known(sha):
                 continue
             seen.add(sha)
-            commit = objects[sha.encode()]
-            parents = [p.decode() for p in commit.parents]
-            yield CommitInfo(sha, parents, commit.commit_time, commit.message.decode("utf-8", "replace"))
+            parents, when, message = parse_commit(self.object_files.read(sha)[1])
+            yield CommitInfo(sha, parents, when, message.decode("utf-8", "replace"))
             stack.extend(parents)
 
     def merge_base(self, a: str, b: str) -> str | None:
@@ -193,8 +184,8 @@ class GitStore:
         changed ``path``: when that side last edited the file."""
         previous = None
         for info in self.walk(head, known=lambda sha: sha == stop):
-            here = Snapshot(self.objects, info.sha).entry(path)
-            parent = Snapshot(self.objects, info.parents[0]).entry(path) if info.parents else None
+            here = self.snapshot(info.sha).entry(path)
+            parent = self.snapshot(info.parents[0]).entry(path) if info.parents else None
             if here != parent:
                 return info.time, info.sha
             previous = info
@@ -205,7 +196,7 @@ class GitStore:
         with writer_lock(self.path):
             clear_stale_ref_locks(self.path, BRANCH)
             with signals_held():
-                if not self.refs.set_if_equals(BRANCH.encode(), expected.encode() if expected else None, to.encode()):
+                if not swap_ref(str(self.path), BRANCH, expected, to):
                     raise StoreError("the store changed during the pull", "Run it again")
 
     def keep_backup(self, commit: str) -> str:
@@ -229,11 +220,11 @@ class GitStore:
             with writing(self.path), writer_lock(self.path) as lock:
                 clear_stale_ref_locks(self.path, BRANCH)
                 old = self.head()
-                snap = Snapshot(self.objects, old)
+                snap = self.snapshot(old)
                 made, message, *more = build(snap)
                 message = redact(message)  # it names models, URLs, errors: never a credential
                 changes.update(made)
-                new = self._commit(Quarantine(self.path, self.objects, lock), snap, changes, message,
+                new = self._commit(Quarantine(self.path, self.object_files, lock), snap, changes, message,
                                    more[0] if more else None, when)
         except DiskError as exc:
             raise (self.pending.kept_after(exc, changes) if self.pending is not None else exc) from None
@@ -245,38 +236,53 @@ class GitStore:
         """Write the commit's new objects into a quarantine, let the pre-commit
         hook judge them there, move them into the store, then move the branch
         by compare-and-swap (call with the writer lock held)."""
-        from dulwich.object_store import commit_tree_changes
-        from dulwich.objects import Blob, Commit, Tree
-
         try:
-            entries, written = [], []  # written: the blobs this commit makes, for the pre-commit hook
+            placed, written = {}, []  # written: the blobs this commit makes, for the pre-commit hook
             for path, content in changes.items():
                 if content is None:
-                    entries.append((path.encode(), None, None))
+                    placed[path] = None
                 elif isinstance(content, Existing):
-                    entries.append((path.encode(), content.mode, content.sha.encode()))
+                    placed[path] = (content.mode, content.sha)
                 else:
-                    blob = Blob.from_string(content)
-                    incoming.add_object(blob)
-                    entries.append((path.encode(), FILE_MODE, blob.id))
-                    written.append(f"{blob.id.decode()} {path}\n")
+                    sha = incoming.add(b"blob", content)
+                    placed[path] = (FILE_MODE, sha)
+                    written.append(f"{sha} {path}\n")
             old = snap.commit
-            commit = Commit()
-            commit.tree = commit_tree_changes(incoming, snap.tree if snap.tree is not None else Tree(), entries)
-            commit.parents = ([old.encode()] if old else []) + [p.encode() for p in merged or []]
-            commit.author = commit.committer = AUTHOR
-            commit.author_time = commit.commit_time = int(time.time()) if when is None else when
-            commit.author_timezone = commit.commit_timezone = 0
-            commit.message = message.encode() + (b"" if message.endswith("\n") else b"\n")
-            incoming.add_object(commit)
+            tree = _tree_with(snap, incoming, "", placed) or incoming.add(b"tree", b"")
+            body = message.encode() + (b"" if message.endswith("\n") else b"\n")
+            commit = incoming.add(b"commit", commit_content(
+                tree, ([old] if old else []) + list(merged or []), AUTHOR, int(time.time()) if when is None else when, body))
             if merged is None:  # a merge brings what other machines already let through
                 self.hooks.run("pre-commit", message, stdin="".join(written), env=incoming.env())
             incoming.admit()
             with signals_held():
-                ok = self.refs.set_if_equals(BRANCH.encode(), old.encode() if old else None, commit.id)
+                ok = swap_ref(str(self.path), BRANCH, old, commit)
         finally:
             incoming.close()
         if not ok:  # impossible while every writer takes the flock; say so if it happens
             raise StoreError("the store changed during a write", "Run the command again")
-        return commit.id.decode()
+        return commit
 
+
+def _tree_with(snap: Snapshot, incoming: Quarantine, where: str, changes: dict) -> str | None:
+    """The id of the directory ``where`` of ``snap`` with ``changes`` made
+    (path below it -> (mode, id), or None to remove), new trees written into
+    ``incoming``; None when nothing is left in it."""
+    entries = dict(snap.dir(where) or {})
+    below: dict[str, dict] = {}
+    for path, change in changes.items():
+        name, slash, rest = path.partition("/")
+        if slash:
+            below.setdefault(name, {})[rest] = change
+        elif change is None:
+            entries.pop(name.encode("utf-8", "surrogateescape"), None)
+        else:
+            entries[name.encode("utf-8", "surrogateescape")] = change
+    for name, inner in below.items():
+        sha = _tree_with(snap, incoming, f"{where}/{name}" if where else name, inner)
+        key = name.encode("utf-8", "surrogateescape")
+        if sha is None:
+            entries.pop(key, None)
+        else:
+            entries[key] = (DIR_MODE, sha)
+    return incoming.add(b"tree", tree_content(entries)) if entries else None

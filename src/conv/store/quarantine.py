@@ -14,59 +14,56 @@ at no cost when one was killed in it and empties it.
 import os
 from pathlib import Path
 
+from .objects import Objects, loose_object
+
 FOLDER = "quarantine"
 _IN_USE, _EMPTY = b"q", b"-"
 
 
 class Quarantine:
     """Where one commit's new objects wait (open with the writer lock held;
-    ``lock`` is its file). Read like an object store (its own objects first,
-    then the store's), so dulwich's commit_tree_changes builds trees through it."""
+    ``lock`` is its file; ``objects`` reads the store's own)."""
 
-    def __init__(self, store: Path, objects, lock: int):
+    def __init__(self, store: Path, objects: Objects, lock: int):
         self._store_objects = objects
         self._main = f"{store}/objects"  # strings, not Paths: this runs for every object of every commit
         self.dir = f"{store}/{FOLDER}"
         self._lock = lock
-        self._new: dict[bytes, object] = {}
+        self._new: set[str] = set()
         self._waiting: list[str] = []  # hex ids of the files still in the quarantine
         if os.pread(lock, 1, 0) == _IN_USE:
             self._empty_what_a_dead_writer_left()
         os.pwrite(lock, _IN_USE, 0)
 
-    def __getitem__(self, sha: bytes):
-        obj = self._new.get(sha)
-        return obj if obj is not None else self._store_objects[sha]
-
-    def add_object(self, obj) -> None:
-        sha = obj.id
+    def add(self, kind: bytes, content: bytes) -> str:
+        """Write an object (unless the store has it already); its hex id."""
+        sha, data = loose_object(kind, content)
         if sha in self._new or self._in_store(sha):
-            return
-        hexsha = sha.decode()
-        path = f"{self.dir}/{hexsha[:2]}/{hexsha[2:]}"
+            return sha
+        path = f"{self.dir}/{sha[:2]}/{sha[2:]}"
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
         except FileNotFoundError:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
-        self._waiting.append(hexsha)
+        self._waiting.append(sha)
         try:
-            data = memoryview(obj.as_legacy_object())
-            while data:
-                data = data[os.write(fd, data):]
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
         finally:
             os.close(fd)
-        self._new[sha] = obj
+        self._new.add(sha)
+        return sha
 
-    def _in_store(self, sha: bytes) -> bool:
-        """Whether the store has it; a loose copy is freshened, as dulwich does,
+    def _in_store(self, sha: str) -> bool:
+        """Whether the store has it; a loose copy is freshened, as git does,
         so a concurrent prune does not take it before the commit refers to it."""
-        hexsha = sha.decode()
         try:
-            os.utime(f"{self._main}/{hexsha[:2]}/{hexsha[2:]}")
+            os.utime(f"{self._main}/{sha[:2]}/{sha[2:]}")
             return True
         except FileNotFoundError:
-            return self._store_objects.contains_packed(sha)
+            return self._store_objects.packed(sha)
         except PermissionError:
             return True  # there, but another user's: as good as ours
 

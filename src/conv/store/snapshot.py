@@ -4,6 +4,8 @@ place elsewhere. Each directory object is read once per snapshot."""
 import stat
 from dataclasses import dataclass
 
+from .objects import Entries, Objects, commit_tree, parse_tree
+
 FILE_MODE = stat.S_IFREG | 0o644
 
 
@@ -19,55 +21,44 @@ class Existing:
 class Snapshot:
     """Read access to the tree of one commit (each directory read once)."""
 
-    def __init__(self, objects, commit: str | None):
-        self._objects = objects
+    def __init__(self, objects: Objects, commit: str | None):
+        self.objects = objects
         self.commit = commit
-        self.tree = objects[commit.encode()].tree if commit else None
-        self._dirs: dict[str, object] = {}
+        self.tree = commit_tree(objects.read(commit)[1]) if commit else None  # the root tree's id
+        self._dirs: dict[str, Entries | None] = {}
         self._preloaded: dict[str, bytes] = {}  # blobs read ahead in bulk (preload)
 
-    def _lookup(self, path: str):
-        """The object at ``path`` ("" is the root), or None."""
+    def dir(self, path: str) -> Entries | None:
+        """The entries of the directory at ``path`` ("" is the root), or None."""
         if path in self._dirs:
             return self._dirs[path]
         if not path:
-            obj = self._objects[self.tree] if self.tree is not None else None
+            sha = self.tree
         else:
             parent_path, _, name = path.rpartition("/")
-            parent = self._lookup(parent_path)
-            try:
-                obj = self._objects[parent[name.encode()][1]] if parent is not None and parent.type_name == b"tree" else None
-            except KeyError:
-                obj = None
-        if obj is not None and obj.type_name == b"tree":
-            self._dirs[path] = obj
-        return obj
+            parent = self.dir(parent_path)
+            found = parent.get(name.encode()) if parent is not None else None
+            sha = found[1] if found is not None and stat.S_ISDIR(found[0]) else None
+        entries = parse_tree(self.objects.read(sha)[1]) if sha is not None else None
+        self._dirs[path] = entries
+        return entries
 
     def read(self, path: str) -> bytes | None:
-        obj = self._lookup(path)
-        return obj.data if obj is not None and obj.type_name == b"blob" else None
+        found = self.entry(path)
+        return self.blob(found.sha) if found is not None and stat.S_ISREG(found.mode) else None
 
     def listdir(self, path: str) -> list[str]:
         """Names in a directory of the tree ([] when it does not exist)."""
-        obj = self._lookup(path)
-        if obj is None or obj.type_name != b"tree":
-            return []
-        return [entry.path.decode("utf-8", "surrogateescape") for entry in obj.iteritems()]
+        return [name.decode("utf-8", "surrogateescape") for name in self.dir(path) or ()]
 
     def files(self, path: str) -> dict[str, str]:
         """The regular files directly in a directory: name -> blob id."""
-        obj = self._lookup(path)
-        if obj is None or obj.type_name != b"tree":
-            return {}
-        return {
-            e.path.decode("utf-8", "surrogateescape"): e.sha.decode()
-            for e in obj.iteritems()
-            if stat.S_ISREG(e.mode)
-        }
+        return {name.decode("utf-8", "surrogateescape"): sha
+                for name, (mode, sha) in (self.dir(path) or {}).items() if stat.S_ISREG(mode)}
 
     def blob(self, sha: str) -> bytes:
         found = self._preloaded.get(sha)
-        return found if found is not None else self._objects[sha.encode()].data
+        return found if found is not None else self.objects.read(sha)[1]
 
     def preload(self, blobs: dict[str, bytes]) -> None:
         """Blobs about to be read, read ahead in one go (they replace the last ones)."""
@@ -76,11 +67,5 @@ class Snapshot:
     def entry(self, path: str) -> Existing | None:
         """The object at ``path`` as something to place elsewhere (None if absent)."""
         parent_path, _, name = path.rpartition("/")
-        parent = self._lookup(parent_path)
-        if parent is None or parent.type_name != b"tree":
-            return None
-        try:
-            mode, sha = parent[name.encode()]
-        except KeyError:
-            return None
-        return Existing(sha.decode(), mode)
+        found = (self.dir(parent_path) or {}).get(name.encode())
+        return Existing(found[1], found[0]) if found is not None else None
