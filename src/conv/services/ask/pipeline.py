@@ -10,7 +10,7 @@ a crash never loses it; the answer is committed after, whole, or as far as it
 came.
 """
 
-import secrets
+import os
 from dataclasses import dataclass, replace
 
 from ...errors import UsageError
@@ -97,7 +97,7 @@ class Asker:
             messages += [Message("assistant", old.content), Message("user", f"That answer was wrong{because} Please answer again.")]
         job = Job(opts, provider, choice.provider, choice.model, replaces=old.name if old else None, hint=hint,
                   feedback="negative" if hint or wrong else None, temperature=agent.temperature if agent else None,
-                  seed=secrets.randbelow(2**31), base=base)
+                  seed=int.from_bytes(os.urandom(4)) >> 1, base=base)
         return self._finish(stream_answer(ws, conv, question, messages, job, self.out), opts)
 
     def _as_read(self, reading: feedback.Reading, opts: AskOptions) -> AskResult:
