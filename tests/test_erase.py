@@ -212,7 +212,7 @@ def files_holding(root, text: str, skip=("store.git",)) -> list[str]:
             and text.encode() in p.read_bytes()]
 
 
-def test_a_purge_travels_to_a_machine_with_unsynced_turns_and_loses_nothing_else(fake, tmp_path, daemon):
+def test_a_purge_travels_to_a_machine_with_unsynced_turns_and_loses_nothing_else(fake, tmp_path, daemon):  # noqa: F811
     """A purges x and rewrites origin (a git daemon); B, meanwhile offline,
     added turns to y, to x and a new conversation w. B's next sync erases x
     there too, B's turns in x with it (said in the output), and keeps
@@ -510,7 +510,7 @@ def test_a_purged_conversation_is_not_imported_again(fake, tmp_path, conv_home):
     assert_erased(a.store)
 
 
-def test_without_git_installed_the_purge_still_travels(fake, tmp_path, no_git_path):
+def test_without_git_installed_the_purge_still_travels(fake, tmp_path, no_git_path):  # noqa: F811
     """dulwich does it all: the purge, the lease (the old value in the push
     protocol), pruning a remote on a path, and the other machine's sync."""
     fake.set(reply="ECHO")

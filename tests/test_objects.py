@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import git, ok
 
-from conv.store.objects import Objects, commit_content, loose_object, parse_commit, parse_tree, tree_content
+from conv.store.objects import Objects, commit_content, object_id, parse_commit, parse_tree, tree_content
 
 
 def every_object(store: Path) -> dict[str, tuple[bytes, bytes]]:
@@ -109,7 +109,7 @@ def test_written_objects_are_what_git_would_write(store, tmp_path):
     commit.message = b"conv: a message\n\nwith a body\n"
     mine = commit_content("4" * 40, ["5" * 40, "6" * 40], b"conv <conv@localhost>", 1767225600, commit.message)
     assert mine == commit.as_raw_string()
-    assert loose_object(b"commit", mine)[0] == commit.id.decode()
+    assert object_id(b"commit", mine) == commit.id.decode()
 
 
 def test_commits_parse_as_git_logs_them(store):

@@ -123,3 +123,51 @@ def test_ctrl_c_while_the_hook_judges_removes_the_quarantine(fake, store_path, t
     assert waiting(store_path) == []
     assert object_ids(store_path) == objects and git(store_path, "rev-parse", "HEAD") == head
     fsck_clean(store_path)
+
+
+# -- many objects: one pack ------------------------------------------------------------------------
+
+def many_conversations(path: Path, count: int, secret_in: int | None = None) -> Path:
+    """A ChatGPT export of COUNT two-turn conversations (the key in one of them)."""
+    out = []
+    for c in range(count):
+        words = f"question {c} about packs" + (f" and {KEY}" if c == secret_in else "")
+        mapping = {"root": {"id": "root", "parent": None, "children": ["q"], "message": None},
+                   "q": {"id": "q", "parent": "root", "children": ["a"], "message": {
+                       "id": "q", "author": {"role": "user"}, "create_time": 1_700_000_000 + c,
+                       "content": {"content_type": "text", "parts": [words]}}},
+                   "a": {"id": "a", "parent": "q", "children": [], "message": {
+                       "id": "a", "author": {"role": "assistant"}, "create_time": 1_700_000_001 + c,
+                       "content": {"content_type": "text", "parts": [f"answer {c}"]}}}}
+        out.append({"conversation_id": f"c-{c}", "title": f"packs {c}", "create_time": 1_700_000_000 + c,
+                    "current_node": "a", "mapping": mapping})
+    path.write_text(json.dumps(out))
+    return path
+
+
+def test_a_big_commit_goes_in_as_one_pack(store_path, tmp_path):
+    """Issue 15: an import's thousands of objects were written as loose files one by
+    one (3.4 s of a 6.4 s import); a commit of many objects is one pack now."""
+    ok("import", "--from", "chatgpt", str(many_conversations(tmp_path / "c.json", 120)))
+    packs = list((store_path / "objects" / "pack").glob("*.pack"))
+    loose = [p for p in (store_path / "objects").glob("??/*")]
+    assert len(packs) == 1 and len(loose) < 20, (packs, len(loose))
+    assert int(git(store_path, "count-objects", "-v").split("in-pack: ")[1].split()[0]) > 300
+    fsck_clean(store_path)
+    assert waiting(store_path) == []
+    shown = json.loads(ok("list", "--json", "-n", "200").stdout)
+    assert len(shown) == 120
+    one = json.loads(ok("show", shown[0]["id"], "--json").stdout)
+    assert [t["content"] for t in one["turns"]][-1].startswith("answer ")
+
+
+def test_a_refused_secret_in_a_big_commit_leaves_no_pack(store_path, tmp_path):
+    ok("hooks", "install", "pre-commit")
+    ok("import", "--from", "chatgpt", str(many_conversations(tmp_path / "first.json", 1)))
+    objects, files = object_ids(store_path), files_in(store_path)
+    line = fails("import", "--from", "chatgpt", str(many_conversations(tmp_path / "c.json", 120, secret_in=77)), code=1)
+    assert "nothing was stored" in line and KEY not in line
+    assert object_ids(store_path) == objects and waiting(store_path) == []
+    assert files_in(store_path) - files <= {"quarantine"}, files_in(store_path) - files
+    assert KEY.encode() not in every_object(store_path)
+    fsck_clean(store_path)

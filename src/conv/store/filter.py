@@ -18,8 +18,10 @@ import re
 from pathlib import Path
 
 from ..home.files import write_atomic
-from .batch import ObjectReader, object_id, write_objects
+from .batch import ObjectReader
 from .layout import ROOT, TRASH, shard_path
+from .objects import object_id
+from .packs import write_pack
 
 CACHE = "conv-filter"
 _SIGNATURES = (b"gpgsig", b"gpgsig-sha256", b"mergetag")
@@ -66,8 +68,9 @@ class Filter:
             stack.pop()
             image = self._known[top] = self._new[top] = self._rewrite(top, *read.pop(top))
             self._known[image] = self._new[image] = image  # filtered history is left as it is
-        write_objects(self._store, self.objects, self._made)
-        self._made.clear()
+        if self._made:
+            write_pack(str(self._store / "objects"), self._made)
+            self._made.clear()
         return self._known[sha]
 
     def cached(self, sha: str) -> str | None:
@@ -160,7 +163,7 @@ class Filter:
 
     def _make(self, kind: bytes, raw: bytes) -> bytes:
         """A new object (written with the others at the end of the call); its id."""
-        sha = object_id(kind, raw)
+        sha = object_id(kind, raw).encode()
         self._made.append((kind, raw))
         self._present.add(sha.decode())
         return sha

@@ -252,6 +252,7 @@ class GitStore:
             body = message.encode() + (b"" if message.endswith("\n") else b"\n")
             commit = incoming.add(b"commit", commit_content(
                 tree, ([old] if old else []) + list(merged or []), AUTHOR, int(time.time()) if when is None else when, body))
+            incoming.write()
             if merged is None:  # a merge brings what other machines already let through
                 self.hooks.run("pre-commit", message, stdin="".join(written), env=incoming.env())
             incoming.admit()

@@ -27,10 +27,13 @@ DIR_MODE = stat.S_IFDIR
 Entries = dict[bytes, tuple[int, str]]
 
 
-def loose_object(kind: bytes, content: bytes) -> tuple[str, bytes]:
-    """(hex id, the loose object's file content) of an object."""
-    raw = b"%s %d\0%s" % (kind, len(content), content)
-    return sha1(raw).hexdigest(), zlib.compress(raw)
+def object_id(kind: bytes, content: bytes) -> str:
+    return sha1(b"%s %d\0%s" % (kind, len(content), content)).hexdigest()
+
+
+def loose_object(kind: bytes, content: bytes) -> bytes:
+    """A loose object's file content."""
+    return zlib.compress(b"%s %d\0%s" % (kind, len(content), content))
 
 
 def parse_tree(data: bytes) -> Entries:
@@ -87,7 +90,7 @@ class Objects:
 
     def __init__(self, directory: str):
         self.dir = directory
-        self._packs: dict[str, _Pack] = {}
+        self._packs: dict[str, _Pack] | None = None  # by index file name; None: not looked for yet
 
     def read(self, sha: str) -> tuple[bytes, bytes]:
         """(type, content) of an object; KeyError when the store has none."""
@@ -100,33 +103,42 @@ class Objects:
         return head.split(b" ", 1)[0], content
 
     def packed(self, sha: str) -> bool:
-        """Whether a pack holds the object."""
+        """Whether a pack holds the object (packs added since the first look
+        are not seen: a "no" only means it gets written again)."""
         key = bytes.fromhex(sha)
-        return any(pack.offset(key) is not None for pack in self._all_packs())
+        return any(pack.offset(key) is not None for pack in self._known())
 
     def _packed(self, sha: str) -> tuple[bytes, bytes]:
         key = bytes.fromhex(sha)
-        for pack in self._all_packs():
-            at = pack.offset(key)
-            if at is not None:
-                return pack.read(at, self)
+        for packs in (self._known(), self._new_packs()):
+            for pack in packs:
+                at = pack.offset(key)
+                if at is not None:
+                    return pack.read(at, self)
         raise KeyError(sha)
 
-    def _all_packs(self):
-        yield from list(self._packs.values())
+    def _known(self) -> list["_Pack"]:
+        return list(self._packs.values()) if self._packs is not None else self._new_packs()
+
+    def _new_packs(self) -> list["_Pack"]:
+        """Packs not opened yet, opened."""
+        if self._packs is None:
+            self._packs = {}
         try:
             names = os.listdir(f"{self.dir}/pack")
         except FileNotFoundError:
-            return
+            return []
+        new = []
         for name in sorted(names):
             if name.endswith(".idx") and name not in self._packs and name[:-4] + ".pack" in names:
-                pack = self._packs[name] = _Pack(f"{self.dir}/pack/{name[:-4]}")
-                yield pack
+                new.append(_Pack(f"{self.dir}/pack/{name[:-4]}"))
+                self._packs[name] = new[-1]
+        return new
 
     def close(self) -> None:
-        for pack in self._packs.values():
+        for pack in (self._packs or {}).values():
             pack.close()
-        self._packs.clear()
+        self._packs = None
 
 
 class _Pack:

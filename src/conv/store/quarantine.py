@@ -1,8 +1,8 @@
 """A commit's new objects, kept apart until the commit is accepted (as git's
 receive-pack does): written into ``quarantine/``, an object directory inside
-the store, shown to the pre-commit hook together with the store's own
-objects, and moved into ``objects/`` by rename only once the hook let them
-through. A refused secret, a full disk, Ctrl-C or a killed writer leaves
+the store (loose files, or one pack when there are many), shown to the
+pre-commit hook together with the store's own objects, and moved into
+``objects/`` by rename only once the hook let them through. A refused secret, a full disk, Ctrl-C or a killed writer leaves
 nothing in ``objects/``: no object, no ``.lock``, no half-written file.
 
 The folders stay between commits (removing a directory costs milliseconds
@@ -14,9 +14,11 @@ at no cost when one was killed in it and empties it.
 import os
 from pathlib import Path
 
-from .objects import Objects, loose_object
+from .objects import Objects, loose_object, object_id
+from .packs import write_pack
 
 FOLDER = "quarantine"
+PACK_FROM = 200  # objects in one commit from which they are written as one pack (an import, a purge)
 _IN_USE, _EMPTY = b"q", b"-"
 
 
@@ -29,32 +31,40 @@ class Quarantine:
         self._main = f"{store}/objects"  # strings, not Paths: this runs for every object of every commit
         self.dir = f"{store}/{FOLDER}"
         self._lock = lock
-        self._new: set[str] = set()
-        self._waiting: list[str] = []  # hex ids of the files still in the quarantine
+        self._new: dict[str, tuple[bytes, bytes]] = {}  # id -> (type, content), until written
+        self._waiting: list[str] = []  # files written into the quarantine, relative to it, admitted last first
         if os.pread(lock, 1, 0) == _IN_USE:
             self._empty_what_a_dead_writer_left()
         os.pwrite(lock, _IN_USE, 0)
 
     def add(self, kind: bytes, content: bytes) -> str:
-        """Write an object (unless the store has it already); its hex id."""
-        sha, data = loose_object(kind, content)
-        if sha in self._new or self._in_store(sha):
-            return sha
-        path = f"{self.dir}/{sha[:2]}/{sha[2:]}"
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
-        except FileNotFoundError:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
-        self._waiting.append(sha)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-        finally:
-            os.close(fd)
-        self._new.add(sha)
+        """Take an object (unless the store has it already); its hex id."""
+        sha = object_id(kind, content)
+        if sha not in self._new and not self._in_store(sha):
+            self._new[sha] = (kind, content)
         return sha
+
+    def write(self) -> None:
+        """Write the objects taken into the quarantine: loose files, or one
+        pack when there are many."""
+        if len(self._new) >= PACK_FROM:
+            pack, index = write_pack(self.dir, list(self._new.values()))
+            self._waiting += [os.path.relpath(index, self.dir), os.path.relpath(pack, self.dir)]
+            return
+        for sha, (kind, content) in self._new.items():
+            path = f"{self.dir}/{sha[:2]}/{sha[2:]}"
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+            except FileNotFoundError:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+            self._waiting.append(f"{sha[:2]}/{sha[2:]}")
+            try:
+                view = memoryview(loose_object(kind, content))
+                while view:
+                    view = view[os.write(fd, view):]
+            finally:
+                os.close(fd)
 
     def _in_store(self, sha: str) -> bool:
         """Whether the store has it; a loose copy is freshened, as git does,
@@ -73,23 +83,24 @@ class Quarantine:
                 "GIT_QUARANTINE_PATH": self.dir}
 
     def admit(self) -> None:
-        """Move every object into the store: renames on one file system, so a
-        full disk cannot stop it half-way through a file."""
+        """Move every file into the store: renames on one file system, so a
+        full disk cannot stop it half-way through a file (a pack goes in
+        before its index, which is what readers look for)."""
         while self._waiting:
-            hexsha = self._waiting[-1]
-            source, target = f"{self.dir}/{hexsha[:2]}/{hexsha[2:]}", f"{self._main}/{hexsha[:2]}"
+            name = self._waiting[-1]
+            target = f"{self._main}/{name}"
             try:
-                os.replace(source, f"{target}/{hexsha[2:]}")
+                os.replace(f"{self.dir}/{name}", target)
             except FileNotFoundError:
-                os.makedirs(target, exist_ok=True)
-                os.replace(source, f"{target}/{hexsha[2:]}")
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                os.replace(f"{self.dir}/{name}", target)
             self._waiting.pop()
 
     def close(self) -> None:
         """Remove what was not admitted (nothing, after ``admit``), and mark the quarantine empty."""
         try:
-            for hexsha in self._waiting:
-                Path(f"{self.dir}/{hexsha[:2]}/{hexsha[2:]}").unlink(missing_ok=True)
+            for name in self._waiting:
+                Path(f"{self.dir}/{name}").unlink(missing_ok=True)
             os.pwrite(self._lock, _EMPTY, 0)
         except OSError:
             pass  # still marked in use: the next writer empties it

@@ -1,0 +1,81 @@
+"""Many new objects written as one pack and its version-2 index, in git's
+formats: an import of 3,000 conversations makes 25,000 objects, and creating
+25,000 loose files took 3.4 s of its 6.4 (one file-system create each).
+Undeltified, as git's own fast-import writes them; ``conv gc`` deltifies."""
+
+import os
+import zlib
+
+from .objects import object_id, sha1
+
+_KINDS = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
+
+
+def write_pack(directory: str, objects: list[tuple[bytes, bytes]]) -> list[str]:
+    """Write (type, content) ``objects`` into ``directory/pack/`` as one pack;
+    the paths written, the pack first (the index last: readers look for the
+    index, and find its pack whole)."""
+    entries, body, at = [], [b"PACK", (2).to_bytes(4, "big"), b""], 12
+    seen = set()
+    for kind, content in objects:
+        sha = object_id(kind, content)
+        if sha in seen:
+            continue
+        seen.add(sha)
+        size, head = len(content), []
+        byte = (_KINDS[kind] << 4) | (size & 0x0F)
+        size >>= 4
+        while size:
+            head.append(byte | 0x80)
+            byte, size = size & 0x7F, size >> 7
+        head.append(byte)
+        packed = bytes(head) + zlib.compress(content)
+        entries.append((bytes.fromhex(sha), zlib.crc32(packed), at))
+        body.append(packed)
+        at += len(packed)
+    body[2] = len(entries).to_bytes(4, "big")
+    pack = b"".join(body)
+    checksum = sha1(pack).digest()
+    pack += checksum
+    index = _index(entries, checksum)
+    base = f"{directory}/pack/pack-{checksum.hex()}"
+    os.makedirs(f"{directory}/pack", exist_ok=True)
+    written = []
+    try:
+        for path, data in ((base + ".pack", pack), (base + ".idx", index)):
+            written.append(path + ".tmp")
+            with open(path + ".tmp", "wb") as f:
+                f.write(data)
+            os.chmod(path + ".tmp", 0o444)
+            os.replace(path + ".tmp", path)
+            written[-1] = path
+    except BaseException:  # a full disk, Ctrl-C: no half of a pack stays behind
+        for path in written:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        raise
+    return written
+
+
+def _index(entries: list[tuple[bytes, int, int]], checksum: bytes) -> bytes:
+    """The .idx of a pack: fan-out by first byte, sorted ids, CRCs, offsets
+    (past 2 GiB in a table of 8-byte ones), the pack's checksum, its own."""
+    entries.sort()
+    fanout, count = [], 0
+    firsts = [sha[0] for sha, _, _ in entries]
+    for byte in range(256):
+        while count < len(firsts) and firsts[count] <= byte:
+            count += 1
+        fanout.append(count.to_bytes(4, "big"))
+    small, large = [], []
+    for _, _, offset in entries:
+        if offset < 0x80000000:
+            small.append(offset.to_bytes(4, "big"))
+        else:
+            small.append((0x80000000 | len(large)).to_bytes(4, "big"))
+            large.append(offset.to_bytes(8, "big"))
+    index = b"".join([b"\377tOc", (2).to_bytes(4, "big"), *fanout, *(sha for sha, _, _ in entries),
+                      *(crc.to_bytes(4, "big") for _, crc, _ in entries), *small, *large, checksum])
+    return index + sha1(index).digest()
