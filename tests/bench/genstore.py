@@ -287,7 +287,7 @@ def _verify(home: Path, objects: dict, convs: list, chain: list[tuple]) -> str:
     scratch = home / ".verify"
     shutil.rmtree(scratch, ignore_errors=True)
     try:
-        writer = Store(scratch / "store.git").git
+        writer = Store(scratch / "store.git")._repo  # the store's own writer, GitStore
         t = time.perf_counter()
         for _, root, changes, message in chain:
             content = {path: objects[sha].data for path, sha in changes.items()}

@@ -36,6 +36,20 @@ class Document:
 
 
 def parse_document(text: str, where: str = "file") -> Document:
+    head, body = _split(text, where)
+    meta = parse_canonical(head)
+    if meta is None:
+        meta = _parse_yaml(head, where)
+    return Document(meta, body)
+
+
+def body_of(text: str, where: str = "file") -> str:
+    """The body alone, as parse_document reads it, without reading the frontmatter."""
+    return _split(text, where)[1]
+
+
+def _split(text: str, where: str) -> tuple[str, str]:
+    """(frontmatter, body) of a file."""
     if not text.startswith(FENCE):
         raise StoreError(f"{where}: no frontmatter (the file must start with a '---' line)")
     end = text.find("\n---\n", len(FENCE) - 1)
@@ -44,12 +58,8 @@ def parse_document(text: str, where: str = "file") -> Document:
         end = len(text) - len("\n---\n")
     if end < 0:
         raise StoreError(f"{where}: frontmatter is not closed by a '---' line")
-    head = text[len(FENCE) : end + 1]
-    meta = parse_canonical(head)
-    if meta is None:
-        meta = _parse_yaml(head, where)
     body = text[end + len("\n---\n") :]
-    return Document(meta, body[:-1] if body.endswith("\n") else body)
+    return text[len(FENCE) : end + 1], body[:-1] if body.endswith("\n") else body
 
 
 def dump_document(doc: Document) -> str:

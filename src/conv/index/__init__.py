@@ -8,7 +8,6 @@ schema, corrupt, or points at a commit that no longer exists, it is rebuilt
 into a new file that replaces the old one whole.
 """
 
-import json
 import os
 import sqlite3
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from ..home import paths
 from ..store import Store
 from . import db as sql
 from .build import Builder
+from .parsed import ParsedFiles
 from .queries import Event, Filters, Hit, Queries, Row
 
 __all__ = ["Index", "Queries", "Row", "Filters", "Hit", "Event"]
@@ -53,12 +53,12 @@ class Index:
 
     def _open(self) -> sqlite3.Connection:
         if self._memory:
-            db = sql.connect(":memory:")
+            db = sql.connect(":memory:", self._turn_body)
             sql.ensure_schema(db)
             return db
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            db = sql.connect(self.path)
+            db = sql.connect(self.path, self._turn_body)
             sql.ensure_schema(db)
             return db
         except sqlite3.DatabaseError as exc:
@@ -66,9 +66,20 @@ class Index:
                 raise
             sql.raise_if_busy(exc)
             self._discard()  # not a database at all: start a new file
-            db = sql.connect(self.path)
+            db = sql.connect(self.path, self._turn_body)
             sql.ensure_schema(db)
             return db
+
+    def _turn_body(self, sha: str) -> str | None:
+        """turn_body(sha) in the cache's SQL: the text just parsed, else read from
+        the store (None if it cannot be: a purge rebuilds the cache anyway)."""
+        text = self.parsed.texts.pop(sha, None)
+        if text is not None:
+            return text
+        try:
+            return self.store.turn_text(sha)
+        except Exception:  # an exception here would surface as SQLite's "user-defined function raised"
+            return None
 
     def _close(self) -> None:
         if self._db is not None:
@@ -174,7 +185,7 @@ class Index:
             self._close()
             tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
             tmp.unlink(missing_ok=True)
-            self._db = sql.connect(tmp)  # everything below now fills the new file
+            self._db = sql.connect(tmp, self._turn_body)  # everything below now fills the new file
             try:
                 sql.ensure_schema(self._db)
                 self._fill(head)
@@ -188,13 +199,10 @@ class Index:
             self._close()
 
     def _fill(self, head: str) -> None:
-        """Index every conversation of ``head`` into the open cache, the text in one pass at the end."""
+        """Index every conversation of ``head`` into the open cache."""
         with sql.transaction(self.db):
-            sql.drop_triggers(self.db)
             everything = set(self.store.conversation_ids(head)) | set(self.store.conversation_ids(head, trashed=True)) if head else set()
             self._builder().catch_up(everything, head)
-            self.db.execute("INSERT INTO turn_fts (turn_fts) VALUES ('rebuild')")
-            sql.add_triggers(self.db)
 
     def record(self, conv: Conversation, old: str | None, new: str) -> None:
         """After conv's own commit: if the cache was at ``old``, move it to ``new``
@@ -205,32 +213,3 @@ class Index:
                     self._builder().catch_up({conv.id}, new)
         except (sqlite3.DatabaseError, StoreError, OSError):
             pass  # busy or broken: the cache just stays behind, and the next refresh catches up
-
-
-class ParsedFiles:
-    """Parsed files by blob id (the store's ParsedCache): a blob never
-    changes, so neither does what it parses to."""
-
-    def __init__(self, rows, connection):
-        self._rows = rows
-        self._connection = connection
-
-    def get_parsed(self, shas: list[str]) -> dict[str, dict]:
-        out = {}
-        for start in range(0, len(shas), 500):  # SQLite caps the number of parameters
-            chunk = shas[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            out.update((sha, json.loads(data)) for sha, data in
-                       self._rows(f"SELECT sha, data FROM parsed WHERE sha IN ({marks})", chunk))
-        return out
-
-    def put_parsed(self, parsed: dict[str, dict]) -> None:
-        rows = [(sha, json.dumps(data, ensure_ascii=False)) for sha, data in parsed.items()]
-        db = self._connection()
-        try:
-            with sql.transaction(db):
-                db.executemany("INSERT OR REPLACE INTO parsed VALUES (?, ?)", rows)
-        except sqlite3.OperationalError:
-            if not db.in_transaction:
-                return  # busy: parsing again next time costs less than waiting
-            raise

@@ -9,7 +9,8 @@ from ..errors import RefError, StoreError
 from ..format.ids import turn_time
 from ..format.model import Conversation, usage_totals
 from ..home import progress
-from ..store import ParsedCache, Store
+from ..store import Store
+from .parsed import ParsedFiles
 from .queries import Row
 
 PRELOAD_FROM = 50  # conversations to (re)index from which their files are read ahead in bulk
@@ -20,7 +21,7 @@ class Builder:
     """Writes into the cache's connection ``db`` what ``store`` holds; parsed
     files go through ``parsed`` so a blob is parsed once."""
 
-    def __init__(self, db: sqlite3.Connection, store: Store, parsed: ParsedCache):
+    def __init__(self, db: sqlite3.Connection, store: Store, parsed: ParsedFiles):
         self.db = db
         self.store = store
         self.parsed = parsed
@@ -36,6 +37,7 @@ class Builder:
                 for conv_id in chunk:
                     self.reindex(conv_id, head)
                     advance()
+        self.parsed.texts.clear()  # what the full-text index did not take (a turn it had already)
         self.add_history()
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('commit', ?)", (head,))
 
@@ -56,7 +58,7 @@ class Builder:
         db = self.db
         for trashed in (False, True):
             try:
-                conv = self.store.read(conv_id, commit, cache=self.parsed, trashed=trashed)
+                conv = self.store.read(conv_id, commit, cache=self.parsed, trashed=trashed, text=False)
             except RefError:
                 continue  # not under this root
             except StoreError as exc:  # there but unreadable: listed as broken, never hidden

@@ -3,24 +3,25 @@
 import fcntl
 import os
 import sqlite3
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import StoreError
 
-SCHEMA = 7  # bump when the tables change: an old cache is rebuilt, never migrated
+SCHEMA = 8  # bump when the tables change: an old cache is rebuilt, never migrated
 BUSY_SECONDS = 30
 
-# Kept apart: a rebuild fills the turns without them and indexes the text in one go.
-# A turn's text is kept once, in its parsed file (parsed.data's content, JSON);
-# turn_text shows it by the turn's rowid to the full-text index, which keeps no copy.
+# The index keeps no turn text: turn_body(sha), a function conv registers on
+# its connection, reads it from the store. The full-text index is given the
+# text of a turn when the turn is added (conv has just parsed it then) and
+# again to take it out; snippets read it for the few results shown.
 TRIGGERS = """
 CREATE TRIGGER turns_added AFTER INSERT ON turns BEGIN
-    INSERT INTO turn_fts (rowid, content) SELECT new.rowid, data ->> '$.content' FROM parsed WHERE sha = new.sha;
+    INSERT INTO turn_fts (rowid, content) VALUES (new.rowid, turn_body(new.sha));
 END;
 CREATE TRIGGER turns_removed AFTER DELETE ON turns BEGIN
-    INSERT INTO turn_fts (turn_fts, rowid, content)
-        SELECT 'delete', old.rowid, data ->> '$.content' FROM parsed WHERE sha = old.sha;
+    INSERT INTO turn_fts (turn_fts, rowid, content) VALUES ('delete', old.rowid, turn_body(old.sha));
 END;
 """
 
@@ -36,38 +37,30 @@ CREATE TABLE conversations (
     wrong INTEGER NOT NULL DEFAULT 0  -- answers asked again because the user said the one before was wrong
 );
 CREATE INDEX conversations_updated ON conversations (trashed, updated);
-CREATE TABLE parsed (sha TEXT PRIMARY KEY, data TEXT NOT NULL);
+CREATE TABLE parsed (sha TEXT PRIMARY KEY, data TEXT NOT NULL) WITHOUT ROWID;  -- frontmatter only, no text
 CREATE TABLE turns (
     rowid INTEGER PRIMARY KEY, conv_id TEXT NOT NULL, name TEXT NOT NULL,
-    role TEXT, sha TEXT NOT NULL  -- the text: in parsed, by sha (turn_text)
+    role TEXT, sha TEXT NOT NULL  -- the text: in the store, by sha (turn_body)
 );
 CREATE INDEX turns_conv ON turns (conv_id);
 CREATE VIRTUAL TABLE turn_fts USING fts5(
     content, content='turn_text', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2'
 );
 CREATE VIRTUAL TABLE turn_vocab USING fts5vocab('turn_fts', 'row');  -- turns per word: what is common
-CREATE VIEW turn_text AS
-    SELECT t.rowid AS rowid, p.data ->> '$.content' AS content FROM turns t JOIN parsed p ON p.sha = t.sha;
+CREATE VIEW turn_text AS SELECT rowid, turn_body(sha) AS content FROM turns;
 CREATE TABLE history (sha TEXT NOT NULL, conv_id TEXT, time INTEGER, message TEXT);
 CREATE INDEX history_sha ON history (sha);
 CREATE INDEX history_conv ON history (conv_id, time);
 """ + TRIGGERS
 
-def add_triggers(db: sqlite3.Connection) -> None:
-    for statement in _statements(TRIGGERS):
-        db.execute(statement)
 
-
-def drop_triggers(db: sqlite3.Connection) -> None:
-    db.execute("DROP TRIGGER IF EXISTS turns_added")
-    db.execute("DROP TRIGGER IF EXISTS turns_removed")
-
-
-def connect(path: Path) -> sqlite3.Connection:
+def connect(path: Path | str, turn_body: Callable[[str], str | None]) -> sqlite3.Connection:
+    """The cache, with ``turn_body(sha)`` (a turn's text, read from the store) for its SQL."""
     # Rollback journal, not WAL: a rebuilt file is renamed over the old one,
     # which a WAL file beside it would not survive.
     db = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None)
     db.execute("PRAGMA synchronous=OFF")  # a cache: a crash costs a rebuild, never data
+    db.create_function("turn_body", 1, turn_body, deterministic=True)
     return db
 
 

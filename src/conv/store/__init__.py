@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import RefError, StoreError
 from ..format import ids
+from ..format.frontmatter import body_of
 from ..format.model import Conversation, Turn, order_turns
 from ..home import paths
 from .git import CommitInfo, GitStore
@@ -25,6 +26,7 @@ from .layout import (
     Draft,
     ParsedCache,
     conversation_ids,
+    decode,
     files_in,
     folder,
     parse_files,
@@ -98,17 +100,19 @@ class Store:
         return self.exists() and self._snapshot(commit).read(f"{where}/{META_FILE}") is not None
 
     def read(
-        self, conv_id: str, commit: str | None = None, cache: "ParsedCache | None" = None, trashed: bool = False
+        self, conv_id: str, commit: str | None = None, cache: "ParsedCache | None" = None, trashed: bool = False,
+        text: bool = True,
     ) -> Conversation:
         """A conversation with its turns in transcript order (``trashed``: one
         in the trash). With a ``cache``, files parsed before (same blob) are not
-        parsed again; without one, every object keeps its YAML mapping, so a
-        rewrite preserves hand edits."""
+        parsed again (and with ``text`` False, such turns come without their
+        text); without one, every object keeps its YAML mapping, so a rewrite
+        preserves hand edits."""
         root = TRASH if trashed else ROOT
         snap = self._snapshot(commit)
         files = files_in(snap, conv_id, root)
         unreadable: dict[str, str] = {}
-        parsed = parse_files(snap, folder(conv_id, root), files, cache, unreadable)
+        parsed = parse_files(snap, folder(conv_id, root), files, cache, unreadable, text)
         conv = parsed.pop(META_FILE)
         conv.turns = order_turns(list(parsed.values()))
         conv.unreadable = unreadable
@@ -120,6 +124,11 @@ class Store:
         from .batch import read_blobs
 
         self._snapshot(commit).preload(read_blobs(self.path, shas))
+
+    def turn_text(self, sha: str) -> str:
+        """The text of the turn file with blob id ``sha`` (its body), for the
+        full-text index, which keeps no copy of it."""
+        return body_of(decode(self._repo.object_files.read(sha)[1], sha), sha)
 
     def files(self, conv_id: str, commit: str | None = None, trashed: bool = False) -> dict[str, str]:
         """A conversation's files, name -> blob id (conversation.md included)."""

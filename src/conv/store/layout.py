@@ -5,6 +5,7 @@ from typing import Protocol
 
 from ..errors import RefError, StoreError
 from ..format import ids
+from ..format.frontmatter import body_of
 from ..format.model import FORMAT_VERSION, Conversation, Turn, order_turns
 from .snapshot import Snapshot
 
@@ -23,7 +24,8 @@ Each conversation is a folder `conversations/<shard>/<id>/` holding `conversatio
 
 class ParsedCache(Protocol):
     """Somewhere to keep parsed files by blob id (the index): a blob never
-    changes, so neither does what it parses to."""
+    changes, so neither does what it parses to. What it gives back of a turn
+    may lack its text ("content"): that is read from the blob again."""
 
     def get_parsed(self, shas: list[str]) -> dict[str, dict]: ...
 
@@ -93,30 +95,40 @@ def files_in(snap: Snapshot, conv_id: str, root: str = ROOT) -> dict[str, str]:
 
 
 def parse_files(snap: Snapshot, where: str, files: dict[str, str], cache: ParsedCache | None,
-                unreadable: dict[str, str] | None = None) -> dict:
+                unreadable: dict[str, str] | None = None, text: bool = True) -> dict:
     """name -> Conversation (for conversation.md) or Turn, via the cache when
     given. A turn file that cannot be read is left out and, with
-    ``unreadable``, named there with the reason; conversation.md cannot be."""
+    ``unreadable``, named there with the reason; conversation.md cannot be.
+    With ``text`` False, a turn the cache knows comes without its text
+    (content None): its blob is not read."""
     known = cache.get_parsed(list(files.values())) if cache else {}
     out, fresh = {}, {}
     for name, sha in files.items():
-        if sha in known:
-            data = known[sha]
-            out[name] = Conversation.from_dict(data) if name == META_FILE else Turn.from_dict({**data, "name": name[:-3]})
+        path = f"{where}/{name}"
+        data = known.get(sha)
+        if data is not None and name == META_FILE:
+            out[name] = Conversation.from_dict(data)
             continue
         try:
-            text = decode(snap.blob(sha), f"{where}/{name}")
-            obj = Conversation.from_text(text, f"{where}/{name}") if name == META_FILE else Turn.from_text(name[:-3], text, f"{where}/{name}")
+            if data is not None:
+                content = data.get("content")
+                if content is None and text:
+                    content = body_of(decode(snap.blob(sha), path), path)
+                out[name] = Turn.from_dict({**data, "name": name[:-3], "content": content})
+                continue
+            raw = decode(snap.blob(sha), path)
+            obj = Conversation.from_text(raw, path) if name == META_FILE else Turn.from_text(name[:-3], raw, path)
         except StoreError as exc:
             if name == META_FILE or unreadable is None:
                 raise
-            unreadable[f"{where}/{name}"] = exc.message
+            unreadable[path] = exc.message
             continue
         out[name] = obj
         fresh[sha] = obj.to_dict(with_turns=False) if name == META_FILE else obj.to_dict()
     if cache and fresh:
         cache.put_parsed(fresh)
     return out
+
 
 def decode(data: bytes, where: str) -> str:
     try:

@@ -1,0 +1,43 @@
+"""The parsed-file part of the cache: what each blob's frontmatter says."""
+
+import json
+import sqlite3
+
+from . import db as sql
+
+
+class ParsedFiles:
+    """Parsed files by blob id (the store's ParsedCache): a blob never
+    changes, so neither does what it parses to. The frontmatter is kept;
+    a turn's text is held only until the full-text index has taken it
+    (``texts``, read by turn_body), then read from the store when needed."""
+
+    def __init__(self, rows, connection):
+        self._rows = rows
+        self._connection = connection
+        self.texts: dict[str, str] = {}
+
+    def get_parsed(self, shas: list[str]) -> dict[str, dict]:
+        out = {}
+        for start in range(0, len(shas), 500):  # SQLite caps the number of parameters
+            chunk = shas[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            out.update((sha, json.loads(data)) for sha, data in
+                       self._rows(f"SELECT sha, data FROM parsed WHERE sha IN ({marks})", chunk))
+        return out
+
+    def put_parsed(self, parsed: dict[str, dict]) -> None:
+        rows = []
+        for sha, data in parsed.items():
+            if "content" in data:
+                data = dict(data)
+                self.texts[sha] = data.pop("content")
+            rows.append((sha, json.dumps(data, ensure_ascii=False)))
+        db = self._connection()
+        try:
+            with sql.transaction(db):
+                db.executemany("INSERT OR REPLACE INTO parsed VALUES (?, ?)", rows)
+        except sqlite3.OperationalError:
+            if not db.in_transaction:
+                return  # busy: parsing again next time costs less than waiting
+            raise
