@@ -247,3 +247,44 @@ def test_a_build_that_reads_files_ahead_answers_as_one_that_does_not(fake, conv_
         monkeypatch.setenv("PATH", "/nonexistent")
     (conv_home / "cache" / "index.sqlite").unlink()
     assert (listing(), json.loads(run_conv("search", "rebasing", "--json").stdout)) == before
+
+
+def test_the_full_text_index_matches_the_store_after_every_kind_of_change(fake, store_path, tmp_path):
+    """The index gives FTS5 each turn's text as it adds it and reads it from the
+    store to take it out (issue 15): after retries, a fork, a git edit, a delete,
+    a restore and a purge, FTS5's own integrity check (against the text the
+    store holds) passes and searches find the text of now, never of before."""
+    from conv.index import Index
+    from conv.store import Store
+
+    fake.set(reply="ECHO")
+    cid = json.loads(run_conv("ask", "--json", "walruses eat clams").stdout)["conversation"]
+    run_conv("ask", "-c", "narwhals have tusks")
+    fake.set(reply="a retried answer about belugas")
+    run_conv("retry", cid)
+    fake.set(reply="ECHO")
+    other = json.loads(run_conv("ask", "--json", "--new", "quokkas smile").stdout)["conversation"]
+    run_conv("fork", cid)
+    work = tmp_path / "work"
+    git(tmp_path, "clone", "-q", str(store_path), str(work))
+    turn = next(p for p in work.glob(f"conversations/*/*/{cid}/*.md") if "narwhals" in p.read_text())
+    turn.write_text(turn.read_text().replace("narwhals", "dugongs"))
+    git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "edit")
+    git(work, "push", "-q", "origin", "HEAD:main")
+    assert run_conv("delete", other).returncode == 0
+    assert run_conv("restore", other).returncode == 0
+
+    def check():
+        index = Index(Store())
+        index.refresh()
+        index.db.execute("INSERT INTO turn_fts (turn_fts, rank) VALUES ('integrity-check', 1)")
+        index._close()
+
+    check()
+    hits = lambda word: len(json.loads(run_conv("search", word, "--json").stdout))  # noqa: E731
+    assert hits("dugongs") == 1 and hits("narwhals") == 1  # the fork keeps the old turn
+    assert hits("belugas") == 2 and hits("quokkas") == 1
+    assert run_conv("delete", other).returncode == 0
+    assert run_conv("clean", "--purge", "--yes").returncode == 0
+    check()
+    assert hits("quokkas") == 0

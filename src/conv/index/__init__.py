@@ -42,7 +42,7 @@ class Index:
         self._memory = False  # the file cannot be used: this run's index lives in memory
         self._db: sqlite3.Connection | None = None
         self.queries = Queries(self._rows)
-        self.parsed = ParsedFiles(self._rows, lambda: self.db)
+        self.parsed = ParsedFiles(self._rows, lambda: self.db, self.store.turn_text)
 
     # -- the file ------------------------------------------------------------
     @property
@@ -71,15 +71,8 @@ class Index:
             return db
 
     def _turn_body(self, sha: str) -> str | None:
-        """turn_body(sha) in the cache's SQL: the text just parsed, else read from
-        the store (None if it cannot be: a purge rebuilds the cache anyway)."""
-        text = self.parsed.texts.pop(sha, None)
-        if text is not None:
-            return text
-        try:
-            return self.store.turn_text(sha)
-        except Exception:  # an exception here would surface as SQLite's "user-defined function raised"
-            return None
+        """turn_body(sha) in the cache's SQL (snippets, taking a turn out of the full-text index)."""
+        return self.parsed.text(sha)
 
     def _close(self) -> None:
         if self._db is not None:

@@ -13,13 +13,11 @@ SCHEMA = 8  # bump when the tables change: an old cache is rebuilt, never migrat
 BUSY_SECONDS = 30
 
 # The index keeps no turn text: turn_body(sha), a function conv registers on
-# its connection, reads it from the store. The full-text index is given the
-# text of a turn when the turn is added (conv has just parsed it then) and
-# again to take it out; snippets read it for the few results shown.
+# its connection, reads it from the store. The builder gives the full-text
+# index a turn's text when it adds the turn (conv has just parsed it then);
+# this trigger gives it again to take it out; snippets read it for the few
+# results shown.
 TRIGGERS = """
-CREATE TRIGGER turns_added AFTER INSERT ON turns BEGIN
-    INSERT INTO turn_fts (rowid, content) VALUES (new.rowid, turn_body(new.sha));
-END;
 CREATE TRIGGER turns_removed AFTER DELETE ON turns BEGIN
     INSERT INTO turn_fts (turn_fts, rowid, content) VALUES ('delete', old.rowid, turn_body(old.sha));
 END;

@@ -2,6 +2,7 @@
 
 import json
 import sqlite3
+from collections.abc import Callable
 
 from . import db as sql
 
@@ -9,13 +10,25 @@ from . import db as sql
 class ParsedFiles:
     """Parsed files by blob id (the store's ParsedCache): a blob never
     changes, so neither does what it parses to. The frontmatter is kept;
-    a turn's text is held only until the full-text index has taken it
-    (``texts``, read by turn_body), then read from the store when needed."""
+    a turn's text is held only until the full-text index has taken it,
+    then read from the store (``read_text``) when needed again."""
 
-    def __init__(self, rows, connection):
+    def __init__(self, rows, connection, read_text: Callable[[str], str]):
         self._rows = rows
         self._connection = connection
-        self.texts: dict[str, str] = {}
+        self._read_text = read_text
+        self.texts: dict[str, str] = {}  # blob id -> text, parsed and not indexed yet
+
+    def text(self, sha: str) -> str | None:
+        """A turn's text: the one just parsed, else read from the store (None
+        if it cannot be: a purge rebuilds the cache anyway)."""
+        text = self.texts.pop(sha, None)
+        if text is not None:
+            return text
+        try:
+            return self._read_text(sha)
+        except Exception:  # in turn_body an exception would surface as SQLite's "user-defined function raised"
+            return None
 
     def get_parsed(self, shas: list[str]) -> dict[str, dict]:
         out = {}
