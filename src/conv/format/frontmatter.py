@@ -16,12 +16,12 @@ ruamel reads the canonical subset exactly as this module does.
 
 import json
 import re
-from dataclasses import dataclass
 from functools import cache
 from io import StringIO
 from typing import Any
 
 from ..errors import StoreError
+from ..records import dataclass
 
 FENCE = "---\n"
 

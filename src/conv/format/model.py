@@ -5,11 +5,11 @@ FORMAT_VERSION history:
   1 — conversation.md + one file per turn, sharded by id (2026-11).
 """
 
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
 from ..errors import StoreError
+from ..records import dataclass, field
 from .frontmatter import Document, dump_document, emittable, new_mapping, parse_document
 
 FORMAT_VERSION = 1

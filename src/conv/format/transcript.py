@@ -40,9 +40,9 @@ content stay content.
 """
 
 import re
-from dataclasses import dataclass, field
 
 from ..errors import UsageError
+from ..records import dataclass, field
 from .model import Conversation, Turn
 
 HEADER = """\

@@ -8,10 +8,10 @@ written or read, never found later by a request that fails."""
 import math
 import os
 import re
-from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..errors import UsageError
+from ..records import dataclass
 
 
 def _finite(value: Any) -> float | None:

@@ -13,10 +13,10 @@ import os
 import random
 import re
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UsageError
+from ..records import dataclass
 from . import paths
 from .files import write_atomic
 

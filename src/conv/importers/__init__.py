@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from ..errors import UsageError
 from ..format import ids
 from ..format.model import iso, title_from
+from ..records import dataclass, field
 
 # source name -> module with ``read(path) -> list[ImportedConversation]``;
 # imported only when asked for (conv's startup budget).

@@ -3,9 +3,9 @@ history of a conversation, and reference lookups."""
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..format import ids
+from ..records import dataclass
 
 HIT_START, HIT_END = "\ue000", "\ue001"  # around matches in snippets (see Hit.spans)
 COMMON = 20_000  # turns holding a word beyond which search takes the latest of them rather than ranking all

@@ -7,12 +7,12 @@ on is the caller's to keep if the call then fails. It raises ``ProviderError``
 model answer is decided in ``choice.py``.
 """
 
-from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Callable, Protocol
 
 from ..errors import UsageError
 from ..home.config import Config
+from ..records import dataclass, field
 
 
 @dataclass

@@ -7,11 +7,10 @@ that must alternate, a ``max_tokens`` the API requires, and typed SSE events
 overloaded) and the errors are httpapi.py's, shared with the OpenAI provider.
 """
 
-from dataclasses import dataclass, field
-
 from ..errors import ProviderError
 from ..home.config import Config
 from ..home.env import setting
+from ..records import dataclass, field
 from . import Message, OnText, Reply
 from .httpapi import Hints, call, cut_short, error_message, json_object
 from .sse import events

@@ -12,12 +12,12 @@ model a user already pays for or runs. ``conv models`` prints this chain.
 
 import json
 import os
-from dataclasses import dataclass
 
 from ..errors import ProviderError, UsageError
 from ..home.config import Config
 from ..home.env import setting
 from ..home.install import local_model_command
+from ..records import dataclass
 from . import PROVIDERS
 
 OPENAI_DEFAULT = "gpt-4o-mini"

@@ -34,10 +34,10 @@ import shlex
 import signal
 import subprocess
 import time
-from dataclasses import dataclass
 
 from ..errors import Interrupted, ProviderError
 from ..home.config import Config
+from ..records import dataclass
 from . import Message, OnText, Reply
 
 CHUNK = 65536

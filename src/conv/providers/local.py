@@ -8,13 +8,13 @@ to the install at hand). llama_cpp is imported only
 when the local model answers: it costs ~0.3 s.
 """
 
-from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
 
 from ..errors import ProviderError
 from ..home.config import Config
 from ..home.install import local_model_command
+from ..records import dataclass
 from . import Message, OnText, Reply
 
 DEFAULT_MODEL = "smollm2"

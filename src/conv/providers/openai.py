@@ -6,11 +6,10 @@ Streaming is Server-Sent Events (sse.py). The POST, its one retry and the
 errors are httpapi.py's, shared with the Anthropic provider.
 """
 
-from dataclasses import dataclass, field
-
 from ..errors import ProviderError
 from ..home.config import Config
 from ..home.env import setting
+from ..records import dataclass, field
 from . import Message, OnText, Reply
 from .httpapi import Hints, call, cut_short, error_message, json_object
 from .sse import events

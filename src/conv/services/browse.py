@@ -1,12 +1,12 @@
 """Reading the store for people: listings, search and single conversations."""
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from ..errors import UsageError
 from ..format.model import STATUSES, Conversation, iso
 from ..home.keys import duration
 from ..index import Filters, Hit, Row
+from ..records import dataclass
 from .current import current
 from .workspace import Workspace
 

@@ -3,10 +3,10 @@ the chat is in. The terminal side (readline, the prompt, Ctrl-C) is cli/chat.py;
 this part needs no terminal, so it is tested without one."""
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..errors import UsageError
 from ..format.model import Conversation
+from ..records import dataclass
 from .ask import agents
 from .ask.options import AskOptions, AskResult, Output
 from .ask.pipeline import Asker

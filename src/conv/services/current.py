@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from ..format.model import iso, seconds_since
 from ..home import session
 from ..index import Filters
+from ..records import dataclass
 
 if TYPE_CHECKING:  # the workspace asks this module for its current conversation
     from .workspace import Workspace

@@ -8,9 +8,10 @@ the turns from the divergence on are shown. Nothing here touches git or the
 terminal.
 """
 
-from dataclasses import asdict, dataclass, field
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
+
+from ..records import asdict, dataclass, field
 
 if TYPE_CHECKING:  # only .role and .content are read
     from ..format.model import Turn

@@ -4,12 +4,12 @@ turns changed there are committed (their old text stays in history)."""
 import os
 import shlex
 import subprocess
-from dataclasses import dataclass
 
 from ..errors import UsageError
 from ..format import transcript
 from ..format.model import now_iso
 from ..home import paths
+from ..records import dataclass
 from .workspace import Workspace
 
 

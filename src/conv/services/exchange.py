@@ -1,11 +1,11 @@
 """Conversations out of conv (export) and into it (import from llm and ChatGPT)."""
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UsageError
 from ..format.model import Conversation, Turn
 from ..format.words import plural
+from ..records import dataclass
 from .ask.context import transcript_messages
 from .workspace import Workspace
 

@@ -1,11 +1,10 @@
 """``conv fork``: a new conversation that starts as a copy of another's first
 N turns, made of the very same git blobs, and remembers where it came from."""
 
-from dataclasses import dataclass
-
 from ..errors import UsageError
 from ..format import ids
 from ..format.model import Conversation, now_iso
+from ..records import dataclass
 from .workspace import Workspace
 
 

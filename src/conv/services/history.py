@@ -1,10 +1,9 @@
 """A conversation through time: its commits (``conv log``), and differences
 between two conversations or two versions of one (``conv diff``)."""
 
-from dataclasses import dataclass
-
 from ..errors import RefError, UsageError
 from ..index import Event
+from ..records import dataclass
 from . import refs
 from .diffing import ConversationDiff, compare
 from .workspace import Workspace

@@ -2,7 +2,6 @@
 conversations. A deleted conversation's folder moves to ``trash/`` in the
 store in one commit: nothing is copied and nothing is lost."""
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from ..errors import UsageError
@@ -10,6 +9,7 @@ from ..format.model import iso
 from ..format.words import plural
 from ..home.keys import duration
 from ..index import Filters
+from ..records import dataclass
 from . import erasure, refs
 from .workspace import Workspace
 

@@ -1,10 +1,9 @@
 """``conv models``: which model answers, and why (the chain in providers/choice.py),
 with the agents and prices configured."""
 
-from dataclasses import dataclass
-
 from ..providers.choice import Step, report
 from ..providers.endpoints import model_names, probe
+from ..records import dataclass
 from .workspace import Workspace
 
 

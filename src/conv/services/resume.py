@@ -7,9 +7,8 @@ necessarily adjacent (a subsequence), in the title, the first question or the
 last turn; consecutive letters and letters that start a word score higher.
 """
 
-from dataclasses import dataclass, field
-
 from ..errors import RefError
+from ..records import dataclass
 from ..terminal.sanitize import clean
 from .current import current
 from .current import use as make_current
@@ -41,10 +40,9 @@ class Candidate:
     last: str
     summary: str = ""
     status: str = "active"
-    lower: dict[str, str] = field(init=False, repr=False)  # each field lower-cased, computed once
 
     def __post_init__(self):
-        self.lower = {name: _lower(getattr(self, name)) for name in FIELDS}
+        self.lower = {name: _lower(getattr(self, name)) for name in FIELDS}  # each field lower-cased, computed once
 
 
 @dataclass

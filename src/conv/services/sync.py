@@ -3,11 +3,11 @@ merge that never loses a turn and a loop that never force-pushes."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..errors import SyncError, UsageError
 from ..home import session
+from ..records import dataclass, field
 from . import erasure
 
 if TYPE_CHECKING:  # not imported at run time: conv push must not load the index

@@ -7,7 +7,6 @@ so each commit rewrites only small trees, even at 10,000 conversations.
 """
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +15,7 @@ from ..format import ids
 from ..format.frontmatter import body_of
 from ..format.model import Conversation, Turn, order_turns
 from ..home import paths
+from ..records import dataclass
 from .git import CommitInfo, GitStore
 from .hooks import DEFAULT_TIMEOUT, Hooks
 from .layout import (

@@ -10,12 +10,12 @@ walks, diffs and everything sync and purge need use dulwich, imported then.
 import os
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import DiskError, StoreError, writing
 from ..home.secrets import redact
+from ..records import dataclass
 from .hooks import Hooks
 from .lock import clear_stale_ref_locks, signals_held, writer_lock
 from .objects import DIR_MODE, Objects, commit_content, parse_commit, tree_content

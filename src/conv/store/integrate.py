@@ -11,9 +11,8 @@ then points at the filtered commit; the remote's real head is noted in
 holding.py. All of it happens under the writer lock, so no other writer can
 bring in what the filtering left out."""
 
-from dataclasses import dataclass, field
-
 from ..errors import SyncError
+from ..records import dataclass, field
 from . import holding
 from .filter import Filter
 from .git import GitStore

@@ -18,10 +18,10 @@ merges, so two machines merging the same heads write identical trees.
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from ..format import ids
 from ..format.model import Conversation
+from ..records import dataclass, field
 from .layout import META_FILE as META
 from .layout import PURGED, ROOT, TRASH, purged_ids, purged_text
 from .layout import shard_path as _shard

@@ -13,11 +13,11 @@ import re
 import shutil
 import subprocess
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import StoreError, SyncError, UsageError, writing
 from ..home.secrets import redact
+from ..records import dataclass
 from . import holding
 from .lock import clear_stale, transfer_lock, writer_lock
 

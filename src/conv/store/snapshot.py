@@ -2,8 +2,8 @@
 place elsewhere. Each directory object is read once per snapshot."""
 
 import stat
-from dataclasses import dataclass
 
+from ..records import dataclass
 from .objects import Entries, Objects, commit_tree, parse_tree
 
 FILE_MODE = stat.S_IFREG | 0o644

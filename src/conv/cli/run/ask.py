@@ -2,8 +2,8 @@
 the fast path (cli/fastpath.py). Imports nothing heavy: no Typer here."""
 
 import sys
-from dataclasses import dataclass
 
+from ...records import dataclass
 from ...services.ask.options import AskOptions
 
 MAX_STDIN = 4 * 1024 * 1024  # more than any model takes in one message

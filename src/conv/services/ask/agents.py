@@ -5,11 +5,10 @@ with (``-a NAME``) and keeps. Their conversations' ids carry the name
 a follow-up can tell when the prompt was changed since.
 """
 
-from dataclasses import dataclass
-
 from ...errors import UsageError
 from ...home.config import Config
 from ...home.keys import agent_name
+from ...records import dataclass
 
 
 @dataclass

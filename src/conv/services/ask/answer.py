@@ -4,13 +4,13 @@ the place of the one it replaces (which stays in history), or, when the
 conversation moved on while it arrived, goes to a fork (``place_retry``)."""
 
 import signal
-from dataclasses import dataclass, replace
 
 from ...errors import Interrupted, ProviderError, RefError
 from ...format import ids
 from ...format.model import Conversation, Turn, now_iso
 from ...home.secrets import redact
 from ...providers import Message, Provider
+from ...records import dataclass, replace
 from ...store import Written
 from ...terminal.signals import ignoring_interrupts, terminal_loss_interrupts
 from ..fork import child_of

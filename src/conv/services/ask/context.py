@@ -11,12 +11,12 @@ verbatim: the next few follow-ups then fit beside the same summary, and the
 model is asked to extend it only every few turns, not at every one.
 """
 
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 from ...format.model import Conversation, Turn, seconds_since
 from ...format.words import plural, span
 from ...providers import Message
+from ...records import dataclass, field
 
 CHARS_PER_TOKEN = 4  # a rough count for ASCII text; no tokenizer is worth its import here
 SAFE_SHARE = 0.85  # of a model's window, what an estimate that rough may fill

@@ -11,10 +11,10 @@ instead (approach A). Anything else is a new question, as always.
 """
 
 import re
-from dataclasses import dataclass
 
 from ...errors import ProviderError
 from ...format.model import seconds_since
+from ...records import dataclass
 from ..current import current
 from ..workspace import Workspace
 from .options import AskOptions

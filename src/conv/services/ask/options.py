@@ -1,7 +1,8 @@
 """What an ask is told and what it gives back, shared by conv ask, retry and chat."""
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+from ...records import dataclass, field
 
 
 @dataclass

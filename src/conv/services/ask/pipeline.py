@@ -11,11 +11,11 @@ came.
 """
 
 import os
-from dataclasses import dataclass, replace
 
 from ...errors import UsageError
 from ...providers import Message, get_provider
 from ...providers.choice import Choice, choose, going_on_with
+from ...records import dataclass, replace
 from ..workspace import Workspace
 from . import agents, context, feedback
 from .answer import Job, stream_answer

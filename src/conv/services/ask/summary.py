@@ -3,13 +3,12 @@
 calls for: made by the model that is answering, kept in conversation.md,
 extended as the conversation grows."""
 
-from dataclasses import replace
-
 from ...errors import ProviderError
 from ...format.model import Conversation, Turn
 from ...home.config import Config
 from ...providers import Message, Provider, windows
 from ...providers.choice import Choice
+from ...records import replace
 from ...store import Written
 from ..workspace import Workspace
 from . import context

@@ -2,14 +2,13 @@
 an agent's latest, this terminal's current one), what the question is, under
 which agent and system prompt, and which model answers. Nothing is stored yet."""
 
-from dataclasses import dataclass
-
 from ...errors import UsageError
 from ...format import ids
 from ...format.model import Conversation
 from ...format.words import span
 from ...home.config import Config
 from ...providers.choice import Choice, choose, going_on_with
+from ...records import dataclass
 from .. import refs
 from ..current import current
 from ..workspace import Workspace
