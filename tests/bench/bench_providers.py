@@ -102,6 +102,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
 
+from conv import records  # noqa: E402
 from conv.home.config import Config  # noqa: E402
 from conv.providers import Message, local  # noqa: E402
 from conv.providers.command import transcript  # noqa: E402
@@ -331,7 +332,7 @@ def local_inprocess(runs: int, gguf: Path) -> list[dict]:
     from llama_cpp import Llama
 
     config = Config(WORK / "no-config" / "config.yaml")  # conv's defaults, whatever the caller's config
-    provider = dataclasses.replace(LocalProvider.from_config(config), max_answer_tokens=LOCAL_MAX_TOKENS)
+    provider = records.replace(LocalProvider.from_config(config), max_answer_tokens=LOCAL_MAX_TOKENS)
     messages = [Message("user", LOCAL_PROMPT)]
     args = dict(model_path=str(gguf), n_ctx=provider.context_tokens, verbose=False)  # as LocalProvider._load
     print(f"  local model {gguf.name}: n_ctx {provider.context_tokens}, llama-cpp-python's default threads"
