@@ -42,10 +42,10 @@ class ParsedFiles:
     def put_parsed(self, parsed: dict[str, dict]) -> None:
         rows = []
         for sha, data in parsed.items():
-            if "content" in data:
-                data = dict(data)
-                self.texts[sha] = data.pop("content")
-            rows.append((sha, json.dumps(data, ensure_ascii=False)))
+            if "content" in data:  # a turn: its text waits for the full-text index; its name is its file's
+                data = {key: value for key, value in data.items() if key not in ("content", "name")}
+                self.texts[sha] = parsed[sha]["content"]
+            rows.append((sha, json.dumps(data, ensure_ascii=False, separators=(",", ":"))))
         db = self._connection()
         try:
             with sql.transaction(db):
