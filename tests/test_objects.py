@@ -124,3 +124,22 @@ def test_commits_parse_as_git_logs_them(store):
         assert parse_commit(objects.read(sha)[1]) == (parents, int(when), message.rstrip("\0").encode()), sha
         checked += 1
     assert checked > 12
+
+
+def test_a_written_pack_is_one_git_verifies_and_reads(store):
+    """packs.py's pack and index (what a big commit or a purge writes) pass
+    git verify-pack, and git and Objects read every object back."""
+    from conv.store.packs import write_pack
+
+    made = [(b"blob", f"blob {n} ".encode() * n) for n in range(300)] + [(b"blob", b"blob 1 ")]  # one twice
+    made.append((b"tree", tree_content({b"a": (0o100644, object_id(*made[0])), b"d": (0o40000, object_id(b"tree", b""))})))
+    made.append((b"tree", b""))
+    pack, index = write_pack(str(store / "objects"), made)
+    assert pack.endswith(".pack") and index.endswith(".idx")
+    done = subprocess.run(["git", "verify-pack", "-v", index], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    objects = Objects(str(store / "objects"))
+    for kind, content in made:
+        sha = object_id(kind, content)
+        assert objects.packed(sha) and objects.read(sha) == (kind, content)
+        assert git(store, "cat-file", "-t", sha).strip() == kind.decode()

@@ -52,8 +52,9 @@ def dataclass(cls=None, *, frozen: bool = False):
         cls.__record_defaults__, cls.__record_factories__ = defaults, factories
         cls.__record_fields__ = tuple(names)
         cls.__init__ = _initializer(cls, tuple(names), defaults, factories, frozen)
-        cls.__repr__ = _repr
-        cls.__eq__ = _eq
+        for name, method in (("__repr__", _repr), ("__eq__", _eq)):
+            if name not in cls.__dict__:  # a class's own stays, as with dataclasses
+                setattr(cls, name, method)
         if frozen:
             cls.__setattr__ = cls.__delattr__ = _refuse
             cls.__hash__ = _hash

@@ -5,8 +5,8 @@ dulwich's object store (15 ms, with dataclasses, logging and its pack
 machinery) cost more than all of that work. Loose objects are zlib over
 ``<type> <size>\\0<content>``; packed ones are found through their ``.idx``
 (version 2, what git and dulwich write) and may be deltas of others.
-Everything else (history walks, diffs, sync, purge) still reads through
-dulwich, which stays the store's general-purpose git library.
+Diffs between commits, sync and the purge still go through dulwich (or the
+git CLI), which stays the store's general-purpose git library.
 """
 
 import mmap
@@ -19,7 +19,8 @@ try:
 except ImportError:
     from hashlib import sha1
 
-KINDS = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}
+KINDS = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}  # a packed object's type number -> its type
+KIND_NUMBERS = {kind: number for number, kind in KINDS.items()}
 _OFS_DELTA, _REF_DELTA = 6, 7
 DIR_MODE = stat.S_IFDIR
 
@@ -205,7 +206,7 @@ class _Pack:
             base_sha = pack[at_data : at_data + 20].hex()
             at_data += 20
             base_type, base = objects.read(base_sha)
-            base_kind = next(k for k, name in KINDS.items() if name == base_type)
+            base_kind = KIND_NUMBERS[base_type]
         data = self._inflate(at_data, size)
         found = (base_kind, _apply_delta(base, data)) if kind in (_OFS_DELTA, _REF_DELTA) else (kind, data)
         if len(self._bases) > 256:

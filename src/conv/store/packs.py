@@ -6,9 +6,7 @@ Undeltified, as git's own fast-import writes them; ``conv gc`` deltifies."""
 import os
 import zlib
 
-from .objects import object_id, sha1
-
-_KINDS = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
+from .objects import KIND_NUMBERS, object_id, sha1
 
 
 def write_pack(directory: str, objects: list[tuple[bytes, bytes]]) -> list[str]:
@@ -23,7 +21,7 @@ def write_pack(directory: str, objects: list[tuple[bytes, bytes]]) -> list[str]:
             continue
         seen.add(sha)
         size, head = len(content), []
-        byte = (_KINDS[kind] << 4) | (size & 0x0F)
+        byte = (KIND_NUMBERS[kind] << 4) | (size & 0x0F)
         size >>= 4
         while size:
             head.append(byte | 0x80)
