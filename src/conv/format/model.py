@@ -134,11 +134,6 @@ class Turn:
             f: getattr(self, f) for f in self.FIELDS if getattr(self, f) is not None
         }
 
-    @classmethod
-    def from_dict(cls, data: dict) -> "Turn":
-        """From ``to_dict`` (the parsed-file cache); ``meta`` stays None."""
-        return cls(**{k: data[k] for k in ("name", "content") + cls.FIELDS if k in data})
-
 
 @dataclass
 class Conversation:
@@ -205,12 +200,6 @@ class Conversation:
     def updated(self) -> str:
         """Derived, never stored: the newest turn's time (or creation)."""
         return max([self.created] + [t.created for t in self.turns])
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "Conversation":
-        """From ``to_dict`` (the parsed-file cache); ``meta`` stays None."""
-        known = {k: data[k] for k in cls.FIELDS + ("notes",) if k in data}
-        return cls(**known)
 
     def to_dict(self, with_turns: bool = True) -> dict:
         out = {f: getattr(self, f) for f in self.FIELDS if getattr(self, f) not in (None, "", [])}

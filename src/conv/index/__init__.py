@@ -20,7 +20,6 @@ from ..home import paths
 from ..store import Store
 from . import db as sql
 from .build import Builder
-from .parsed import ParsedFiles
 from .queries import Event, Filters, Hit, Queries, Row
 
 __all__ = ["Index", "Queries", "Row", "Filters", "Hit", "Event"]
@@ -42,7 +41,6 @@ class Index:
         self._memory = False  # the file cannot be used: this run's index lives in memory
         self._db: sqlite3.Connection | None = None
         self.queries = Queries(self._rows)
-        self.parsed = ParsedFiles(self._rows, lambda: self.db, self.store.turn_text)
 
     # -- the file ------------------------------------------------------------
     @property
@@ -71,8 +69,13 @@ class Index:
             return db
 
     def _turn_body(self, sha: str) -> str | None:
-        """turn_body(sha) in the cache's SQL (snippets, taking a turn out of the full-text index)."""
-        return self.parsed.text(sha)
+        """turn_body(sha) in the cache's SQL (snippets, taking a turn out of the
+        full-text index): the text, read from the store; None if it cannot be
+        (a purge rebuilds the cache anyway)."""
+        try:
+            return self.store.turn_text(sha)
+        except Exception:  # raised here it would surface as SQLite's "user-defined function raised"
+            return None
 
     def _close(self) -> None:
         if self._db is not None:
@@ -152,7 +155,7 @@ class Index:
         return self.queries
 
     def _builder(self) -> Builder:
-        return Builder(self.db, self.store, self.parsed)
+        return Builder(self.db, self.store)
 
     def _changed_since(self, indexed: str | None, head: str) -> set[str] | None:
         """Conversations changed between the two commits, or None: rebuild."""

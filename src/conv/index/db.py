@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import StoreError
 
-SCHEMA = 9  # bump when the tables change: an old cache is rebuilt, never migrated
+SCHEMA = 10  # bump when the tables change: an old cache is rebuilt, never migrated
 BUSY_SECONDS = 30
 
 # The index keeps no turn text: turn_body(sha), a function conv registers on
@@ -35,10 +35,10 @@ CREATE TABLE conversations (
     wrong INTEGER NOT NULL DEFAULT 0  -- answers asked again because the user said the one before was wrong
 );
 CREATE INDEX conversations_updated ON conversations (trashed, updated);
-CREATE TABLE parsed (sha TEXT PRIMARY KEY, data TEXT NOT NULL) WITHOUT ROWID;  -- frontmatter only, no text
 CREATE TABLE turns (
     rowid INTEGER PRIMARY KEY, conv_id TEXT NOT NULL, name TEXT NOT NULL,
-    role TEXT, sha TEXT NOT NULL  -- the text: in the store, by sha (turn_body)
+    role TEXT, sha TEXT NOT NULL,  -- the text: in the store, by sha (turn_body)
+    usage TEXT, feedback TEXT  -- what the conversation's totals need (JSON usage of an answer)
 );
 CREATE INDEX turns_conv ON turns (conv_id);
 CREATE VIRTUAL TABLE turn_fts USING fts5(

@@ -42,8 +42,8 @@ class Workspace:
         return Index(self.store, notice=self.notice)
 
     def conversation(self, conv_id: str, commit: str | None = None) -> "Conversation":
-        """A conversation to read (files parsed once, then cached by blob id)."""
-        return self.store.read(conv_id, commit, cache=self.index.parsed)
+        """A conversation to read, its turns with their text."""
+        return self.store.read(conv_id, commit)
 
     def resolve(self, ref: str | None) -> str:
         """The conversation ``ref`` names, or with no ref this terminal's current one."""

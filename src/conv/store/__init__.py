@@ -24,7 +24,6 @@ from .layout import (
     STORE_README,
     TRASH,
     Draft,
-    ParsedCache,
     conversation_ids,
     decode,
     files_in,
@@ -39,7 +38,7 @@ if TYPE_CHECKING:  # results of what conv ask never does: kept off its imports
     from .remotes import Remotes
     from .upkeep import Upkeep
 
-__all__ = ["Store", "Written", "CommitInfo", "ParsedCache", "Draft"]
+__all__ = ["Store", "Written", "CommitInfo", "Draft", "META_FILE"]
 
 
 @dataclass
@@ -99,20 +98,16 @@ class Store:
         where = ids.conversation_path(conv_id)
         return self.exists() and self._snapshot(commit).read(f"{where}/{META_FILE}") is not None
 
-    def read(
-        self, conv_id: str, commit: str | None = None, cache: "ParsedCache | None" = None, trashed: bool = False,
-        text: bool = True,
-    ) -> Conversation:
+    def read(self, conv_id: str, commit: str | None = None, trashed: bool = False,
+             wanted: "Callable[[str, str], bool] | None" = None) -> Conversation:
         """A conversation with its turns in transcript order (``trashed``: one
-        in the trash). With a ``cache``, files parsed before (same blob) are not
-        parsed again (and with ``text`` False, such turns come without their
-        text); without one, every object keeps its YAML mapping, so a rewrite
-        preserves hand edits."""
+        in the trash); with ``wanted``, only the turn files (name, blob id) it
+        says yes to (an index update reads only what changed)."""
         root = TRASH if trashed else ROOT
         snap = self._snapshot(commit)
         files = files_in(snap, conv_id, root)
         unreadable: dict[str, str] = {}
-        parsed = parse_files(snap, folder(conv_id, root), files, cache, unreadable, text)
+        parsed = parse_files(snap, folder(conv_id, root), files, unreadable, wanted)
         conv = parsed.pop(META_FILE)
         conv.turns = order_turns(list(parsed.values()))
         conv.unreadable = unreadable

@@ -1,11 +1,10 @@
 """A conversation's folder in a commit: where it lives, its files, and
-reading them (through the parsed-file cache when one is given)."""
+reading them."""
 
-from typing import Protocol
+from collections.abc import Callable
 
 from ..errors import RefError, StoreError
 from ..format import ids
-from ..format.frontmatter import body_of
 from ..format.model import FORMAT_VERSION, Conversation, Turn, order_turns
 from .snapshot import Snapshot
 
@@ -20,16 +19,6 @@ LLM conversations kept by [conv](https://pypi.org/project/conv-git/), format ver
 Each conversation is a folder `conversations/<shard>/<id>/` holding `conversation.md`
 (its metadata as YAML frontmatter) and one Markdown file per turn, named by time.
 """.encode()
-
-
-class ParsedCache(Protocol):
-    """Somewhere to keep parsed files by blob id (the index): a blob never
-    changes, so neither does what it parses to. What it gives back of a turn
-    may lack its text ("content"): that is read from the blob again."""
-
-    def get_parsed(self, shas: list[str]) -> dict[str, dict]: ...
-
-    def put_parsed(self, parsed: dict[str, dict]) -> None: ...
 
 
 def shard_path(conv_id: str) -> str:
@@ -94,39 +83,24 @@ def files_in(snap: Snapshot, conv_id: str, root: str = ROOT) -> dict[str, str]:
     return files
 
 
-def parse_files(snap: Snapshot, where: str, files: dict[str, str], cache: ParsedCache | None,
-                unreadable: dict[str, str] | None = None, text: bool = True) -> dict:
-    """name -> Conversation (for conversation.md) or Turn, via the cache when
-    given. A turn file that cannot be read is left out and, with
-    ``unreadable``, named there with the reason; conversation.md cannot be.
-    With ``text`` False, a turn the cache knows comes without its text
-    (content None): its blob is not read."""
-    known = cache.get_parsed(list(files.values())) if cache else {}
-    out, fresh = {}, {}
+def parse_files(snap: Snapshot, where: str, files: dict[str, str], unreadable: dict[str, str] | None = None,
+                wanted: Callable[[str, str], bool] | None = None) -> dict:
+    """name -> Conversation (for conversation.md) or Turn. A turn file that
+    cannot be read is left out and, with ``unreadable``, named there with the
+    reason; conversation.md cannot be. With ``wanted``, only the turn files
+    (name, blob id) it says yes to are read."""
+    out = {}
     for name, sha in files.items():
-        path = f"{where}/{name}"
-        data = known.get(sha)
-        if data is not None and name == META_FILE:
-            out[name] = Conversation.from_dict(data)
+        if wanted is not None and name != META_FILE and not wanted(name, sha):
             continue
+        path = f"{where}/{name}"
         try:
-            if data is not None:
-                content = data.get("content")
-                if content is None and text:
-                    content = body_of(decode(snap.blob(sha), path), path)
-                out[name] = Turn.from_dict({**data, "name": name[:-3], "content": content})
-                continue
             raw = decode(snap.blob(sha), path)
-            obj = Conversation.from_text(raw, path) if name == META_FILE else Turn.from_text(name[:-3], raw, path)
+            out[name] = Conversation.from_text(raw, path) if name == META_FILE else Turn.from_text(name[:-3], raw, path)
         except StoreError as exc:
             if name == META_FILE or unreadable is None:
                 raise
             unreadable[path] = exc.message
-            continue
-        out[name] = obj
-        fresh[sha] = obj.to_dict(with_turns=False) if name == META_FILE else obj.to_dict()
-    if cache and fresh:
-        cache.put_parsed(fresh)
     return out
 
 
