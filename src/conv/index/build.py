@@ -13,7 +13,7 @@ from ..store import META_FILE, Store
 from .queries import Row
 
 PRELOAD_FROM = 50  # conversations to (re)index from which their files are read ahead in bulk
-PRELOAD_CHUNK = 500  # conversations read ahead at a time (about 3 MB of files)
+PRELOAD_CHUNK = 500  # conversations read ahead at a time (about 3 MB of files; under SQLite's 999 parameters)
 
 
 class Builder:
@@ -47,11 +47,8 @@ class Builder:
                     shas += self.store.files(conv_id, commit, trashed).values()
                 except RefError:
                     continue
-        known = set()
-        for start in range(0, len(shas), 500):  # SQLite caps the number of parameters
-            chunk = shas[start : start + 500]
-            known.update(sha for (sha,) in self.db.execute(
-                f"SELECT sha FROM turns WHERE sha IN ({','.join('?' * len(chunk))})", chunk))
+        known = {sha for (sha,) in self.db.execute(  # by conversation: turns_conv is the index there is
+            f"SELECT sha FROM turns WHERE conv_id IN ({','.join('?' * len(conv_ids))})", conv_ids)}
         self.store.preload(commit, [sha for sha in shas if sha not in known])
 
     def reindex(self, conv_id: str, commit: str) -> None:
