@@ -207,11 +207,12 @@ class Queries:
         its first question and of its last turn (what ``conv resume`` matches)."""
         columns = ", ".join("c." + col.strip() for col in Row.COLUMNS.split(","))
         rows = self._rows(
+            # turn_body reads a text from the store: once a turn chosen, not for every turn sorted
             f"""SELECT {columns},
-                   (SELECT substr(x.content, 1, :chars) FROM turns t JOIN turn_text x ON x.rowid = t.rowid
-                    WHERE t.conv_id = c.id AND t.role = 'user' ORDER BY t.name LIMIT 1),
-                   (SELECT substr(x.content, 1, :chars) FROM turns t JOIN turn_text x ON x.rowid = t.rowid
-                    WHERE t.conv_id = c.id ORDER BY t.name DESC LIMIT 1)
+                   (SELECT substr(turn_body(sha), 1, :chars) FROM
+                       (SELECT sha FROM turns WHERE conv_id = c.id AND role = 'user' ORDER BY name LIMIT 1)),
+                   (SELECT substr(turn_body(sha), 1, :chars) FROM
+                       (SELECT sha FROM turns WHERE conv_id = c.id ORDER BY name DESC LIMIT 1))
                 FROM (SELECT * FROM conversations WHERE trashed = 0 ORDER BY updated DESC, id LIMIT :limit) c
                 ORDER BY c.updated DESC, c.id""",
             {"limit": limit, "chars": chars},
