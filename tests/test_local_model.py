@@ -189,3 +189,26 @@ def test_a_retry_on_the_local_model_samples_anew(store_path):
         again.append(json.loads(ok("show", "--json").stdout)["turns"][-1]["content"])
     assert len(set(again)) == 3, again  # each retry a different answer
     assert "+" in git(store_path, "log", "-p", "-1", "--format=")  # and conv diff has something to show
+
+
+def test_the_window_is_sized_to_the_prompt_and_a_multibyte_question_fits(store_path):
+    """llama.cpp clears its cache for the whole window as it loads: the local
+    provider asks for what the prompt and answer can take (a token holds a byte
+    of text at least), not local.context every time (issue 15: 40 ms of the
+    first byte). Characters of three bytes (CJK) are where a count by
+    characters would be short."""
+    from conv.home.config import Config
+    from conv.providers import Message
+    from conv.providers.local import LocalProvider
+
+    provider = LocalProvider.from_config(Config(store_path.parent / "no-config.toml"))
+    short = provider.window_for([Message("user", "Explain git rebase.")])
+    assert short < provider.context_tokens and short % 256 == 0 and short >= provider.max_answer_tokens
+    assert provider.window_for([Message("user", "x" * 20_000)]) == provider.context_tokens
+
+    question = "给我讲讲这个仓库的历史。" * 30 + " Answer in one word."
+    done = ok("ask", "-m", "local", question, timeout=300)
+    assert done.stdout.strip()
+    answer = json.loads(ok("show", "--json").stdout)["turns"][-1]
+    assert answer["finish"] in ("stop", "length") and answer["usage"]["prompt_tokens"] > 300
+    assert provider.window_for([Message("user", question)]) < provider.context_tokens

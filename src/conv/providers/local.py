@@ -20,6 +20,8 @@ from . import Message, OnText, Reply
 DEFAULT_MODEL = "smollm2"
 RETRY_TEMPERATURE = 0.8  # llama-cpp-python's default (0.2) makes a 135M model say the same again
 REPEAT_PENALTY = 1.1  # llama.cpp's default is none, and a 135M model then loops on one line
+TEMPLATE_TOKENS = 16  # what a chat template adds around one message, at most (SmolLM2's ChatML: 5)
+WINDOW_STEP = 256  # windows are allocated in steps of this many tokens
 
 
 def install_hint() -> str:
@@ -69,7 +71,7 @@ class LocalProvider:
         self, messages: list[Message], model: str, on_text: OnText, stream: bool = True,
         temperature: float | None = None, seed: int | None = None,
     ) -> Reply:
-        llama = self._load(model)
+        llama = self._load(model, self.window_for(messages))
         if seed is not None:  # a retry: llama.cpp's fixed seed and low default temperature would repeat the answer
             llama.set_seed(seed)
             temperature = RETRY_TEMPERATURE if temperature is None else temperature
@@ -97,7 +99,17 @@ class LocalProvider:
         reply.usage = {"prompt_tokens": max(0, llama.n_tokens - produced), "completion_tokens": produced}
         return reply
 
-    def _load(self, model: str):
+    def window_for(self, messages: list[Message]) -> int:
+        """The context window to allocate for this prompt and its answer: llama.cpp
+        clears its cache for the whole window as it loads, and 4,096 tokens cost
+        the first byte some 40 ms more than 512. A token holds at least a byte of
+        text, and the chat template adds a few a message (and a default system
+        prompt); never more than local.context."""
+        most = sum(len(m.content.encode()) + TEMPLATE_TOKENS for m in messages) + 4 * TEMPLATE_TOKENS
+        need = most + self.max_answer_tokens
+        return min(self.context_tokens, -(-need // WINDOW_STEP) * WINDOW_STEP)
+
+    def _load(self, model: str, window: int):
         path = model_path(model, self.config)
         if find_spec("llama_cpp") is None:
             raise ProviderError("the local model needs llama-cpp-python, which is not installed", install_hint())
@@ -111,7 +123,7 @@ class LocalProvider:
             return Llama(
                 # n_threads left to llama-cpp-python (half the cores): with all of them, one busy
                 # core makes llama.cpp's spinning threads wait on each other, 10-100x slower
-                model_path=str(path), n_ctx=self.context_tokens, verbose=False,
+                model_path=str(path), n_ctx=window, verbose=False,
             )
         except (ValueError, RuntimeError) as exc:
             raise ProviderError(f"cannot load {path}: {exc}", "Is it a GGUF model file?") from None
