@@ -250,7 +250,7 @@ def test_sigkill_inside_the_question_commit(fake, store_path, point, kept):
 @pytest.mark.parametrize("content", [b"", b"0123456789abcdef0123456789abcdef01234567\n"])
 @pytest.mark.parametrize("lockfile", ["refs/heads/main.lock", "packed-refs.lock"])
 def test_ref_lock_of_a_dead_writer_is_removed(fake, store_path, lockfile, content):
-    """As a dulwich writer killed between creating and renaming its lock leaves it."""
+    """As a writer (conv's, git's or dulwich's) killed between creating and renaming its lock leaves it."""
     fake.set(reply="ECHO")
     cid = ask_json("start")["conversation"]
     head = git(store_path, "rev-parse", "HEAD").strip()

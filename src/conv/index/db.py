@@ -15,15 +15,8 @@ BUSY_SECONDS = 30
 # The index keeps no turn text: turn_body(sha), a function conv registers on
 # its connection, reads it from the store. The builder gives the full-text
 # index a turn's text when it adds the turn (conv has just parsed it then);
-# this trigger gives it again to take it out; snippets read it for the few
+# the trigger gives it again to take it out; snippets read it for the few
 # results shown.
-TRIGGERS = """
-CREATE TRIGGER turns_removed AFTER DELETE ON turns BEGIN
-    INSERT INTO turn_fts (turn_fts, rowid, content) VALUES ('delete', old.rowid, turn_body(old.sha));
-END;
-"""
-
-
 TABLES = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE conversations (
@@ -49,7 +42,10 @@ CREATE VIEW turn_text AS SELECT rowid, turn_body(sha) AS content FROM turns;
 CREATE TABLE history (sha TEXT NOT NULL, conv_id TEXT, time INTEGER, message TEXT);
 CREATE INDEX history_sha ON history (sha);
 CREATE INDEX history_conv ON history (conv_id, time);
-""" + TRIGGERS
+CREATE TRIGGER turns_removed AFTER DELETE ON turns BEGIN
+    INSERT INTO turn_fts (turn_fts, rowid, content) VALUES ('delete', old.rowid, turn_body(old.sha));
+END;
+"""
 
 
 def connect(path: Path | str, turn_body: Callable[[str], str | None]) -> sqlite3.Connection:

@@ -5,7 +5,7 @@ ships (found without importing that package, which would import ``llm``);
 ``local:/path/to/model.gguf`` or ``local.model`` in config runs any other.
 Both come with conv's ``[local]`` extra (home/install.py says how to add it
 to the install at hand). llama_cpp is imported only
-when the local model answers: it costs ~0.3 s.
+when the local model answers: it costs about 0.15 s.
 """
 
 from importlib.util import find_spec

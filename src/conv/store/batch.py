@@ -1,8 +1,8 @@
 """Reading many objects in a row (a history filter reads every commit and
-tree, an index build thousands of blobs): through git when it is installed,
-dulwich otherwise. Filtering 10,000 commits took 60 s through dulwich alone,
-24 s of it reading (deep delta chains resolved in Python). What such work
-writes goes in as one pack (packs.py)."""
+tree, an index build thousands of blobs) through one ``git cat-file --batch``
+when git is installed. Filtering 10,000 commits took 60 s through dulwich
+alone, 24 s of it reading (deep delta chains resolved in Python). What such
+work writes goes in as one pack (packs.py)."""
 
 import shutil
 import subprocess
@@ -41,8 +41,8 @@ class ObjectReader:
 
 def read_blobs(store_path: Path, shas: list[str]) -> dict[str, bytes]:
     """Many blobs at once through one ``git cat-file --batch`` ({} without git:
-    dulwich then reads them one by one as they are asked for). An index build
-    read 60,000 blobs through dulwich in 4.5 s."""
+    objects.py then reads them one by one as they are asked for). An index
+    build read 60,000 blobs through dulwich in 4.5 s."""
     if not shas or not shutil.which("git"):
         return {}
     done = subprocess.run(["git", "--git-dir", str(store_path), "cat-file", "--batch", "--buffer"],

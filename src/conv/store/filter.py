@@ -163,10 +163,10 @@ class Filter:
 
     def _make(self, kind: bytes, raw: bytes) -> bytes:
         """A new object (written with the others at the end of the call); its id."""
-        sha = object_id(kind, raw).encode()
+        sha = object_id(kind, raw)
         self._made.append((kind, raw))
-        self._present.add(sha.decode())
-        return sha
+        self._present.add(sha)
+        return sha.encode()
 
 
 def _entries(data: bytes):

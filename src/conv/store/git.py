@@ -2,9 +2,10 @@
 bare repository's object store (no work tree, no index), and the branch moved
 by compare-and-swap under conv's writer lock.
 
-Reading trees and writing commits go through objects.py and refs.py, git's
-formats read and written directly: a follow-up never imports dulwich. History
-walks, diffs and everything sync and purge need use dulwich, imported then.
+Reading trees and commits and writing commits go through objects.py and
+refs.py, git's formats read and written directly: a follow-up never imports
+dulwich. Diffs between commits, and what sync and the purge need, use dulwich,
+imported then.
 """
 
 import os

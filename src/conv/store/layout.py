@@ -83,12 +83,12 @@ def files_in(snap: Snapshot, conv_id: str, root: str = ROOT) -> dict[str, str]:
     return files
 
 
-def parse_files(snap: Snapshot, where: str, files: dict[str, str], unreadable: dict[str, str] | None = None,
+def parse_files(snap: Snapshot, where: str, files: dict[str, str], unreadable: dict[str, str],
                 wanted: Callable[[str, str], bool] | None = None) -> dict:
     """name -> Conversation (for conversation.md) or Turn. A turn file that
-    cannot be read is left out and, with ``unreadable``, named there with the
-    reason; conversation.md cannot be. With ``wanted``, only the turn files
-    (name, blob id) it says yes to are read."""
+    cannot be read is left out and named in ``unreadable`` with the reason;
+    conversation.md cannot be. With ``wanted``, only the turn files (name,
+    blob id) it says yes to are read."""
     out = {}
     for name, sha in files.items():
         if wanted is not None and name != META_FILE and not wanted(name, sha):
@@ -98,7 +98,7 @@ def parse_files(snap: Snapshot, where: str, files: dict[str, str], unreadable: d
             raw = decode(snap.blob(sha), path)
             out[name] = Conversation.from_text(raw, path) if name == META_FILE else Turn.from_text(name[:-3], raw, path)
         except StoreError as exc:
-            if name == META_FILE or unreadable is None:
+            if name == META_FILE:
                 raise
             unreadable[path] = exc.message
     return out

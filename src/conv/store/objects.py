@@ -28,13 +28,18 @@ DIR_MODE = stat.S_IFDIR
 Entries = dict[bytes, tuple[int, str]]
 
 
+def _framed(kind: bytes, content: bytes) -> bytes:
+    """What git hashes and a loose object holds: ``<type> <size>\\0<content>``."""
+    return b"%s %d\0%s" % (kind, len(content), content)
+
+
 def object_id(kind: bytes, content: bytes) -> str:
-    return sha1(b"%s %d\0%s" % (kind, len(content), content)).hexdigest()
+    return sha1(_framed(kind, content)).hexdigest()
 
 
 def loose_object(kind: bytes, content: bytes) -> bytes:
     """A loose object's file content."""
-    return zlib.compress(b"%s %d\0%s" % (kind, len(content), content))
+    return zlib.compress(_framed(kind, content))
 
 
 def parse_tree(data: bytes) -> Entries:

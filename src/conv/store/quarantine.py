@@ -2,8 +2,9 @@
 receive-pack does): written into ``quarantine/``, an object directory inside
 the store (loose files, or one pack when there are many), shown to the
 pre-commit hook together with the store's own objects, and moved into
-``objects/`` by rename only once the hook let them through. A refused secret, a full disk, Ctrl-C or a killed writer leaves
-nothing in ``objects/``: no object, no ``.lock``, no half-written file.
+``objects/`` by rename only once the hook let them through. A refused
+secret, a full disk, Ctrl-C or a killed writer leaves nothing in
+``objects/``: no object, no ``.lock``, no half-written file.
 
 The folders stay between commits (removing a directory costs milliseconds
 on a disk mounted with ``discard``); whether a writer is using the
