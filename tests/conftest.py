@@ -44,10 +44,12 @@ def pytest_configure(config):
 # after the other: test_concurrency's tests share a module fixture too costly to
 # build on two workers (the swarm: 201 conv processes, 8 at a time), and
 # test_crash's kills are timed against a process's start-up, which that swarm
-# would slow down several times over if both ran at once. (The xdist_group
+# would slow down several times over if both ran at once; test_progress's tests
+# share a generated store of 24,000 conversations (30 s to make). (The xdist_group
 # mark cannot say this: pytest 9.2 drops the node-id suffix loadgroup relies
 # on, pytest-dev/pytest-xdist#1386, and the tests would be spread silently.)
-ONE_WORKER = {"tests/test_concurrency.py": "conv processes", "tests/test_crash.py": "conv processes"}
+ONE_WORKER = {"tests/test_concurrency.py": "conv processes", "tests/test_crash.py": "conv processes",
+              "tests/test_progress.py": "one generated store"}
 
 
 @pytest.hookimpl(optionalhook=True)

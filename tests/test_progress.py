@@ -1,7 +1,10 @@
 """Long work shows a progress bar on a terminal and nothing when piped: an
-index build over 8,000 conversations (tests/bench/genstore.py makes the
-store), run under a pseudo-terminal (pexpect) and through a pipe."""
+index build over 24,000 conversations (tests/bench/genstore.py makes the
+store once for the module, in about 30 s: the build must take over the
+second a bar waits for, on two cores), run under a pseudo-terminal
+(pexpect) and through a pipe."""
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,10 +17,20 @@ GENSTORE = Path(__file__).parent / "bench" / "genstore.py"
 pytestmark = pytest.mark.conv_process("what reaches a terminal is what is tested")
 
 
+CONVERSATIONS = 24_000
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    home = tmp_path_factory.mktemp("generated")
+    subprocess.run([sys.executable, str(GENSTORE), "--home", str(home), "--conversations", str(CONVERSATIONS),
+                    "--turns", "2"], check=True, capture_output=True, env=conv_env({"CONV_HOME": str(home)}))
+    return home
+
+
 @pytest.fixture
-def big_store(conv_home):
-    subprocess.run([sys.executable, str(GENSTORE), "--home", str(conv_home), "--conversations", "8000",
-                    "--turns", "2"], check=True, capture_output=True, env=conv_env())
+def big_store(generated, conv_home):
+    shutil.copytree(generated, conv_home, dirs_exist_ok=True)
     return conv_home
 
 
@@ -25,10 +38,31 @@ def test_reindex_shows_a_bar_on_a_terminal_and_nothing_when_piped(big_store):
     child = pexpect.spawn(sys.executable, ["-m", "conv", "reindex"], env=conv_env({"TERM": "xterm"}),
                           encoding="utf-8", timeout=120, dimensions=(24, 120))
     child.expect(r"conv: indexing conversations")
-    child.expect(r"/8000")
+    child.expect(rf"/{CONVERSATIONS}")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
 
     piped = run_conv_process("reindex", timeout=120)
     assert piped.returncode == 0 and b"indexing" not in piped.stderr and b"\x1b" not in piped.stderr
+
+
+def test_ctrl_c_during_a_build_by_worker_processes_exits_130_and_leaves_the_index_as_it_was(big_store):
+    """A build of many conversations parses them in worker processes, which a
+    terminal's Ctrl-C reaches too: they ignore it, conv stops them and exits
+    130 with no traceback, no worker is left behind, and the index of before
+    still answers."""
+    assert run_conv_process("reindex", timeout=120).returncode == 0
+    before = run_conv_process("list", "-n", "3", "--json").stdout
+    child = pexpect.spawn(sys.executable, ["-m", "conv", "reindex"], env=conv_env({"TERM": "xterm"}),
+                          encoding="utf-8", timeout=120, dimensions=(24, 120))
+    child.expect(rf"[^0-9][1-9][0-9]*/{CONVERSATIONS}")  # under way: workers are reading
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.signalstatus is None and child.exitstatus == 130
+    assert "Traceback" not in child.before and "Error" not in child.before
+    left = subprocess.run(["pgrep", "-f", f"{sys.executable} -m conv reindex"], capture_output=True, text=True)
+    assert left.stdout == ""
+    assert run_conv_process("list", "-n", "3", "--json").stdout == before
+    assert not list((big_store / "cache").glob(".index.sqlite.*.tmp"))

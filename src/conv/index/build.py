@@ -1,118 +1,127 @@
-"""Filling the cache from git: one conversation's row and turns as a commit
-has them, and the commits the cache has not seen yet."""
+"""Filling the cache from git: conversations' rows and turns as a commit has
+them, and the commits the cache has not seen yet."""
 
 import json
 import sqlite3
+from collections import deque
 from collections.abc import Callable
+from typing import NamedTuple
 
-from ..errors import RefError, StoreError
 from ..format.ids import turn_time
-from ..format.model import Conversation, Turn, usage_totals
+from ..format.model import usage_totals
 from ..home import progress
-from ..store import META_FILE, Store
+from ..store import Store
 from .queries import Row
+from .reading import Found, read_chunk, workers
 
-PRELOAD_FROM = 50  # conversations to (re)index from which their files are read ahead in bulk
+PRELOAD_FROM = 50  # conversations to (re)index from which their files are read ahead in bulk, by worker processes
 PRELOAD_CHUNK = 500  # conversations read ahead at a time (about 3 MB of files; under SQLite's 999 parameters)
+READ_AHEAD = 6  # chunks being read or waiting to be written
 
 
 class Builder:
     """Writes into the cache's connection ``db`` what ``store`` holds, reading
-    only the files it has not indexed yet (compared by blob id)."""
+    only the files it has not indexed yet (compared by blob id). Many
+    conversations are read a chunk at a time by worker processes while this
+    one writes the chunks read before, one statement per table a chunk."""
 
     def __init__(self, db: sqlite3.Connection, store: Store):
         self.db = db
         self.store = store
+        self._next_rowid = 0  # the turn rows' next rowid, asked of SQLite once per catch-up
+        self._rows: dict[str, list[tuple]] = {"turns": [], "fts": [], "conversations": []}  # to write at flush
 
     def catch_up(self, changed: set[str], head: str) -> None:
         """Reindex the ``changed`` conversations, record new commits, and mark the cache as at ``head``."""
         order = sorted(changed)
+        self._next_rowid = self.db.execute("SELECT coalesce(max(rowid), 0) + 1 FROM turns").fetchone()[0]
+        chunks = [order[at : at + PRELOAD_CHUNK] for at in range(0, len(order), PRELOAD_CHUNK)]
+        known = self._known(chunks)
+        indexed = [{conv_id: {name: row.sha for name, row in known[conv_id].items()} for conv_id in chunk}
+                   for chunk in chunks]
         with progress.steps("indexing conversations", len(order)) as advance:
-            for start in range(0, len(order), PRELOAD_CHUNK):
-                chunk = order[start : start + PRELOAD_CHUNK]
-                if len(order) >= PRELOAD_FROM:
-                    self._preload(chunk, head)
-                for conv_id in chunk:
-                    self.reindex(conv_id, head)
-                    advance()
+            if len(order) < PRELOAD_FROM:
+                for chunk in indexed:
+                    self._index(read_chunk(self.store, head, chunk, ahead=False), known, advance)
+            else:
+                with workers() as pool:
+                    read = lambda chunk: pool.submit(read_chunk, str(self.store.path), head, chunk, True)  # noqa: E731
+                    waiting = deque(map(read, indexed[:READ_AHEAD]))  # a few chunks ahead: memory stays flat
+                    try:
+                        for chunk in [*indexed[READ_AHEAD:], *[None] * len(waiting)]:
+                            found = waiting.popleft().result()
+                            if chunk is not None:
+                                waiting.append(read(chunk))
+                            self._index(found, known, advance)
+                    finally:
+                        for future in waiting:  # Ctrl-C or a failure: what has not started never will
+                            future.cancel()
         self.add_history()
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('commit', ?)", (head,))
 
-    def _preload(self, conv_ids: list[str], commit: str) -> None:
-        """Read the files of ``conv_ids`` that are not indexed yet in one go."""
-        shas = []
-        for conv_id in conv_ids:
-            for trashed in (False, True):
-                try:
-                    shas += self.store.files(conv_id, commit, trashed).values()
-                except RefError:
-                    continue
-        known = {sha for (sha,) in self.db.execute(  # by conversation: turns_conv is the index there is
-            f"SELECT sha FROM turns WHERE conv_id IN ({','.join('?' * len(conv_ids))})", conv_ids)}
-        self.store.preload(commit, [sha for sha in shas if sha not in known])
+    def _known(self, chunks: list[list[str]]) -> "dict[str, dict[str, _Known]]":
+        """The turn rows the cache has of each conversation, by name."""
+        known: dict[str, dict[str, _Known]] = {conv_id: {} for chunk in chunks for conv_id in chunk}
+        for chunk in chunks:  # by conversation: turns_conv is the index there is
+            for conv_id, rowid, name, sha, role, usage, feedback in self.db.execute(
+                    f"SELECT conv_id, rowid, name, sha, role, usage, feedback FROM turns WHERE conv_id IN ({','.join('?' * len(chunk))})",
+                    chunk):
+                known[conv_id][name] = _Known(rowid, sha, role, usage, feedback)
+        return known
 
-    def reindex(self, conv_id: str, commit: str) -> None:
-        """One conversation's row and its turns, as ``commit`` has them."""
-        db = self.db
-        known = {name: (rowid, sha) for rowid, name, sha in
-                 db.execute("SELECT rowid, name, sha FROM turns WHERE conv_id = ?", (conv_id,))}
-        changed = lambda name, sha: known.get(name[:-3], (None, None))[1] != sha  # noqa: E731
-        for trashed in (False, True):
-            try:
-                conv = self.store.read(conv_id, commit, trashed=trashed, wanted=changed)
-            except RefError:
-                continue  # not under this root
-            except StoreError as exc:  # there but unreadable: listed as broken, never hidden
-                db.execute("DELETE FROM turns WHERE conv_id = ?", (conv_id,))
-                db.execute(
-                    "INSERT OR REPLACE INTO conversations (id, title, created, updated, tags, status, turns, broken, trashed)"
-                    " VALUES (?, '', '', '', '[]', 'active', 0, ?, ?)",
-                    (conv_id, exc.message, int(trashed)),
-                )
-                return
-            self._index_turns(conv, known, self.store.files(conv_id, commit, trashed))
-            self._upsert(conv, trashed)
-            if conv.unreadable:  # listed with its readable turns, and marked
-                db.execute("UPDATE conversations SET broken = ? WHERE id = ?",
-                           ("; ".join(f"{path}: {why}" for path, why in conv.unreadable.items()), conv_id))
-            return
-        db.execute("DELETE FROM conversations WHERE id = ?", (conv_id,))  # gone for good
-        db.execute("DELETE FROM turns WHERE conv_id = ?", (conv_id,))
+    def _index(self, found: list[Found], known: "dict[str, dict[str, _Known]]", advance: Callable) -> None:
+        """Index a chunk as read, then write its new rows."""
+        for conversation in found:
+            self._reindex(conversation, known.pop(conversation.conv_id))
+            advance()
+        rows, self._rows = self._rows, {table: [] for table in self._rows}
+        self.db.executemany(
+            "INSERT INTO turns (rowid, conv_id, name, role, sha, usage, feedback) VALUES (?, ?, ?, ?, ?, ?, ?)", rows["turns"])
+        self.db.executemany("INSERT INTO turn_fts (rowid, content) VALUES (?, ?)", rows["fts"])
+        self.db.executemany(f"INSERT OR REPLACE INTO conversations ({Row.COLUMNS}) VALUES ({', '.join('?' * 17)})",
+                            rows["conversations"])
 
-    def _index_turns(self, conv: Conversation, known: dict[str, tuple[int, str]], files: dict[str, str]) -> None:
-        """Bring the conversation's turn rows and their searchable text in step:
-        ``conv`` holds just the turns added or rewritten since (read by
-        ``reindex``), ``known`` the rows there were."""
-        now = {name[:-3]: sha for name, sha in files.items() if name != META_FILE}
-        stale = [rowid for name, (rowid, sha) in known.items() if now.get(name) != sha]
-        self.db.executemany("DELETE FROM turns WHERE rowid = ?", [(r,) for r in stale])  # a trigger takes the text out
-        if not conv.turns:
+    def _reindex(self, found: Found, known: "dict[str, _Known]") -> None:
+        """One conversation's row and its turns: ``known`` are its turn rows."""
+        conv_id, db = found.conv_id, self.db
+        if found.files is None:  # gone for good
+            db.execute("DELETE FROM conversations WHERE id = ?", (conv_id,))
+            db.execute("DELETE FROM turns WHERE conv_id = ?", (conv_id,))
             return
+        if found.error is not None:  # there but unreadable: listed as broken, never hidden
+            db.execute("DELETE FROM turns WHERE conv_id = ?", (conv_id,))
+            self._rows["conversations"].append(
+                (conv_id, "", "", "", None, None, None, "[]", "active", 0, found.error, None, None, int(found.trashed), 0, None, 0))
+            return
+        now = found.files
+        stale = [(row.rowid,) for name, row in known.items() if now.get(name) != row.sha]
+        if stale:
+            db.executemany("DELETE FROM turns WHERE rowid = ?", stale)  # a trigger takes the text out
+        turns = [_Counted(name, row.role, json.loads(row.usage) if row.usage else None, row.feedback)
+                 for name, row in known.items() if now.get(name) == row.sha]
         # The text goes into the full-text index from here, not from a trigger: FTS5
         # flushes its pending words at every trigger's savepoint (a build took 2.4 s more).
-        first = self.db.execute("SELECT coalesce(max(rowid), 0) + 1 FROM turns").fetchone()[0]
-        rows = list(enumerate(conv.turns, first))
-        self.db.executemany(
-            "INSERT INTO turns (rowid, conv_id, name, role, sha, usage, feedback) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(rowid, conv.id, t.name, t.role, now[t.name], json.dumps(t.usage) if t.usage else None, t.feedback)
-             for rowid, t in rows])
-        self.db.executemany("INSERT INTO turn_fts (rowid, content) VALUES (?, ?)", [(rowid, t.content) for rowid, t in rows])
+        turn_rows, fts_rows = self._rows["turns"], self._rows["fts"]
+        for rowid, (name, role, text, usage, usage_json, feedback) in enumerate(found.turns, self._next_rowid):
+            turn_rows.append((rowid, conv_id, name, role, now[name], usage_json, feedback))
+            fts_rows.append((rowid, text))
+            turns.append(_Counted(name, role, usage, feedback))
+        self._next_rowid += len(found.turns)
+        self._add_row(found, turns)
 
-    def _upsert(self, conv: Conversation, trashed: bool) -> None:
-        """The conversation's row, its totals over the turn rows (all of its readable turns)."""
-        turns = [Turn(name, role, None, usage=json.loads(usage) if usage else None, feedback=feedback)
-                 for name, role, usage, feedback in self.db.execute(
-                     "SELECT name, role, usage, feedback FROM turns WHERE conv_id = ? ORDER BY name", (conv.id,))]
-        updated = max([conv.created] + [turn_time(t.name) for t in turns[-1:]])
+    def _add_row(self, found: Found, turns: "list[_Counted]") -> None:
+        """The conversation's row, its totals over ``turns`` (all of its readable turns)."""
+        conv = found.conv
+        last = max((t.name for t in turns), default=None)
+        updated = max(conv.created, turn_time(last)) if last else conv.created
         forked = (conv.forked_from or {}).get("conversation")
         used = usage_totals(turns)
-        self.db.execute(
-            f"INSERT OR REPLACE INTO conversations ({Row.COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?)",
+        broken = "; ".join(f"{path}: {why}" for path, why in conv.unreadable.items()) or None  # listed with its readable turns
+        self._rows["conversations"].append(
             (conv.id, conv.title, conv.created, updated, conv.model, conv.provider, conv.agent,
-             json.dumps(conv.tags), conv.status, len(turns), forked, conv.summary, int(trashed),
+             json.dumps(conv.tags), conv.status, len(turns), broken, forked, conv.summary, int(found.trashed),
              used["prompt_tokens"] + used["completion_tokens"], used["cost"],
-             sum(t.feedback == "negative" for t in turns)),
-        )
+             sum(t.feedback == "negative" for t in turns)))
 
     def add_history(self) -> None:
         """Record the commits the cache has not seen, with the conversations each touched."""
@@ -122,3 +131,22 @@ class Builder:
             message = info.message.strip()
             rows += [(info.sha, conv_id, info.time, message) for conv_id in sorted(touched)] or [(info.sha, None, info.time, message)]
         self.db.executemany("INSERT INTO history VALUES (?, ?, ?, ?)", reversed(rows))  # oldest first: rowid grows with time
+
+
+class _Known(NamedTuple):
+    """A turn row the cache has."""
+
+    rowid: int
+    sha: str
+    role: str
+    usage: str | None
+    feedback: str | None
+
+
+class _Counted(NamedTuple):
+    """What a conversation's row counts of a turn (``usage_totals`` reads role and usage)."""
+
+    name: str
+    role: str
+    usage: dict | None
+    feedback: str | None

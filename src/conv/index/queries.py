@@ -116,6 +116,10 @@ class Queries:
             f"SELECT {Row.COLUMNS} FROM conversations WHERE trashed = 0 AND id LIKE ? || '%' ESCAPE '\\'"
             " ORDER BY updated DESC, id LIMIT ?", (like, limit))]
 
+    def count(self) -> int:
+        """Conversations indexed, those in the trash included."""
+        return self._rows("SELECT count(*) FROM conversations")[0][0]
+
     def get(self, conv_id: str) -> Row | None:
         rows = self._rows(f"SELECT {Row.COLUMNS} FROM conversations WHERE id = ?", (conv_id,))
         return Row.from_sql(rows[0]) if rows else None

@@ -1,6 +1,5 @@
 """Keeping the store healthy: the git CLI inside it, gc, fsck, hooks, and the index."""
 
-from ..index import Filters
 from .workspace import Workspace
 
 
@@ -23,7 +22,7 @@ def fsck(ws: Workspace) -> list[str]:
 def reindex(ws: Workspace) -> int:
     """Throw the index away and build it again from git; the conversations counted."""
     ws.index.rebuild()
-    return len(ws.index.queries.recent()) + len(ws.index.queries.recent(filters=Filters(trashed=True)))
+    return ws.index.queries.count()
 
 
 def shipped_hooks(ws: Workspace) -> dict[str, str]:

@@ -24,6 +24,7 @@ from .layout import (
     STORE_README,
     TRASH,
     Draft,
+    changed_conversations,
     conversation_ids,
     decode,
     files_in,
@@ -99,13 +100,14 @@ class Store:
         return self.exists() and self._snapshot(commit).read(f"{where}/{META_FILE}") is not None
 
     def read(self, conv_id: str, commit: str | None = None, trashed: bool = False,
-             wanted: "Callable[[str, str], bool] | None" = None) -> Conversation:
+             wanted: "Callable[[str, str], bool] | None" = None, files: dict[str, str] | None = None) -> Conversation:
         """A conversation with its turns in transcript order (``trashed``: one
         in the trash); with ``wanted``, only the turn files (name, blob id) it
-        says yes to (an index update reads only what changed)."""
+        says yes to (an index update reads only what changed); ``files``: what
+        ``files()`` gave for it, not looked up again."""
         root = TRASH if trashed else ROOT
         snap = self._snapshot(commit)
-        files = files_in(snap, conv_id, root)
+        files = files if files is not None else files_in(snap, conv_id, root)
         unreadable: dict[str, str] = {}
         parsed = parse_files(snap, folder(conv_id, root), files, unreadable, wanted)
         conv = parsed.pop(META_FILE)
@@ -113,12 +115,16 @@ class Store:
         conv.unreadable = unreadable
         return conv
 
-    def preload(self, commit: str, shas: list[str]) -> None:
-        """Read these blobs of ``commit`` ahead, in one go (an index build
-        reads thousands: see batch.read_blobs); the next ones replace them."""
+    def read_blobs(self, shas: list[str]) -> dict[str, bytes]:
+        """Many blobs at once, by id (see batch.read_blobs); safe in another
+        thread: an index build has git read the next ones while it parses."""
         from .batch import read_blobs
 
-        self._snapshot(commit).preload(read_blobs(self.path, shas))
+        return read_blobs(self.path, shas)
+
+    def preload(self, commit: str, blobs: dict[str, bytes]) -> None:
+        """Blobs of ``commit`` read ahead (``read_blobs``), to be parsed next; they replace the last ones."""
+        self._snapshot(commit).preload(blobs)
 
     def turn_text(self, sha: str) -> str:
         """The text of the turn file with blob id ``sha`` (its body), for the
@@ -157,12 +163,7 @@ class Store:
 
     def changed_conversations(self, old: str, new: str) -> set[str]:
         """Ids of the conversations that differ between two commits."""
-        out = set()
-        for path in self._repo.changed_paths(old, new):
-            parts = path.split("/")
-            if len(parts) >= 4 and parts[0] in (ROOT, TRASH):
-                out.add(parts[3])
-        return out
+        return changed_conversations(self._repo.snapshot(old), self._repo.snapshot(new))
 
     # -- writing ---------------------------------------------------------
     def add_turns(

@@ -42,14 +42,23 @@ class ObjectReader:
 def read_blobs(store_path: Path, shas: list[str]) -> dict[str, bytes]:
     """Many blobs at once through one ``git cat-file --batch`` ({} without git:
     objects.py then reads them one by one as they are asked for). An index
-    build read 60,000 blobs through dulwich in 4.5 s."""
+    build read 60,000 blobs through dulwich in 4.5 s. The request and the
+    answer go through files, not pipes: a pipe woke this process some 2,000
+    times a chunk to take a few kilobytes at a time."""
     if not shas or not shutil.which("git"):
         return {}
-    done = subprocess.run(["git", "--git-dir", str(store_path), "cat-file", "--batch", "--buffer"],
-                          input="".join(f"{sha}\n" for sha in shas).encode(), capture_output=True)
-    if done.returncode:
-        return {}
-    out, at, data = {}, 0, done.stdout
+    import tempfile
+
+    with tempfile.TemporaryFile() as request, tempfile.TemporaryFile() as answer:
+        request.write("".join(f"{sha}\n" for sha in shas).encode())
+        request.seek(0)
+        done = subprocess.run(["git", "--git-dir", str(store_path), "cat-file", "--batch", "--buffer"],
+                              stdin=request, stdout=answer, stderr=subprocess.DEVNULL)
+        if done.returncode:
+            return {}
+        answer.seek(0)
+        data = answer.read()
+    out, at = {}, 0
     for sha in shas:
         end = data.index(b"\n", at)
         header = data[at:end].split()

@@ -133,16 +133,6 @@ class GitStore:
     def snapshot(self, commit: str | None = None) -> Snapshot:
         return Snapshot(self.object_files, commit if commit is not None else self.head())
 
-    def changed_paths(self, old: str, new: str) -> Iterator[str]:
-        """Paths that differ between two commits (descends only into changed trees)."""
-        from dulwich.diff_tree import tree_changes
-
-        objects = self.objects
-        for change in tree_changes(objects, objects[old.encode()].tree, objects[new.encode()].tree):
-            for entry in (change.old, change.new):
-                if entry is not None and entry.path is not None:
-                    yield entry.path.decode("utf-8", "surrogateescape")
-
     def walk(self, head: str, known: Callable[[str], bool] = lambda sha: False) -> Iterator[CommitInfo]:
         """Every commit reachable from ``head`` (merges included), not going
         past commits for which ``known`` says True."""

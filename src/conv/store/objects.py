@@ -116,8 +116,8 @@ class Objects:
 
     def _packed(self, sha: str) -> tuple[bytes, bytes]:
         key = bytes.fromhex(sha)
-        for packs in (self._known(), self._new_packs()):
-            for pack in packs:
+        for packs in (self._known, self._new_packs):  # a new pack is looked for only when the known ones fail
+            for pack in packs():
                 at = pack.offset(key)
                 if at is not None:
                     return pack.read(at, self)

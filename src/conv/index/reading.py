@@ -1,0 +1,100 @@
+"""Reading conversations for the index, a chunk at a time: where each one is
+in a commit and its files the index has not seen, parsed. A build of many
+runs this in worker processes, so parsing (half of a build) takes the other
+cores while the builder writes SQLite; what comes back is plain data, cheap
+to pass between processes."""
+
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+from ..errors import RefError, StoreError
+from ..format.model import Conversation
+from ..store import META_FILE, Store
+
+MAX_WORKERS = 4
+
+
+class Found(NamedTuple):
+    """One conversation of a chunk as the commit has it. ``files`` (turn name
+    -> blob id) is None when it is in neither the store nor the trash;
+    ``error`` says why it cannot be read; else ``conv`` is its metadata (no
+    turns) and ``turns`` the turn files not indexed yet, as (name, role,
+    text, usage, usage as JSON, feedback)."""
+
+    conv_id: str
+    trashed: bool = False
+    files: dict[str, str] | None = None
+    conv: Conversation | None = None
+    error: str | None = None
+    turns: list[tuple] = []
+
+
+def read_chunk(store: Store | str, commit: str, indexed: dict[str, dict[str, str]], ahead: bool) -> list[Found]:
+    """Each conversation of ``indexed`` (id -> the turn files the index holds,
+    name -> blob id) as ``commit`` has it, reading only the files not indexed
+    as they are; ``ahead``: all of them in one go first. ``store`` is a path
+    in a worker process."""
+    store = store if isinstance(store, Store) else _worker_store(store)
+    placed = {}
+    for conv_id in indexed:
+        for trashed in (False, True):
+            try:
+                placed[conv_id] = (trashed, store.files(conv_id, commit, trashed))
+                break
+            except RefError:
+                continue  # not under this root
+            except StoreError as exc:  # there but unreadable
+                placed[conv_id] = (trashed, exc)
+                break
+    if ahead:
+        store.preload(commit, store.read_blobs(
+            [sha for conv_id, (_, files) in placed.items() if isinstance(files, dict)
+             for name, sha in files.items() if indexed[conv_id].get(name[:-3]) != sha]))
+    out = []
+    for conv_id, known in indexed.items():
+        if conv_id not in placed:
+            out.append(Found(conv_id))
+            continue
+        trashed, files = placed[conv_id]
+        try:
+            if isinstance(files, StoreError):
+                raise files
+            conv = store.read(conv_id, commit, trashed, lambda name, sha: known.get(name[:-3]) != sha, files)
+        except StoreError as exc:
+            out.append(Found(conv_id, trashed, {}, error=exc.message))
+            continue
+        turns = [(t.name, t.role, t.content, t.usage, json.dumps(t.usage) if t.usage else None, t.feedback)
+                 for t in conv.turns]
+        conv.turns, conv.meta = [], None  # less to pass back
+        out.append(Found(conv_id, trashed, {name[:-3]: sha for name, sha in files.items() if name != META_FILE}, conv,
+                         turns=turns))
+    return out
+
+
+def workers():
+    """A pool of processes to run ``read_chunk`` in: forked where that is safe
+    (Linux), fresh interpreters elsewhere. They ignore Ctrl-C: the builder
+    hears it, and stops them."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    return ProcessPoolExecutor(min(MAX_WORKERS, os.cpu_count() or 1), context, initializer=_worker_setup)
+
+
+def _worker_setup() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+_stores: dict[str, Store] = {}
+
+
+def _worker_store(path: str) -> Store:
+    """The store at ``path``, opened once per worker (its trees are read once per commit)."""
+    if path not in _stores:
+        _stores[path] = Store(Path(path))
+    return _stores[path]
