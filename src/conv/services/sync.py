@@ -6,9 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import SyncError, UsageError
-from ..home import session
 from ..records import dataclass, field
-from . import erasure
 
 if TYPE_CHECKING:  # not imported at run time: conv push must not load the index
     from ..store.remotes import Remote
@@ -108,6 +106,8 @@ def sync(ws: Workspace, name: str | None, pull: bool = True, send: bool = True, 
 
 def _pull(ws: Workspace, out: Synced, raw: str) -> str:
     """Merge the fetched head, filtered; erase here what the remote's tombstone names. Returns what was merged."""
+    from . import erasure  # not loaded by conv push
+
     erased = ws.store.newly_purged(raw)
     asked = erasure.questions(ws, erased)
     merged = ws.store.merge_from(raw, out.remote)
@@ -136,6 +136,8 @@ def _refusal(name: str, why: str, rewriting: bool) -> SyncError:
 
 
 def _follow_moved_lines(ws: Workspace, moved: dict[str, str]) -> None:
+    from ..home import session
+
     for old_id, fork_id in moved.items():
         ws.index.refresh()
         session.redirect(old_id, fork_id, ws.index.queries.short_id(fork_id))

@@ -6,7 +6,6 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..errors import RefError
-from ..home import session
 from ..store import Store
 
 if TYPE_CHECKING:
@@ -60,6 +59,8 @@ class Workspace:
     def make_current(self, conv_id: str, turns: int) -> None:
         """This terminal's conversation from now on (without the shell plugin,
         that of every terminal without it)."""
+        from ..home import session  # not loaded by conv push
+
         name = session.session_name() or session.DEFAULT
         session.save(name, conv_id, self.index.queries.short_id(conv_id), turns, self.config.get("session.expiry"))
 
