@@ -212,3 +212,19 @@ def test_the_window_is_sized_to_the_prompt_and_a_multibyte_question_fits(store_p
     answer = json.loads(ok("show", "--json").stdout)["turns"][-1]
     assert answer["finish"] in ("stop", "length") and answer["usage"]["prompt_tokens"] > 300
     assert provider.window_for([Message("user", question)]) < provider.context_tokens
+
+
+def test_the_shipped_model_is_asked_without_its_stock_persona(store_path):
+    """SmolLM2's chat template puts "You are a helpful AI assistant named
+    SmolLM, trained by Hugging Face" before a conversation with no system
+    prompt: 16 tokens a one-line question pays for in its first byte (issue
+    15). conv sends the shipped model an empty system prompt instead: the
+    question below is 37 prompt tokens with the persona, 21 without; an
+    agent's own prompt is sent as it is."""
+    ok("ask", "-m", "local", "Explain what git rebase does.", timeout=300)
+    answer = json.loads(ok("show", "--json").stdout)["turns"][-1]
+    assert answer["content"].strip() and answer["usage"]["prompt_tokens"] == 21
+
+    ok("ask", "-m", "local", "-s", "Answer in French.", "Bonjour", timeout=300)
+    answer = json.loads(ok("show", "--json").stdout)["turns"][-1]
+    assert answer["usage"]["prompt_tokens"] == 20  # that prompt alone: no empty one besides it, no persona
