@@ -15,7 +15,7 @@ from ..errors import RefError, StoreError
 from ..format.model import Conversation
 from ..store import META_FILE, Store
 
-MAX_WORKERS = 4
+MAX_WORKERS = 4  # more would outrun the one process writing SQLite
 
 
 class Found(NamedTuple):
