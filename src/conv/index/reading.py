@@ -30,7 +30,7 @@ class Found(NamedTuple):
     files: dict[str, str] | None = None
     conv: Conversation | None = None
     error: str | None = None
-    turns: list[tuple] = []
+    turns: tuple | list = ()
 
 
 def read_chunk(store: Store | str, commit: str, indexed: dict[str, dict[str, str]], ahead: bool) -> list[Found]:
@@ -50,10 +50,10 @@ def read_chunk(store: Store | str, commit: str, indexed: dict[str, dict[str, str
             except StoreError as exc:  # there but unreadable
                 placed[conv_id] = (trashed, exc)
                 break
-    if ahead:
+    if ahead:  # conversation.md is never indexed as a turn: always read
         store.preload(commit, store.read_blobs(
             [sha for conv_id, (_, files) in placed.items() if isinstance(files, dict)
-             for name, sha in files.items() if indexed[conv_id].get(name[:-3]) != sha]))
+             for name, sha in files.items() if _unindexed(indexed[conv_id], name, sha)]))
     out = []
     for conv_id, known in indexed.items():
         if conv_id not in placed:
@@ -63,7 +63,7 @@ def read_chunk(store: Store | str, commit: str, indexed: dict[str, dict[str, str
         try:
             if isinstance(files, StoreError):
                 raise files
-            conv = store.read(conv_id, commit, trashed, lambda name, sha: known.get(name[:-3]) != sha, files)
+            conv = store.read(conv_id, commit, trashed, lambda name, sha: _unindexed(known, name, sha), files)
         except StoreError as exc:
             out.append(Found(conv_id, trashed, {}, error=exc.message))
             continue
@@ -73,6 +73,11 @@ def read_chunk(store: Store | str, commit: str, indexed: dict[str, dict[str, str
         out.append(Found(conv_id, trashed, {name[:-3]: sha for name, sha in files.items() if name != META_FILE}, conv,
                          turns=turns))
     return out
+
+
+def _unindexed(known: dict[str, str], name: str, sha: str) -> bool:
+    """Whether the file ``name`` (blob ``sha``) is not in the index as it is now."""
+    return known.get(name[:-3]) != sha
 
 
 def workers():

@@ -116,8 +116,7 @@ class Store:
         return conv
 
     def read_blobs(self, shas: list[str]) -> dict[str, bytes]:
-        """Many blobs at once, by id (see batch.read_blobs); safe in another
-        thread: an index build has git read the next ones while it parses."""
+        """Many blobs at once, by id (see batch.read_blobs), to hand to ``preload``."""
         from .batch import read_blobs
 
         return read_blobs(self.path, shas)

@@ -3,8 +3,9 @@ bare repository's object store (no work tree, no index), and the branch moved
 by compare-and-swap under conv's writer lock.
 
 Reading trees and commits and writing commits go through objects.py and
-refs.py, git's formats read and written directly: a follow-up never imports
-dulwich. Diffs between commits, and what sync and the purge need, use dulwich,
+refs.py, git's formats read and written directly: a follow-up and an index
+build never import dulwich (two commits are compared by their trees, in
+layout.changed_conversations). What sync and the purge need uses dulwich,
 imported then.
 """
 

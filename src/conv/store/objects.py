@@ -5,8 +5,8 @@ dulwich's object store (15 ms, with dataclasses, logging and its pack
 machinery) cost more than all of that work. Loose objects are zlib over
 ``<type> <size>\\0<content>``; packed ones are found through their ``.idx``
 (version 2, what git and dulwich write) and may be deltas of others.
-Diffs between commits, sync and the purge still go through dulwich (or the
-git CLI), which stays the store's general-purpose git library.
+Sync and the purge still go through dulwich (or the git CLI), which stays
+the store's general-purpose git library.
 """
 
 import mmap
