@@ -188,6 +188,14 @@ def test_the_runners_never_load_typer(module):
     assert done.stdout.strip() == "[]", f"{module} loads {done.stdout.strip()}"
 
 
+def imported_by(*args) -> set[str]:
+    """The modules ``conv ARGS`` imports (it must succeed)."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "conv", *args], env=conv_env(),
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+
+
 def test_asking_and_following_up_never_import_dulwich_or_dataclasses(fake, store_path):
     """Issue 15: a follow-up reads a few trees and writes two commits in git's
     formats itself (store/objects.py); importing dulwich cost it 15 ms, and
@@ -196,18 +204,33 @@ def test_asking_and_following_up_never_import_dulwich_or_dataclasses(fake, store
     deltas of each other."""
     fake.set(reply="ECHO")
 
-    def imported(*args) -> set[str]:
-        done = subprocess.run([sys.executable, "-X", "importtime", "-m", "conv", *args], env=conv_env(),
-                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
-        assert done.returncode == 0, done.stderr[-2000:]
-        return {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
-
     ok("ask", "a first question")  # creates the store (dulwich makes the repository)
     for n in range(3):
         ok("ask", "-c", f"turn {n}")
     subprocess.run(["git", "--git-dir", str(store_path), "gc", "--quiet"], check=True)
     heavy = lambda names: {m for m in names if m.startswith("dulwich") or m in ("dataclasses", "inspect")}  # noqa: E731
-    assert not heavy(imported("ask", "-c", "a follow-up"))
-    assert not heavy(imported("ask", "a new question"))
+    assert not heavy(imported_by("ask", "-c", "a follow-up"))
+    assert not heavy(imported_by("ask", "a new question"))
     done = subprocess.run(["git", "--git-dir", str(store_path), "fsck", "--strict"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_push_loads_no_conversation_code(fake, store_path, tmp_path):
+    """Issue 15: conv push must keep up with git push, and Python's start
+    with the console script is most of what 1.5x allows. It reads the config
+    and the branch and runs git: the modules that read and write
+    conversations (store/git.py, layout, the format package), the index,
+    typing, json and datetime are not imported for it."""
+    fake.set(reply="ECHO")
+    ok("ask", "a question to push")
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "--quiet", "--bare", str(remote)], check=True)
+    ok("remote", "add", "origin", str(remote))
+    ok("ask", "-c", "one more exchange")
+    loaded = imported_by("push")
+    content = {m for m in loaded if m in ("conv.store.git", "conv.store.layout", "conv.store.pending", "conv.index")
+               or m.startswith(("conv.format", "dulwich"))}
+    assert not content, sorted(content)
+    assert not loaded & {"typing", "json", "datetime"}, sorted(loaded & {"typing", "json", "datetime"})
+    head = subprocess.run(["git", "--git-dir", str(remote), "rev-parse", "main"], capture_output=True, text=True)
+    assert head.stdout.strip() == (store_path / "refs/heads/main").read_text().strip()

@@ -3,10 +3,10 @@ merge that never loses a turn and a loop that never force-pushes."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..errors import SyncError, UsageError
 from ..records import dataclass, field
+
+TYPE_CHECKING = False  # typing's, without importing typing (3 ms of conv push): PEP 781's idiom
 
 if TYPE_CHECKING:  # not imported at run time: conv push must not load the index
     from ..store.remotes import Remote

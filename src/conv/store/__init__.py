@@ -6,40 +6,40 @@ and one ``<turn name>.md`` per turn (c1 c2: the id's first two random characters
 so each commit rewrites only small trees, even at 10,000 conversations.
 """
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import TYPE_CHECKING
+from __future__ import annotations
 
-from ..errors import RefError, StoreError
-from ..format import ids
-from ..format.frontmatter import body_of
-from ..format.model import Conversation, Turn, order_turns
+from collections.abc import Callable, Iterator
+from functools import cached_property
+from pathlib import Path
+
+from ..errors import StoreError
 from ..home import paths
 from ..records import dataclass
-from .git import CommitInfo, GitStore
 from .hooks import DEFAULT_TIMEOUT, Hooks
-from .layout import (
-    META_FILE,
-    ROOT,
-    STORE_README,
-    TRASH,
-    Draft,
-    changed_conversations,
-    conversation_ids,
-    decode,
-    files_in,
-    folder,
-    parse_files,
-)
-from .pending import Pending
-from .snapshot import Existing, Snapshot
+from .refs import BRANCH, read_ref
 
-if TYPE_CHECKING:  # results of what conv ask never does: kept off its imports
+TYPE_CHECKING = False  # typing's, without importing typing (3 ms of conv push): PEP 781's idiom
+
+if TYPE_CHECKING:  # imported where used: conv push and conv remote load no module that reads conversations
+    from ..format.model import Conversation, Turn
+    from .git import CommitInfo, GitStore
     from .integrate import MergeResult
+    from .layout import Draft
+    from .pending import Pending
     from .remotes import Remotes
+    from .snapshot import Snapshot
     from .upkeep import Upkeep
 
-__all__ = ["Store", "Written", "CommitInfo", "Draft", "META_FILE"]
+__all__ = ["Store", "Written", "META_FILE"]
+
+
+def __getattr__(name: str):
+    """``META_FILE``, from layout.py when first asked for."""
+    if name == "META_FILE":
+        from .layout import META_FILE
+
+        return META_FILE
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
@@ -63,21 +63,35 @@ class Store:
                  notice: Callable[[str], None] = lambda message: None):
         self.path = path or paths.store_dir()
         self._hooks = Hooks(self.path, hook_timeout)
-        self.pending = Pending(self.path, notice, lambda: self._repo)
+        self._notice = notice
         self._git: GitStore | None = None
         self._last: Snapshot | None = None
+
+    @cached_property
+    def pending(self) -> Pending:
+        from .pending import Pending
+
+        return Pending(self.path, self._notice, lambda: self._repo)
 
     @property
     def _repo(self) -> GitStore:
         """The repository (created on first use)."""
         if self._git is None:
+            from .git import GitStore
+            from .layout import STORE_README
+
             self._git = GitStore.open(self.path, self._hooks, STORE_README, self.pending)
         return self._git
+
+    def _made(self) -> None:
+        """The store exists from here on (created now if there is none)."""
+        if self._git is None and not self.exists():
+            self._repo
 
     @property
     def hooks(self) -> Hooks:
         """The store's git hooks: those installed, installing conv's (the store exists from here on)."""
-        self._repo
+        self._made()
         return self._hooks
 
     def _snapshot(self, commit: str | None) -> Snapshot:
@@ -92,12 +106,13 @@ class Store:
         return (self.path / "HEAD").exists()
 
     def head(self) -> str | None:
-        return self._repo.head() if self.exists() else None
+        return read_ref(str(self.path), BRANCH) if self.exists() else None
 
     # -- reading ---------------------------------------------------------
     def has(self, conv_id: str, commit: str | None = None) -> bool:
-        where = ids.conversation_path(conv_id)
-        return self.exists() and self._snapshot(commit).read(f"{where}/{META_FILE}") is not None
+        from .layout import META_FILE, folder
+
+        return self.exists() and self._snapshot(commit).read(f"{folder(conv_id)}/{META_FILE}") is not None
 
     def read(self, conv_id: str, commit: str | None = None, trashed: bool = False,
              wanted: "Callable[[str, str], bool] | None" = None, files: dict[str, str] | None = None) -> Conversation:
@@ -105,6 +120,9 @@ class Store:
         in the trash); with ``wanted``, only the turn files (name, blob id) it
         says yes to (an index update reads only what changed); ``files``: what
         ``files()`` gave for it, not looked up again."""
+        from ..format.model import order_turns
+        from .layout import META_FILE, ROOT, TRASH, files_in, folder, parse_files
+
         root = TRASH if trashed else ROOT
         snap = self._snapshot(commit)
         files = files if files is not None else files_in(snap, conv_id, root)
@@ -128,14 +146,21 @@ class Store:
     def turn_text(self, sha: str) -> str:
         """The text of the turn file with blob id ``sha`` (its body), for the
         full-text index, which keeps no copy of it."""
+        from ..format.frontmatter import body_of
+        from .layout import decode
+
         return body_of(decode(self._repo.object_files.read(sha)[1], sha), sha)
 
     def files(self, conv_id: str, commit: str | None = None, trashed: bool = False) -> dict[str, str]:
         """A conversation's files, name -> blob id (conversation.md included)."""
+        from .layout import ROOT, TRASH, files_in
+
         return files_in(self._snapshot(commit), conv_id, TRASH if trashed else ROOT)
 
     def raw_files(self, conv_id: str) -> list[tuple[str, bytes]]:
         """(path in the store, bytes) of each of a conversation's files, conversation.md first."""
+        from .layout import META_FILE, files_in, folder
+
         snap = self._snapshot(None)
         files = files_in(snap, conv_id)
         where = folder(conv_id)
@@ -144,6 +169,8 @@ class Store:
     def history(self, known: Callable[[str], bool]) -> Iterator[tuple[CommitInfo, set[str]]]:
         """Commits not yet ``known``, newest first, each with the conversations it
         touched: named by conv's own commit messages, else found by a tree diff."""
+        from ..format import ids
+
         head = self.head()
         if not head:
             return
@@ -158,40 +185,27 @@ class Store:
 
     def conversation_ids(self, commit: str | None = None, trashed: bool = False) -> Iterator[str]:
         """Ids of the live conversations, or (``trashed``) of the deleted ones."""
+        from .layout import ROOT, TRASH, conversation_ids
+
         return conversation_ids(self._snapshot(commit), TRASH if trashed else ROOT)
 
     def changed_conversations(self, old: str, new: str) -> set[str]:
         """Ids of the conversations that differ between two commits."""
+        from .layout import changed_conversations
+
         return changed_conversations(self._repo.snapshot(old), self._repo.snapshot(new))
 
     # -- writing ---------------------------------------------------------
-    def add_turns(
-        self,
-        conv_id: str,
-        make_turns: Callable[[str | None], list[Turn]],
-        message: str,
-        new_conversation: Conversation | None = None,
-    ) -> "Written":
+    def add_turns(self, conv_id: str, make_turns: Callable[[str | None], list[Turn]], message: str,
+                  new_conversation: Conversation | None = None) -> Written:
         """Append turns in one commit. ``make_turns`` runs under the writer lock
         and gets the newest existing turn's name, the new turns' parent."""
-        where = ids.conversation_path(conv_id)
+        from .edits import appended
+
         names: list[str] = []
 
         def build(snap: Snapshot):
-            files = sorted(n for n in snap.listdir(where) if n != META_FILE and n.endswith(".md"))
-            exists = snap.read(f"{where}/{META_FILE}") is not None
-            changes: dict[str, bytes | None] = {}
-            if new_conversation is not None:
-                if exists or files:
-                    raise StoreError(f"conversation {conv_id} already exists")
-                changes[f"{where}/{META_FILE}"] = new_conversation.to_text().encode()
-            elif not exists:
-                raise RefError(f"conversation {conv_id} is not in the store", "See conv list")
-            existing = [n[:-3] for n in files]
-            for turn in make_turns(existing[-1] if existing else None):
-                changes[f"{where}/{turn.name}.md"] = turn.to_text().encode()
-                existing.append(turn.name)
-            names[:] = sorted(existing)
+            changes, names[:] = appended(snap, conv_id, make_turns, new_conversation)
             return changes, message
 
         old, new = self._repo.update(build)
@@ -201,6 +215,8 @@ class Store:
         """One read-modify-write of a conversation under the writer lock: ``edit``
         gets the conversation as stored (hand-edited YAML kept), changes it
         through the Draft and returns the commit message."""
+        from .layout import Draft
+
         names: list[str] = []
 
         def build(snap: Snapshot):
@@ -216,21 +232,13 @@ class Store:
              turns: list[Turn] | tuple = ()) -> Written:
         """A new conversation: ``names`` of ``source_id``'s turns as of commit ``at`` (default: the head), the
         very same blobs (a fork copies no content), ``fork`` as its metadata, then ``turns`` of its own."""
+        from .edits import forked
 
         def build(snap: Snapshot):
             if at is not None and not self._repo.is_ancestor(at, snap.commit):  # a purge rewrote history since
                 raise StoreError(f"conversation {source_id} was purged from the store meanwhile", "Nothing was kept")
-            files = files_in(self._repo.snapshot(at) if at is not None else snap, source_id)
-            missing = [n for n in names if f"{n}.md" not in files]
-            if missing:
-                raise StoreError(f"conversation {source_id} has no turn {missing[0]}")
-            where = ids.conversation_path(fork.id)
-            if snap.read(f"{where}/{META_FILE}") is not None:
-                raise StoreError(f"conversation {fork.id} already exists")
-            changes: dict = {f"{where}/{META_FILE}": fork.to_text().encode()}
-            changes.update({f"{where}/{name}.md": Existing(files[f"{name}.md"]) for name in names})
-            changes.update({f"{where}/{turn.name}.md": turn.to_text().encode() for turn in turns})
-            return changes, message
+            source = self._repo.snapshot(at) if at is not None else snap
+            return forked(snap, source, source_id, fork, names, turns), message
 
         old, new = self._repo.update(build)
         return Written(old, new, sorted([*names, *(t.name for t in turns)]))
@@ -271,7 +279,7 @@ class Store:
         (the store exists from here on)."""
         from .remotes import Remotes
 
-        self._repo
+        self._made()
         return Remotes(self.path)
 
     def merge_from(self, commit: str, remote: str) -> "MergeResult":
@@ -287,5 +295,5 @@ class Store:
         """The git CLI in the store (``conv git``), gc and fsck."""
         from .upkeep import Upkeep
 
-        self._repo
+        self._made()
         return Upkeep(self.path)

@@ -22,13 +22,12 @@ from .hooks import Hooks
 from .lock import clear_stale_ref_locks, signals_held, writer_lock
 from .objects import DIR_MODE, Objects, commit_content, parse_commit, tree_content
 from .quarantine import Quarantine
-from .refs import read_ref, swap_ref
+from .refs import BRANCH, read_ref, swap_ref
 from .snapshot import FILE_MODE, Existing, Snapshot
 
 if TYPE_CHECKING:
     from .pending import Pending
 
-BRANCH = "refs/heads/main"
 AUTHOR = b"conv <conv@localhost>"
 ROOT_TIME = 1767225600  # 2026-01-01T00:00:00Z: the time of every store's first commit
 

@@ -5,6 +5,8 @@ and renames it over the ref after an fsync."""
 
 import os
 
+BRANCH = "refs/heads/main"  # the store's one branch
+
 
 def read_ref(store: str, name: str) -> str | None:
     try:

@@ -20,6 +20,7 @@ from ..home.secrets import redact
 from ..records import dataclass
 from . import holding
 from .lock import clear_stale, transfer_lock, writer_lock
+from .refs import BRANCH
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 _SECTION = re.compile(r'^\s*\[\s*(?:remote\s+"((?:[^"\\]|\\.)*)"|[^\]]*)\s*\]')
@@ -28,7 +29,6 @@ _BEHIND = ("fetch first", "non-fast-forward", "failed to update ref", "cannot lo
            "stale info")  # git's and dulwich's words for a refusal because the remote moved on
 _LOCKED = re.compile(r"Unable to create '([^']+\.lock)'")
 TRACKING = "refs/remotes/{name}/main"
-BRANCH = "refs/heads/main"
 
 
 def _unquote(value: str) -> str:

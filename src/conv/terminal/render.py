@@ -4,15 +4,20 @@ first (JSON through ``emit_json``), so nothing read from a model or a file can
 drive the terminal and no secret is shown. A reader that goes away (``| head``)
 is not an error: conv stops writing and ends as SIGPIPE would end it, 141."""
 
-import json
+from __future__ import annotations
+
 import os
 import signal
 import sys
-from datetime import datetime, timezone
 
 from ..errors import Interrupted
 from ..home.secrets import redact
 from .sanitize import StreamCleaner, clean, escape_json
+
+TYPE_CHECKING = False  # typing's, without importing typing: PEP 781's idiom
+
+if TYPE_CHECKING:  # json and datetime are imported where used: conv push and conv prompt print neither
+    from datetime import datetime
 
 
 def is_terminal(stream=None) -> bool:
@@ -37,6 +42,8 @@ def plain(text: str, end: str = "\n") -> None:
 
 def emit_json(data) -> None:
     """JSON on stdout: secrets masked, control and bidi characters escaped."""
+    import json
+
     _out(escape_json(json.dumps(_redacted(data), ensure_ascii=False, indent=2)) + "\n")
 
 
@@ -142,6 +149,8 @@ def wants_markdown(plain: bool, setting: str | None) -> bool:
 
 def ago(iso_time: str, now: datetime | None = None) -> str:
     """``2026-11-21T17:55:20.123Z`` as ``5m ago`` / ``3h ago`` / ``2d ago`` / a date."""
+    from datetime import datetime, timezone
+
     try:
         then = datetime.fromisoformat(iso_time.replace("Z", "+00:00"))
     except ValueError:
