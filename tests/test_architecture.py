@@ -220,7 +220,8 @@ def test_a_push_loads_no_conversation_code(fake, store_path, tmp_path):
     with the console script is most of what 1.5x allows. It reads the config
     and the branch and runs git: the modules that read and write
     conversations (store/git.py, layout, the format package), the index,
-    typing, json and datetime are not imported for it."""
+    typing, json, datetime, subprocess and shutil are not imported for it
+    (git runs through store/gitcli.py)."""
     fake.set(reply="ECHO")
     ok("ask", "a question to push")
     remote = tmp_path / "remote.git"
@@ -231,6 +232,47 @@ def test_a_push_loads_no_conversation_code(fake, store_path, tmp_path):
     content = {m for m in loaded if m in ("conv.store.git", "conv.store.layout", "conv.store.pending", "conv.index")
                or m.startswith(("conv.format", "dulwich"))}
     assert not content, sorted(content)
-    assert not loaded & {"typing", "json", "datetime"}, sorted(loaded & {"typing", "json", "datetime"})
+    stdlib = loaded & {"typing", "json", "datetime", "subprocess", "shutil"}  # 13 ms of imports, together
+    assert not stdlib, sorted(stdlib)
+    head = subprocess.run(["git", "--git-dir", str(remote), "rev-parse", "main"], capture_output=True, text=True)
+    assert head.stdout.strip() == (store_path / "refs/heads/main").read_text().strip()
+
+
+def test_a_push_starts_git_before_it_loads_what_prints_the_reply(fake, store_path, tmp_path):
+    """Issue 15: git push takes ~50 ms and conv push may add half of that.
+    git is started as soon as the remote and the branch are known, and what
+    the reply needs (terminal/render, the secrets it masks, pathlib) loads
+    while it runs: at git's start conv has loaded its entry point, the push
+    service and the store's remotes, and nothing else of weight. (The
+    modules are read by an audit hook at the moment git is spawned.)"""
+    fake.set(reply="ECHO")
+    ok("ask", "a question to push")
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "--quiet", "--bare", str(remote)], check=True)
+    ok("remote", "add", "origin", str(remote))
+    ok("ask", "-c", "one more exchange")
+    code = ("import re, sys\n"  # the console script imports re first
+            "before = set(sys.modules)\n"
+            "at_spawn = []\n"
+            "def hook(event, args):\n"
+            "    if event == 'os.posix_spawn' and 'push' in args[1] and not at_spawn:\n"
+            "        at_spawn.append(sorted(set(sys.modules) - before))\n"
+            "sys.addaudithook(hook)\n"
+            "sys.argv = ['conv', 'push']\n"
+            "from conv.__main__ import main\n"
+            "try:\n"
+            "    main()\n"
+            "finally:\n"
+            "    print(at_spawn, file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", code], env=conv_env(), capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr[-2000:]
+    said, _, loaded = done.stderr.rstrip().rpartition("\n")
+    assert said == "conv: pushed"
+    loaded = ast.literal_eval(loaded)
+    assert loaded, "conv push did not start git"
+    heavy = {"pathlib", "contextlib", "threading", "subprocess", "conv.terminal.render", "conv.home.secrets",
+             "conv.store.lock"}
+    assert not heavy & set(loaded[0]), sorted(heavy & set(loaded[0]))
     head = subprocess.run(["git", "--git-dir", str(remote), "rev-parse", "main"], capture_output=True, text=True)
     assert head.stdout.strip() == (store_path / "refs/heads/main").read_text().strip()

@@ -5,8 +5,6 @@ the entry point prints it as one line and exits with its code. Anything else
 is a bug and keeps its traceback.
 """
 
-from contextlib import contextmanager
-
 EXIT_OK = 0
 EXIT_ERROR = 1  # bad input, unknown ref, corrupt file: the user can fix it
 EXIT_USAGE = 2  # wrong flags or arguments (the same code click uses)
@@ -83,16 +81,22 @@ class DiskError(StoreError):
         return error
 
 
-@contextmanager
-def writing(where):
-    """Turn a full disk or a read-only place met inside the block into one DiskError about ``where``."""
-    try:
-        yield
-    except OSError as exc:
-        error = DiskError.of(exc, where)
-        if error is None:
-            raise
-        raise error from None
+class writing:
+    """``with writing(where):`` turns a full disk or a read-only place met
+    inside the block into one DiskError about ``where``. (A class, not a
+    contextlib generator: conv push must not wait for contextlib's import.)"""
+
+    def __init__(self, where):
+        self.where = where
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, kind, exc, trace) -> None:
+        if isinstance(exc, OSError):
+            error = DiskError.of(exc, self.where)
+            if error is not None:
+                raise error from None
 
 
 class Interrupted(Exception):

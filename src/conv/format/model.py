@@ -13,6 +13,7 @@ from ..records import dataclass, field
 from .frontmatter import Document, dump_document, emittable, new_mapping, parse_document
 
 FORMAT_VERSION = 1
+META_FILE = "conversation.md"  # a conversation's own file in its folder, beside one file a turn
 
 ROLES = ("user", "assistant", "system")
 TITLE_LENGTH = 60

@@ -51,6 +51,12 @@ def redact(text: str) -> str:
     return text
 
 
+def gather() -> None:
+    """Find the secrets now (reading conv's config for them), not at the first
+    redaction: conv push does it while git pushes."""
+    _known(os.environ.get("CONV_HOME"))
+
+
 def unfinished(text: str) -> int:
     """Where the end of a streamed ``text`` might be the start of a secret
     that more text would complete (``len(text)`` when it cannot): a streaming

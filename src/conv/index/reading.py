@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import RefError, StoreError
-from ..format.model import Conversation
-from ..store import META_FILE, Store
+from ..format.model import META_FILE, Conversation
+from ..store import Store
 
 MAX_WORKERS = 4  # more would outrun the one process writing SQLite
 

@@ -9,6 +9,8 @@ from ..records import dataclass, field
 TYPE_CHECKING = False  # typing's, without importing typing (3 ms of conv push): PEP 781's idiom
 
 if TYPE_CHECKING:  # not imported at run time: conv push must not load the index
+    from collections.abc import Callable
+
     from ..store.remotes import Remote
     from .workspace import Workspace
 
@@ -35,14 +37,17 @@ class Synced:
                 "holds_purged": self.holds_purged, "rewritten": self.rewritten, "remote_pruned": self.remote_pruned}
 
 
-def push_only(ws: Workspace, name: str | None) -> Synced:
+def push(ws: Workspace, name: str | None, meanwhile: Callable[[], None] | None = None) -> Synced:
     """``conv push``: offer this store's head, without fetching first (the
     remote refuses what is not a fast-forward) and without opening the index
-    or the config: it has to keep up with a bare git push."""
+    or the config: it has to keep up with a bare git push. ``meanwhile``
+    runs while git pushes (the caller's own imports, say)."""
     remote = pick(ws, name)
     out = Synced(remote.name, rounds=1)
     mine = ws.store.head()
-    done = ws.store.remotes.push(remote, mine) if mine else None
+    if mine is None and meanwhile is not None:
+        meanwhile()
+    done = ws.store.remotes.push(remote, mine, meanwhile=meanwhile) if mine else None
     if done is not None and not done.ok:
         if remote.name in ws.store.remotes.holding_purged():
             raise _still_holds(remote.name)
@@ -67,15 +72,12 @@ def pick(ws: Workspace, name: str | None) -> Remote:
     raise UsageError("several remotes: " + ", ".join(r.name for r in every), "Name one, e.g. conv sync origin")
 
 
-def sync(ws: Workspace, name: str | None, pull: bool = True, send: bool = True, rewrite: bool = False) -> Synced:
-    """Fetch, merge, push, and again while another machine pushed meanwhile.
-    A push alone does not fetch first: the remote refuses what is not a
-    fast-forward, and only then is there something to explain. A remote that
-    still holds purged conversations is pulled from (filtered) but never
-    pushed to, unless ``rewrite`` (conv remote purge): then its history is
-    replaced, with a lease on the head just fetched."""
-    if not pull:
-        return push_only(ws, name)
+def sync(ws: Workspace, name: str | None, send: bool = True, rewrite: bool = False) -> Synced:
+    """Fetch, merge, push (unless not ``send``: conv pull), and again while
+    another machine pushed meanwhile. A remote that still holds purged
+    conversations is pulled from (filtered) but never pushed to, unless
+    ``rewrite`` (conv remote purge): then its history is replaced, with a
+    lease on the head just fetched."""
     remote = pick(ws, name)
     transfer = ws.store.remotes
     out = Synced(remote.name)

@@ -8,21 +8,23 @@ so each commit rewrites only small trees, even at 10,000 conversations.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import os
 from functools import cached_property
-from pathlib import Path
 
 from ..errors import StoreError
 from ..home import paths
 from ..records import dataclass
-from .hooks import DEFAULT_TIMEOUT, Hooks
 from .refs import BRANCH, read_ref
 
 TYPE_CHECKING = False  # typing's, without importing typing (3 ms of conv push): PEP 781's idiom
 
 if TYPE_CHECKING:  # imported where used: conv push and conv remote load no module that reads conversations
+    from collections.abc import Callable, Iterator
+    from pathlib import Path
+
     from ..format.model import Conversation, Turn
     from .git import CommitInfo, GitStore
+    from .hooks import Hooks
     from .integrate import MergeResult
     from .layout import Draft
     from .pending import Pending
@@ -30,16 +32,7 @@ if TYPE_CHECKING:  # imported where used: conv push and conv remote load no modu
     from .snapshot import Snapshot
     from .upkeep import Upkeep
 
-__all__ = ["Store", "Written", "META_FILE"]
-
-
-def __getattr__(name: str):
-    """``META_FILE``, from layout.py when first asked for."""
-    if name == "META_FILE":
-        from .layout import META_FILE
-
-        return META_FILE
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__all__ = ["Store", "Written"]
 
 
 @dataclass
@@ -59,13 +52,25 @@ class Store:
     is asked for only when a hook runs. ``pending``: room reserved for
     answers, and answers kept by a failed write (``notice`` hears of them)."""
 
-    def __init__(self, path: Path | None = None, hook_timeout: Callable[[], float] = lambda: DEFAULT_TIMEOUT,
+    def __init__(self, path: Path | str | None = None, hook_timeout: Callable[[], float] | None = None,
                  notice: Callable[[str], None] = lambda message: None):
-        self.path = path or paths.store_dir()
-        self._hooks = Hooks(self.path, hook_timeout)
-        self._notice = notice
+        self.location = os.fspath(path) if path else paths.store_dir()
+        self._hook_timeout, self._notice = hook_timeout, notice
         self._git: GitStore | None = None
         self._last: Snapshot | None = None
+
+    @cached_property
+    def path(self) -> Path:
+        """The repository's folder (conv push does with ``location``, a string, and no pathlib)."""
+        from pathlib import Path
+
+        return Path(self.location)
+
+    @cached_property
+    def _hooks(self) -> Hooks:
+        from .hooks import Hooks
+
+        return Hooks(self.path, self._hook_timeout)
 
     @cached_property
     def pending(self) -> Pending:
@@ -95,18 +100,17 @@ class Store:
         return self._hooks
 
     def _snapshot(self, commit: str | None) -> Snapshot:
-        """A view of ``commit`` (default: the head); the last one is reused, so
-        reading many conversations of one commit reads each tree once."""
+        """A view of ``commit`` (default: the head), the last one reused: each tree is read once."""
         commit = commit if commit is not None else self._repo.head()
         if self._last is None or self._last.commit != commit:
             self._last = self._repo.snapshot(commit)
         return self._last
 
     def exists(self) -> bool:
-        return (self.path / "HEAD").exists()
+        return os.path.exists(os.path.join(self.location, "HEAD"))
 
     def head(self) -> str | None:
-        return read_ref(str(self.path), BRANCH) if self.exists() else None
+        return read_ref(self.location, BRANCH) if self.exists() else None
 
     # -- reading ---------------------------------------------------------
     def has(self, conv_id: str, commit: str | None = None) -> bool:
@@ -159,12 +163,9 @@ class Store:
 
     def raw_files(self, conv_id: str) -> list[tuple[str, bytes]]:
         """(path in the store, bytes) of each of a conversation's files, conversation.md first."""
-        from .layout import META_FILE, files_in, folder
+        from .layout import raw_files
 
-        snap = self._snapshot(None)
-        files = files_in(snap, conv_id)
-        where = folder(conv_id)
-        return [(f"{where}/{name}", snap.blob(files[name])) for name in sorted(files, key=lambda n: (n != META_FILE, n))]
+        return raw_files(self._snapshot(None), conv_id)
 
     def history(self, known: Callable[[str], bool]) -> Iterator[tuple[CommitInfo, set[str]]]:
         """Commits not yet ``known``, newest first, each with the conversations it
@@ -280,7 +281,7 @@ class Store:
         from .remotes import Remotes
 
         self._made()
-        return Remotes(self.path)
+        return Remotes(self.location)
 
     def merge_from(self, commit: str, remote: str) -> "MergeResult":
         """Bring ``commit``, just fetched from ``remote``, into the branch without

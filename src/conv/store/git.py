@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from ..errors import DiskError, StoreError, writing
 from ..home.secrets import redact
 from ..records import dataclass
+from . import gitcli
 from .hooks import Hooks
 from .lock import clear_stale_ref_locks, signals_held, writer_lock
 from .objects import DIR_MODE, Objects, commit_content, parse_commit, tree_content
@@ -148,12 +149,10 @@ class GitStore:
 
     def merge_base(self, a: str, b: str) -> str | None:
         """The newest common ancestor of two commits (None: unrelated histories)."""
-        import shutil
-        import subprocess
-
-        if shutil.which("git"):
-            done = subprocess.run(["git", "--git-dir", str(self.path), "merge-base", a, b], capture_output=True, text=True)
-            return done.stdout.strip() or None
+        try:
+            return gitcli.run("--git-dir", str(self.path), "merge-base", a, b).stdout.strip() or None
+        except FileNotFoundError:  # no git CLI
+            pass
         ancestors = {info.sha for info in self.walk(b)}
         for info in self.walk(a):
             if info.sha in ancestors:
@@ -162,13 +161,10 @@ class GitStore:
 
     def is_ancestor(self, commit: str, of: str) -> bool:
         """Whether ``commit`` is ``of`` or in its history (not after a purge rewrote it)."""
-        import shutil
-        import subprocess
-
-        if shutil.which("git"):
-            args = ["git", "--git-dir", str(self.path), "merge-base", "--is-ancestor", commit, of]
-            return subprocess.run(args, capture_output=True).returncode == 0
-        return any(info.sha == commit for info in self.walk(of))
+        try:
+            return gitcli.run("--git-dir", str(self.path), "merge-base", "--is-ancestor", commit, of).returncode == 0
+        except FileNotFoundError:  # no git CLI
+            return any(info.sha == commit for info in self.walk(of))
 
     def last_change(self, head: str, stop: str | None, path: str) -> tuple[int, str]:
         """(time, id) of the newest commit from ``head`` back to ``stop`` that

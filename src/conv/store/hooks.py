@@ -26,10 +26,10 @@ class Hooks:
     """The hooks of the store at ``path``. ``timeout`` is asked for only when a
     hook runs (most stores have none, and every ask commits twice)."""
 
-    def __init__(self, path: Path, timeout: Callable[[], float] = lambda: DEFAULT_TIMEOUT):
+    def __init__(self, path: Path, timeout: Callable[[], float] | None = None):
         self.folder = path / "hooks"
         self.git_dir = path
-        self._timeout = timeout
+        self._timeout = timeout or (lambda: DEFAULT_TIMEOUT)
 
     @staticmethod
     def shipped() -> dict[str, str]:

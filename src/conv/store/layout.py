@@ -5,10 +5,9 @@ from collections.abc import Callable
 
 from ..errors import RefError, StoreError
 from ..format import ids
-from ..format.model import FORMAT_VERSION, Conversation, Turn, order_turns
+from ..format.model import FORMAT_VERSION, META_FILE, Conversation, Turn, order_turns
 from .snapshot import Snapshot
 
-META_FILE = "conversation.md"
 ROOT = "conversations"
 TRASH = "trash"  # deleted conversations wait here, whole, until restored or purged
 PURGED = "purged.txt"  # the tombstone: ids of purged conversations, one a line, never their text
@@ -81,6 +80,13 @@ def files_in(snap: Snapshot, conv_id: str, root: str = ROOT) -> dict[str, str]:
     if META_FILE not in files:
         raise RefError(f"conversation {conv_id} is not in the store", "See conv list")
     return files
+
+
+def raw_files(snap: Snapshot, conv_id: str) -> list[tuple[str, bytes]]:
+    """(path in the store, bytes) of each of a conversation's files, conversation.md first."""
+    files = files_in(snap, conv_id)
+    where = folder(conv_id)
+    return [(f"{where}/{name}", snap.blob(files[name])) for name in sorted(files, key=lambda n: (n != META_FILE, n))]
 
 
 def parse_files(snap: Snapshot, where: str, files: dict[str, str], unreadable: dict[str, str],

@@ -20,9 +20,13 @@ import signal
 import threading
 import time
 from contextlib import contextmanager
-from pathlib import Path
 
 from ..errors import StoreError
+
+TYPE_CHECKING = False  # typing's, without importing typing: PEP 781's idiom
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 _held = threading.local()  # stores whose writer lock this thread holds, and how deep
@@ -30,7 +34,7 @@ STALE_AFTER = 60  # seconds: without /proc, a lock this old is a dead writer's
 
 
 @contextmanager
-def writer_lock(store: Path):
+def writer_lock(store: "str | Path"):
     """Exclusive access for one read-modify-write of the store; gives the lock
     file's descriptor (quarantine.py keeps one byte of state in it).
     Re-entrant within a thread: a sync holds it across filtering and
@@ -48,7 +52,7 @@ def writer_lock(store: Path):
         finally:
             held[key] = (fd, depth)
         return
-    fd = os.open(store / "conv.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(os.path.join(store, "conv.lock"), os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         held[key] = (fd, 1)
@@ -59,11 +63,11 @@ def writer_lock(store: Path):
 
 
 @contextmanager
-def transfer_lock(store: Path, exclusive: bool):
+def transfer_lock(store: "str | Path", exclusive: bool):
     """Fetches hold it shared while git writes objects no ref reaches yet;
     pruning unreachable objects at once (after a purge) holds it exclusive,
     so it never deletes what a fetch is about to point a ref at."""
-    fd = os.open(store / "conv-transfer.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(os.path.join(store, "conv-transfer.lock"), os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
         yield
@@ -71,17 +75,17 @@ def transfer_lock(store: Path, exclusive: bool):
         os.close(fd)
 
 
-def clear_stale_ref_locks(store: Path, ref: str) -> None:
+def clear_stale_ref_locks(store: "str | Path", ref: str) -> None:
     """Remove the ``.lock`` files of writers that died (call with the flock held)."""
-    for path in (store / f"{ref}.lock", store / "packed-refs.lock"):
+    for path in (os.path.join(store, f"{ref}.lock"), os.path.join(store, "packed-refs.lock")):
         clear_stale(path)
 
 
-def clear_stale(lock: Path) -> None:
+def clear_stale(lock: "str | Path") -> None:
     """Remove ``lock`` when no living process holds it (call with the flock
     held); one that a process still holds is named in a one-line error."""
     try:
-        age = time.time() - lock.lstat().st_mtime
+        age = time.time() - os.lstat(lock).st_mtime
     except FileNotFoundError:
         return
     holder = _holder(lock)
@@ -89,10 +93,13 @@ def clear_stale(lock: Path) -> None:
         who = f" ({holder})" if holder else f" (made {age:.0f} s ago)"
         raise StoreError(f"{lock} is held by a running process{who}",
                          "Let it finish and run the command again; if it hangs, end that process")
-    lock.unlink(missing_ok=True)
+    try:
+        os.unlink(lock)
+    except FileNotFoundError:
+        pass
 
 
-def _holder(path: Path) -> str | None:
+def _holder(path: "str | Path") -> str | None:
     """"pid N (name)" of a process that has ``path`` open, "" when none does,
     None when that cannot be known here (no /proc)."""
     if not os.path.isdir("/proc/self/fd"):
@@ -108,7 +115,8 @@ def _holder(path: Path) -> str | None:
         for fd in fds:
             try:
                 if os.readlink(f"/proc/{pid}/fd/{fd}") == target:
-                    name = Path(f"/proc/{pid}/comm").read_text().strip()
+                    with open(f"/proc/{pid}/comm") as comm:
+                        name = comm.read().strip()
                     return f"pid {pid}, {name}"
             except OSError:
                 continue

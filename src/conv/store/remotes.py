@@ -1,33 +1,37 @@
 """Remotes of the store and moving commits to and from them.
 
-The git CLI does the transfer when it is installed: for an incremental push
-to a remote holding 10,000 conversations it takes 0.1 s where dulwich's
-porcelain took 2.7–5 s. dulwich is the fallback, with its per-ref status
-checked (its porcelain.push returns normally when the server rejects a ref).
+The git CLI does the transfer when it is installed (gitcli.py); dulwich
+does it on a machine without (transfer_dulwich.py), 30 times slower.
 Remote URLs live in the store's git config, which is never committed; their
 credentials are masked wherever conv prints (home/secrets.py).
+
+``conv push`` must keep within 1.5 times a bare ``git push``: what it needs
+before git starts (the config's remotes, the branch) is read here with
+strings and ``os.path``, without pathlib, contextlib or the lock module,
+which are imported where the other transfers use them.
 """
 
 import os
 import re
-import shutil
-import subprocess
-from contextlib import contextmanager
-from pathlib import Path
 
 from ..errors import StoreError, SyncError, UsageError, writing
-from ..home.secrets import redact
 from ..records import dataclass
-from . import holding
-from .lock import clear_stale, transfer_lock, writer_lock
-from .refs import BRANCH
+from . import gitcli, holding
+from .refs import BRANCH, read_ref
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+TYPE_CHECKING = False  # typing's, without importing typing: PEP 781's idiom
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from dulwich.config import ConfigFile
+
+_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"
 _SECTION = re.compile(r'^\s*\[\s*(?:remote\s+"((?:[^"\\]|\\.)*)"|[^\]]*)\s*\]')
 _SETTING = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*?)\s*$")
 _BEHIND = ("fetch first", "non-fast-forward", "failed to update ref", "cannot lock ref", "incorrect old value",
            "stale info")  # git's and dulwich's words for a refusal because the remote moved on
-_LOCKED = re.compile(r"Unable to create '([^']+\.lock)'")
+_LOCKED = r"Unable to create '([^']+\.lock)'"
 TRACKING = "refs/remotes/{name}/main"
 
 
@@ -55,25 +59,28 @@ class Remote:
     @property
     def shown(self) -> str:
         """The URL as conv shows it: ``https://***@host/…``."""
+        from ..home.secrets import redact
+
         return redact(self.url)
 
 
 class Remotes:
-    """The remotes in the store's git config."""
+    """The remotes in the git config of the store at ``store`` (a folder)."""
 
-    def __init__(self, store_path: Path):
-        self.path = store_path
+    def __init__(self, store: str):
+        self.path = store
 
     def _config(self):
         from dulwich.config import ConfigFile
 
-        return ConfigFile.from_path(str(self.path / "config"))
+        return ConfigFile.from_path(os.path.join(self.path, "config"))
 
     def list(self) -> list[Remote]:
         """Parsed here, not by dulwich's config module: conv push must keep up with git."""
         out, section = [], None
         try:
-            text = (self.path / "config").read_text()
+            with open(os.path.join(self.path, "config"), encoding="utf-8") as f:
+                text = f.read()
         except FileNotFoundError:
             return []
         for line in text.splitlines():
@@ -95,33 +102,41 @@ class Remotes:
         raise UsageError(f"no remote named {name!r} (known: {known})", "Add one: conv remote add NAME URL")
 
     def add(self, name: str, url: str) -> Remote:
-        if not _NAME.match(name):
+        if not re.match(_NAME, name):
             raise UsageError(f"{name!r} is not a remote name", "Use letters, digits, '.', '_' or '-'")
         if any(r.name == name for r in self.list()):
             raise UsageError(f"remote {name!r} exists already", f"Remove it first: conv remote remove {name}")
         if not (url := url.strip()) or any(c.isspace() for c in url):
             raise UsageError(f"{url!r} is not a URL or path")
         if "://" not in url and ":" not in url.split("/", 1)[0]:  # a plain path: make it absolute
-            url = str(Path(url).expanduser().resolve())
-        with self._config_written() as config:
-            config.set((b"remote", name.encode()), b"url", url.encode())
-            config.set((b"remote", name.encode()), b"fetch", f"+{BRANCH}:{TRACKING.format(name=name)}".encode())
+            url = os.path.realpath(os.path.expanduser(url))
+        section = (b"remote", name.encode())
+
+        def added(config) -> None:
+            config.set(section, b"url", url.encode())
+            config.set(section, b"fetch", f"+{BRANCH}:{TRACKING.format(name=name)}".encode())
+
+        self._change_config(added)
         return Remote(name, url)
 
     def fetch(self, remote: Remote) -> str | None:
         """The remote's main commit, now in the local object store (None: an
         empty remote). A remote still holding purged text whose head has not
         moved is not fetched again: its filtered image is here already."""
+        from .lock import transfer_lock
+
         known = self.holding_purged().get(remote.name)
         if known and known == holding.advertised(remote.url, BRANCH):
             return known
         with transfer_lock(self.path, exclusive=False):
             return fetch(self.path, remote)
 
-    def push(self, remote: Remote, commit: str, lease: str | None = None) -> "Pushed":
+    def push(self, remote: Remote, commit: str, lease: str | None = None,
+             meanwhile: "Callable[[], None] | None" = None) -> "Pushed":
         """Offer ``commit`` as the remote's main: never forced, or (``lease``)
-        replacing its history only if its main is still at ``lease``."""
-        done = push(self.path, remote, commit, lease)
+        replacing its history only if its main is still at ``lease``.
+        ``meanwhile`` runs while git pushes."""
+        done = push(self.path, remote, commit, lease, meanwhile)
         if done.ok and remote.name in self.holding_purged():
             self.record(remote.name, None)
         return done
@@ -148,52 +163,53 @@ class Remotes:
 
     def remove(self, name: str) -> None:
         self.get(name)
-        with self._config_written() as config:
+
+        def removed(config) -> None:
             del config[(b"remote", name.encode())]
-        (self.path / TRACKING.format(name=name)).unlink(missing_ok=True)
+
+        self._change_config(removed)
+        try:
+            os.unlink(os.path.join(self.path, TRACKING.format(name=name)))
+        except FileNotFoundError:
+            pass
         if name in self.holding_purged():
             self.record(name, None)
 
-    @contextmanager
-    def _config_written(self):
-        """The store's git config to change, written back under conv's writer
-        lock, after the ``config.lock`` of a process that died is removed."""
+    def _change_config(self, change: "Callable[[ConfigFile], None]") -> None:
+        """``change`` the store's git config and write it back, under conv's
+        writer lock, after the ``config.lock`` of a process that died is removed."""
+        from .lock import clear_stale, writer_lock
+
         with writing(self.path), writer_lock(self.path):
-            clear_stale(self.path / "config.lock")
+            clear_stale(os.path.join(self.path, "config.lock"))
             config = self._config()
-            yield config
-            config.write_to_path(str(self.path / "config"))
+            change(config)
+            config.write_to_path(os.path.join(self.path, "config"))
 
 
-def fetch(store_path: Path, remote: Remote) -> str | None:
+def fetch(store_path: str, remote: Remote) -> str | None:
     """The remote's main commit, now in the local object store (None: empty remote)."""
+    from .lock import clear_stale, writer_lock
+
     tracking = TRACKING.format(name=remote.name)
     with writer_lock(store_path):  # a fetch killed while moving the tracking ref left its lock
-        clear_stale(store_path / f"{tracking}.lock")
-    if shutil.which("git"):
+        clear_stale(os.path.join(store_path, f"{tracking}.lock"))
+    try:
         done = _git(store_path, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote.url,
                     f"+{BRANCH}:{tracking}")
-        if done.returncode:
-            if "couldn't find remote ref" in done.stderr.lower():
-                return None  # a new, empty remote
-            locked = _LOCKED.search(done.stderr)
-            if locked:  # taken since, by a git of the user's: a local matter, not the network's
-                raise StoreError(f"{locked[1]} is held by another git process",
-                                 "Let it finish and run the command again")
-            raise SyncError(f"cannot fetch from {remote.name} ({remote.shown}): {_last_line(done.stderr)}",
-                            "Is the remote reachable? conv remote list shows the URL")
-        return _read_ref(store_path, tracking)
-    from dulwich import porcelain
-    from dulwich.refs import DiskRefsContainer
+    except FileNotFoundError:  # no git CLI
+        from . import transfer_dulwich
 
-    try:
-        result = porcelain.fetch(str(store_path), remote.url)
-    except Exception as exc:  # dulwich raises many kinds, all meaning "could not fetch"
-        raise SyncError(f"cannot fetch from {remote.name} ({remote.shown}): {exc}") from None
-    sha = result.refs.get(BRANCH.encode())
-    if sha:
-        DiskRefsContainer(str(store_path))[tracking.encode()] = sha
-    return sha.decode() if sha else None
+        return transfer_dulwich.fetch(store_path, remote, tracking)
+    if done.returncode:
+        if "couldn't find remote ref" in done.stderr.lower():
+            return None  # a new, empty remote
+        locked = re.search(_LOCKED, done.stderr)
+        if locked:  # taken since, by a git of the user's: a local matter, not the network's
+            raise StoreError(f"{locked[1]} is held by another git process", "Let it finish and run the command again")
+        raise SyncError(f"cannot fetch from {remote.name} ({remote.shown}): {_last_line(done.stderr)}",
+                        "Is the remote reachable? conv remote list shows the URL")
+    return read_ref(store_path, tracking)
 
 
 @dataclass
@@ -206,87 +222,40 @@ class Pushed:
         return not self.ok and any(why in self.rejected for why in _BEHIND)
 
 
-def push(store_path: Path, remote: Remote, commit: str, lease: str | None = None) -> Pushed:
+def push(store_path: str, remote: Remote, commit: str, lease: str | None = None,
+         meanwhile: "Callable[[], None] | None" = None) -> Pushed:
     """Offer ``commit`` as the remote's main, never forced; with a ``lease``,
     forced only if the remote's main is still at that commit. Once it is
-    there, the remote-tracking ref follows (git does that for a remote named)."""
-    if shutil.which("git"):
-        forced = [f"--force-with-lease={BRANCH}:{lease}"] if lease else []
-        done = _git(store_path, "push", "--porcelain", *forced, remote.name, f"{commit}:{BRANCH}")
-        for line in done.stdout.splitlines():  # --porcelain: FLAG \t FROM:TO \t SUMMARY
-            flag, _, rest = line.partition("\t")
-            if f":{BRANCH}" in rest:
-                if flag == "!":
-                    return Pushed(False, rest.split("\t")[-1].strip() or "rejected")
-                return Pushed(True)
-        if done.returncode:
-            reason = _last_line(done.stderr)
-            if "rejected" in done.stderr or "non-fast-forward" in done.stderr:
-                return Pushed(False, reason)
-            raise SyncError(f"cannot push to {remote.name} ({remote.shown}): {reason}",
-                            "Is the remote reachable? conv remote list shows the URL")
-        return Pushed(True)
-    if lease:
-        return _push_with_lease(store_path, remote, commit, lease)
-    from dulwich import porcelain
-
-    try:  # dulwich wants a ref, not a commit id, on the left: the branch is at ``commit``
-        result = porcelain.push(str(store_path), remote.url, refspecs=[f"{BRANCH}:{BRANCH}".encode()])
-    except Exception as exc:
-        text = str(exc)
-        if type(exc).__name__ == "DivergedBranches" or "fast-forward" in text or "rejected" in text.lower():
-            return Pushed(False, "non-fast-forward")
-        raise SyncError(f"cannot push to {remote.name} ({remote.shown}): {text}") from None
-    status = (getattr(result, "ref_status", None) or {}).get(BRANCH.encode())
-    why = status.decode() if isinstance(status, bytes) else str(status or "")
-    return _followed(store_path, remote, commit, Pushed(status is None, why))
-
-
-def _push_with_lease(store_path: Path, remote: Remote, commit: str, lease: str) -> Pushed:
-    """dulwich's push with git's protocol-level lease: the update names the
-    old value the server must still have, so a remote that moved refuses it."""
-    from dulwich.client import get_transport_and_path
-    from dulwich.repo import Repo
-
-    def update(refs: dict) -> dict:
-        if refs.get(BRANCH.encode()) != lease.encode():
-            raise _Moved
-        return {BRANCH.encode(): commit.encode()}
-
+    there, the remote-tracking ref follows (git does that for a remote named).
+    ``meanwhile`` runs while git pushes."""
+    forced = [f"--force-with-lease={BRANCH}:{lease}"] if lease else []
     try:
-        with Repo(str(store_path)) as repo:
-            client, path = get_transport_and_path(remote.url)
-            result = client.send_pack(path, update, generate_pack_data=lambda have, want, **kw:
-                                      repo.generate_pack_data(set(have), set(want), **kw))
-    except _Moved:
-        return Pushed(False, "stale info")
-    except Exception as exc:
-        raise SyncError(f"cannot push to {remote.name} ({remote.shown}): {redact(str(exc))}") from None
-    status = (getattr(result, "ref_status", None) or {}).get(BRANCH.encode())
-    return _followed(store_path, remote, commit, Pushed(status is None, str(status or "")))
+        done = _git(store_path, "push", "--porcelain", *forced, remote.name, f"{commit}:{BRANCH}", meanwhile=meanwhile)
+    except FileNotFoundError:  # no git CLI
+        from . import transfer_dulwich
+
+        if meanwhile:
+            meanwhile()
+        return Pushed(*transfer_dulwich.push(store_path, remote, commit, TRACKING.format(name=remote.name), lease))
+    for line in done.stdout.splitlines():  # --porcelain: FLAG \t FROM:TO \t SUMMARY
+        flag, _, rest = line.partition("\t")
+        if f":{BRANCH}" in rest:
+            if flag == "!":
+                return Pushed(False, rest.split("\t")[-1].strip() or "rejected")
+            return Pushed(True)
+    if done.returncode:
+        reason = _last_line(done.stderr)
+        if "rejected" in done.stderr or "non-fast-forward" in done.stderr:
+            return Pushed(False, reason)
+        raise SyncError(f"cannot push to {remote.name} ({remote.shown}): {reason}",
+                        "Is the remote reachable? conv remote list shows the URL")
+    return Pushed(True)
 
 
-class _Moved(Exception):
-    """The remote's main is no longer at the lease."""
-
-
-def _followed(store_path: Path, remote: Remote, commit: str, done: Pushed) -> Pushed:
-    """After dulwich pushed ``commit``, the remote-tracking ref follows, as git's does."""
-    if done.ok:
-        from dulwich.refs import DiskRefsContainer
-
-        DiskRefsContainer(str(store_path))[TRACKING.format(name=remote.name).encode()] = commit.encode()
-    return done
-
-
-def _git(store_path: Path, *args: str) -> subprocess.CompletedProcess:
+def _git(store_path: str, *args: str, meanwhile: "Callable[[], None] | None" = None) -> gitcli.Ran:
     """git in the store; a missing credential fails, it never waits for a password."""
-    return subprocess.run(["git", "--git-dir", str(store_path), *args], capture_output=True, text=True,
-                          env={**os.environ, "GIT_TERMINAL_PROMPT": "0"}, stdin=subprocess.DEVNULL)
-
-
-def _read_ref(store_path: Path, ref: str) -> str | None:
-    return _git(store_path, "rev-parse", "--verify", "--quiet", ref).stdout.strip() or None
+    return gitcli.run("--git-dir", store_path, *args, env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
+                      meanwhile=meanwhile)
 
 
 def _last_line(text: str) -> str:

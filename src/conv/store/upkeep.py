@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from ..errors import StoreError
+from . import gitcli
 from .lock import clear_stale, writer_lock
 
 # git subcommands that only read: run without conv's writer lock, so a pager
@@ -72,17 +73,14 @@ class Upkeep:
 
     def fsck(self) -> list[str]:
         """Problems found: git fsck --strict's output lines, else dulwich's."""
-        import shutil
-        import subprocess
+        try:
+            done = gitcli.run("--git-dir", str(self.path), "fsck", "--strict", "--no-progress", "--no-dangling")
+        except FileNotFoundError:  # no git CLI
+            from dulwich import porcelain
 
-        if shutil.which("git"):
-            done = subprocess.run(["git", "--git-dir", str(self.path), "fsck", "--strict", "--no-progress", "--no-dangling"],
-                                  capture_output=True, text=True)
-            problems = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
-            return problems or ([f"git fsck exited {done.returncode}"] if done.returncode else [])
-        from dulwich import porcelain
-
-        return [f"{sha.decode()}: {error}" for sha, error in porcelain.fsck(str(self.path))]
+            return [f"{sha.decode()}: {error}" for sha, error in porcelain.fsck(str(self.path))]
+        problems = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+        return problems or ([f"git fsck exited {done.returncode}"] if done.returncode else [])
 
 
 def drop_unreachable(repo: Path, old_head: str | None = None) -> None:
@@ -94,7 +92,6 @@ def drop_unreachable(repo: Path, old_head: str | None = None) -> None:
     objects loose until its ref moves): there, give the ``old_head`` the
     rewrite replaced, and only loose objects that head reached go."""
     import shutil
-    import subprocess
 
     if shutil.which("git") is None:
         from dulwich import porcelain
@@ -103,7 +100,7 @@ def drop_unreachable(repo: Path, old_head: str | None = None) -> None:
         return
 
     def git(*args: str) -> str:
-        done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
+        done = gitcli.run("-C", str(repo), *args)
         if done.returncode:
             why = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
             raise StoreError(f"git {args[0]} in {repo} failed: {why}", "Nothing was lost; run the command again")

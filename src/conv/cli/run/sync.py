@@ -1,14 +1,18 @@
 """Running sync, pull, push and remote purge once their arguments are parsed,
-by Typer (cli/sync.py) or the fast path (cli/fastpath.py). No Typer here."""
+by Typer (cli/sync.py) or the fast path (cli/run/__init__.py). No Typer here."""
 
 
 def run(name: str | None, pull: bool, send: bool, json_out: bool, rewrite: bool = False) -> None:
     """Sync, pull, push or rewrite a remote, and say what happened."""
-    from ...services.sync import sync as run_sync
+    from ...services import sync
     from ...services.workspace import Workspace
+
+    if pull:
+        done = sync.sync(Workspace(), name, send=send, rewrite=rewrite)
+    else:  # what prints the reply is loaded while git pushes: conv push keeps up with git push
+        done = sync.push(Workspace(), name, meanwhile=_ready_to_print)
     from ...terminal import render
 
-    done = run_sync(Workspace(), name, pull=pull, send=send, rewrite=rewrite)
     if json_out:
         render.emit_json(done.to_dict())
         return
@@ -28,3 +32,12 @@ def run(name: str | None, pull: bool, send: bool, json_out: bool, rewrite: bool 
     if done.holds_purged:
         parts.append(f"{done.remote} still holds purged conversations: conv remote purge {done.remote} erases them there")
     render.notice("; ".join(p for p in parts if p) or f"{done.remote}: up to date")
+
+
+def _ready_to_print() -> None:
+    """What saying how a push went needs, made ready while git pushes: the
+    module that prints, and the secrets it masks (conv's config is read for them)."""
+    from ...home import secrets
+    from ...terminal import render  # noqa: F401
+
+    secrets.gather()
