@@ -2,8 +2,16 @@
 ``errors``), a full disk or a read-only place anywhere into one line too,
 and Ctrl-C anywhere into a quiet exit 130. Arguments that are not UTF-8 are
 refused here, before any command sees them (cli/run/text.py)."""
+import atexit
+import gc
 import signal
 import sys
+
+# As the process ends, Python collects every object left in one last full
+# pass: 3 ms for what a command has imported, of the 25 ms conv push may add
+# to git push. Frozen first, they are not collected (their memory goes with
+# the process); atexit handlers, flushing and module teardown all still run.
+atexit.register(gc.freeze)
 
 
 def _interrupt(signum, frame):
