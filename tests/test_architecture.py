@@ -215,42 +215,46 @@ def test_asking_and_following_up_never_import_dulwich_or_dataclasses(fake, store
     assert done.returncode == 0, done.stderr
 
 
-def test_a_push_loads_no_conversation_code(fake, store_path, tmp_path):
+@pytest.fixture
+def remote(fake, tmp_path) -> Path:
+    """An empty remote named origin, and a store with two exchanges to push to it."""
+    fake.set(reply="ECHO")
+    ok("ask", "a question to push")
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "--quiet", "--bare", str(remote)], check=True)
+    ok("remote", "add", "origin", str(remote))
+    ok("ask", "-c", "one more exchange")
+    return remote
+
+
+def assert_pushed(remote: Path, store_path: Path) -> None:
+    head = subprocess.run(["git", "--git-dir", str(remote), "rev-parse", "main"], capture_output=True, text=True)
+    assert head.stdout.strip() == (store_path / "refs/heads/main").read_text().strip()
+
+
+def test_a_push_loads_no_conversation_code(remote, store_path):
     """Issue 15: conv push must keep up with git push, and Python's start
     with the console script is most of what 1.5x allows. It reads the config
     and the branch and runs git: the modules that read and write
     conversations (store/git.py, layout, the format package), the index,
     typing, json, datetime, subprocess and shutil are not imported for it
     (git runs through store/gitcli.py)."""
-    fake.set(reply="ECHO")
-    ok("ask", "a question to push")
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "--quiet", "--bare", str(remote)], check=True)
-    ok("remote", "add", "origin", str(remote))
-    ok("ask", "-c", "one more exchange")
     loaded = imported_by("push")
     content = {m for m in loaded if m in ("conv.store.git", "conv.store.layout", "conv.store.pending", "conv.index")
                or m.startswith(("conv.format", "dulwich"))}
     assert not content, sorted(content)
     stdlib = loaded & {"typing", "json", "datetime", "subprocess", "shutil"}  # 13 ms of imports, together
     assert not stdlib, sorted(stdlib)
-    head = subprocess.run(["git", "--git-dir", str(remote), "rev-parse", "main"], capture_output=True, text=True)
-    assert head.stdout.strip() == (store_path / "refs/heads/main").read_text().strip()
+    assert_pushed(remote, store_path)
 
 
-def test_a_push_starts_git_before_it_loads_what_prints_the_reply(fake, store_path, tmp_path):
+def test_a_push_starts_git_before_it_loads_what_prints_the_reply(remote, store_path):
     """Issue 15: git push takes ~50 ms and conv push may add half of that.
     git is started as soon as the remote and the branch are known, and what
     the reply needs (terminal/render, the secrets it masks, pathlib) loads
     while it runs: at git's start conv has loaded its entry point, the push
     service and the store's remotes, and nothing else of weight. (The
     modules are read by an audit hook at the moment git is spawned.)"""
-    fake.set(reply="ECHO")
-    ok("ask", "a question to push")
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "--quiet", "--bare", str(remote)], check=True)
-    ok("remote", "add", "origin", str(remote))
-    ok("ask", "-c", "one more exchange")
     code = ("import re, sys\n"  # the console script imports re first
             "before = set(sys.modules)\n"
             "at_spawn = []\n"
@@ -274,8 +278,7 @@ def test_a_push_starts_git_before_it_loads_what_prints_the_reply(fake, store_pat
     heavy = {"pathlib", "contextlib", "threading", "subprocess", "conv.terminal.render", "conv.home.secrets",
              "conv.store.lock"}
     assert not heavy & set(loaded[0]), sorted(heavy & set(loaded[0]))
-    head = subprocess.run(["git", "--git-dir", str(remote), "rev-parse", "main"], capture_output=True, text=True)
-    assert head.stdout.strip() == (store_path / "refs/heads/main").read_text().strip()
+    assert_pushed(remote, store_path)
 
 
 @pytest.mark.parametrize("conv_runs", [True, False])

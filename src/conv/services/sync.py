@@ -41,12 +41,10 @@ def push(ws: Workspace, name: str | None, meanwhile: Callable[[], None] | None =
     """``conv push``: offer this store's head, without fetching first (the
     remote refuses what is not a fast-forward) and without opening the index
     or the config: it has to keep up with a bare git push. ``meanwhile``
-    runs while git pushes (the caller's own imports, say)."""
+    runs while git pushes, if git does (the caller's own imports, say)."""
     remote = pick(ws, name)
     out = Synced(remote.name, rounds=1)
     mine = ws.store.head()
-    if mine is None and meanwhile is not None:
-        meanwhile()
     done = ws.store.remotes.push(remote, mine, meanwhile=meanwhile) if mine else None
     if done is not None and not done.ok:
         if remote.name in ws.store.remotes.holding_purged():

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from dulwich.config import ConfigFile
 
-_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"
+_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"  # this and _LOCKED compile when first used: a push needs neither
 _SECTION = re.compile(r'^\s*\[\s*(?:remote\s+"((?:[^"\\]|\\.)*)"|[^\]]*)\s*\]')
 _SETTING = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*?)\s*$")
 _BEHIND = ("fetch first", "non-fast-forward", "failed to update ref", "cannot lock ref", "incorrect old value",
@@ -227,15 +227,13 @@ def push(store_path: str, remote: Remote, commit: str, lease: str | None = None,
     """Offer ``commit`` as the remote's main, never forced; with a ``lease``,
     forced only if the remote's main is still at that commit. Once it is
     there, the remote-tracking ref follows (git does that for a remote named).
-    ``meanwhile`` runs while git pushes."""
+    ``meanwhile`` runs while git pushes (not at all without git)."""
     forced = [f"--force-with-lease={BRANCH}:{lease}"] if lease else []
     try:
         done = _git(store_path, "push", "--porcelain", *forced, remote.name, f"{commit}:{BRANCH}", meanwhile=meanwhile)
     except FileNotFoundError:  # no git CLI
         from . import transfer_dulwich
 
-        if meanwhile:
-            meanwhile()
         return Pushed(*transfer_dulwich.push(store_path, remote, commit, TRACKING.format(name=remote.name), lease))
     for line in done.stdout.splitlines():  # --porcelain: FLAG \t FROM:TO \t SUMMARY
         flag, _, rest = line.partition("\t")
