@@ -1,6 +1,8 @@
 """``conv import --from chatgpt`` of a generated export (3,000 conversations
 of 6 turns by default: the size the scale issue measured) into an empty
-store, as a cold process: how long, and the store and index it leaves.
+store, as a cold process: how long, and the store and index it leaves,
+before and after ``conv gc``; then ``conv reindex`` of that store beside
+git reading every object once (the build's budget: 10 times that).
 
     python tests/bench/bench_import.py [--conversations 3000] [--turns 6] [--runs 3]
 """
@@ -16,6 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
 
+REBUILD_BUDGET = 10  # a full index build: at most 10 times git reading every object once
 WORDS = "git rebase merge branch commit tree index stash remote push pull fetch conflict history log".split()
 
 
@@ -53,12 +56,27 @@ def main(argv=None) -> list[dict]:
         for run in range(a.runs):
             home = Path(tmp) / f"home{run}"
             samples.append(common.run(common.conv("import", "--from", "chatgpt", str(source)), common.child_env(home)))
-        store = sum(f.stat().st_size for f in (home / "store.git").rglob("*") if f.is_file())
-        index = (home / "cache" / "index.sqlite").stat().st_size
-        print(f"bench_import: {a.conversations} x {a.turns} turns; store.git {store / 1e6:.1f} MB, "
-              f"index {index / 1e6:.1f} MB (before conv gc)")
+        env = common.child_env(home)
+        print(f"bench_import: {a.conversations} x {a.turns} turns; before conv gc {sizes(home)}")
+        common.run(common.conv("gc"), env)
+        print(f"bench_import: after conv gc {sizes(home)}")
+        rows = [common.row(f"import --from chatgpt, {a.conversations} conversations", common.stats(samples))]
+        rebuilds, reads = [], []
+        for _ in range(a.runs):
+            rebuilds.append(common.run(common.conv("reindex"), env))
+            reads.append(common.git_reads_everything(home / "store.git"))
+        reads = common.stats(reads)
+        rows.append(common.row(f"reindex after conv gc, {a.conversations} conversations", common.stats(rebuilds),
+                               round(REBUILD_BUDGET * reads["median"], 1)))
+        rows.append(common.row("  git reading every object once (reference)", reads))
         shutil.rmtree(home)
-    return [common.row(f"import --from chatgpt, {a.conversations} conversations", common.stats(samples))]
+    return rows
+
+
+def sizes(home: Path) -> str:
+    store = sum(f.stat().st_size for f in (home / "store.git").rglob("*") if f.is_file())
+    index = (home / "cache" / "index.sqlite").stat().st_size
+    return f"store.git {store / 1e6:.1f} MB, index {index / 1e6:.1f} MB ({index / store:.2f}x)"
 
 
 if __name__ == "__main__":

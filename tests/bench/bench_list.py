@@ -2,7 +2,9 @@
 
 Measured (wall time of the whole ``conv`` process, stdin empty):
   * index current, stdout a pipe (plain text) and a pseudo-terminal (rich table);
-  * full index rebuild: cache/index.sqlite deleted, then ``conv list``;
+  * full index rebuild: cache/index.sqlite deleted, then ``conv list``,
+    beside ``git cat-file --batch-all-objects --batch`` (git reading every
+    object once; the build's budget is 10 times that);
   * right after one ``conv ask --cid`` (conv moves the index along itself);
   * right after a commit made outside conv's CLI (``Store.add_turns``, as a
     sync or another writer would): the index catches up from the tree diff.
@@ -23,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
 
 BUDGET_MS = 150
+REBUILD_BUDGET = 10  # a full build: at most 10 times git reading every object once
 LIST = common.conv("list", "-n", "50")
 
 
@@ -74,7 +77,10 @@ def main(argv=None) -> list[dict]:
             Path(f"{home}/cache/index.sqlite{suffix}").unlink(missing_ok=True)
         rebuilds.append(common.run(LIST, env))
     if rebuilds:
-        rows.append(common.row(f"list -n 50, full index rebuild @{n}", common.stats(rebuilds)))
+        reads = common.stats([common.git_reads_everything(home / "store.git") for _ in range(a.rebuilds)])
+        rows.append(common.row(f"list -n 50, full index rebuild @{n}", common.stats(rebuilds),
+                               round(REBUILD_BUDGET * reads["median"], 1)))
+        rows.append(common.row(f"  git reading every object once (reference) @{n}", reads))
     return rows
 
 

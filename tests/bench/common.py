@@ -96,6 +96,16 @@ def _run_tty(cmd: list[str], env: dict) -> float:
     return elapsed
 
 
+def git_reads_everything(store: Path) -> float:
+    """Wall seconds of git reading every object of ``store`` once
+    (``git cat-file --batch-all-objects --batch`` into /dev/null): what the
+    scale issue holds a full index build to (at most 10 times it)."""
+    t = time.perf_counter()
+    subprocess.run(["git", "--git-dir", str(store), "cat-file", "--batch-all-objects", "--batch"],
+                   stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - t
+
+
 def conv(*args: str) -> list[str]:
     return [str(CONV), *args]
 
