@@ -22,7 +22,7 @@ HEADS = "conv-remote-heads"
 
 def read(store: "str | Path") -> dict[str, str]:
     """name -> last-known real head, for the remotes that still hold purged
-    text (read by every conv push: nothing but os is imported for it)."""
+    text (read by every conv push, so with os.path, not pathlib)."""
     try:
         with open(os.path.join(store, HEADS), encoding="utf-8") as f:
             lines = f.read().splitlines()
