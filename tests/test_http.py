@@ -5,7 +5,8 @@ import threading
 
 import pytest
 
-from conv.providers.http import ProtocolError, request
+from conv.providers.http import request
+from conv.providers.wire import ProtocolError
 
 
 def serve(raw: bytes):

@@ -3,26 +3,23 @@ connection closes.
 
 The standard library's http.client would do, but it imports the email
 package and ssl on every run: 15–20 ms of a follow-up's 100 ms budget. This
-speaks the small part of HTTP/1.1 a chat API needs (a request with a JSON
-body; a response delimited by Content-Length, chunked encoding or the
-connection's end), goes through a proxy when the environment names one
+speaks the small part of HTTP/1.1 a chat API needs (wire.py: a request with
+a JSON body, a response read as it arrives), goes through a proxy when the environment names one
 (proxy.py, loaded only then), follows 307/308 redirects, and loads ssl
-(tls.py) only for https.
+(tls.py) only for https. ``http+unix://%2Fpath%2Fto.sock/…`` speaks to a
+Unix socket (the local model's host), never through a proxy.
 """
 
 import os
 import socket
 from urllib.parse import unquote, urljoin, urlsplit
 
-MAX_HEADER_LINE = 65536
+from .wire import ProtocolError, Response, read_head, send
+
 MAX_REDIRECTS = 5  # an API moved once or twice; curl allows 50, httpx 20
 # dropped when a redirect leaves the first request's scheme, host and port, as curl
 # and httpx drop Authorization; x-api-key is Anthropic's key, a credential too
 CREDENTIALS = ("authorization", "x-api-key")
-
-
-class ProtocolError(OSError):
-    """The server's bytes are not the HTTP we asked for."""
 
 
 class Failure(OSError):
@@ -32,103 +29,6 @@ class Failure(OSError):
     def __init__(self, what: str, hint: str):
         super().__init__(what)
         self.hint = hint
-
-
-def _line(file) -> bytes:
-    line = file.readline(MAX_HEADER_LINE + 1)
-    if len(line) > MAX_HEADER_LINE:
-        raise ProtocolError("header line too long")
-    return line
-
-
-def _read_head(file) -> tuple[int, str, dict[str, str]]:
-    """(status, reason, headers with lower-case names) of a response."""
-    status_line = _line(file).decode("latin-1")
-    parts = status_line.split(None, 2)
-    if len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdigit():
-        raise ProtocolError(f"not an HTTP response: {status_line.strip()[:60]!r}" if status_line
-                            else "the server closed the connection without answering")
-    headers: dict[str, str] = {}
-    while (line := _line(file)) not in (b"\r\n", b"\n"):
-        if not line:
-            raise ProtocolError("the connection closed inside the response headers")
-        name, _, value = line.decode("latin-1").partition(":")
-        headers[name.strip().lower()] = value.strip()
-    return int(parts[1]), parts[2].strip() if len(parts) > 2 else "", headers
-
-
-class Response:
-    def __init__(self, sock: socket.socket):
-        self._sock = sock
-        self._file = sock.makefile("rb")
-        self.status, _, self.headers = _read_head(self._file)
-        if "chunked" in self.headers.get("transfer-encoding", "").lower():
-            self._left = 0  # bytes left in the current chunk
-            self._mode = "chunked"
-        elif "content-length" in self.headers:
-            try:
-                self._left = int(self.headers["content-length"])
-            except ValueError:
-                raise ProtocolError("bad Content-Length") from None
-            self._mode = "length"
-        else:
-            self._left, self._mode = -1, "close"
-        self._buffer = b""
-
-    def getheader(self, name: str) -> str | None:
-        return self.headers.get(name.lower())
-
-    def _next_block(self) -> bytes:
-        """The next piece of the body (b"" at its end)."""
-        if self._mode == "close":
-            return self._file.read1(65536)
-        if self._mode == "length":
-            if self._left <= 0:
-                return b""
-            data = self._file.read1(min(self._left, 65536))
-            if not data:
-                raise ProtocolError("the connection closed before the promised length")
-            self._left -= len(data)
-            return data
-        if self._left == 0:  # chunked: at a chunk header
-            size_line = _line(self._file)
-            try:
-                self._left = int(size_line.split(b";")[0].strip(), 16)
-            except ValueError:
-                raise ProtocolError("bad chunk size" if size_line else "the connection closed inside the body") from None
-            if self._left == 0:
-                self._mode, self._left = "length", 0  # the end: trailers are not read
-                return b""
-        data = self._file.read1(min(self._left, 65536))
-        if not data:
-            raise ProtocolError("the connection closed inside a chunk")
-        self._left -= len(data)
-        if self._left == 0:
-            _line(self._file)  # the CRLF after each chunk
-        return data
-
-    def readline(self) -> bytes:
-        while b"\n" not in self._buffer:
-            block = self._next_block()
-            if not block:
-                line, self._buffer = self._buffer, b""
-                return line
-            self._buffer += block
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        return line + b"\n"
-
-    def read(self, limit: int = 1 << 30) -> bytes:
-        out = [self._buffer]
-        size = len(self._buffer)
-        self._buffer = b""
-        while size < limit and (block := self._next_block()):
-            out.append(block)
-            size += len(block)
-        return b"".join(out)[:limit]
-
-    def close(self) -> None:
-        self._file.close()
-        self._sock.close()
 
 
 def request(
@@ -192,6 +92,8 @@ def proxy_variable(scheme: str) -> str | None:
 def _exchange(parts, body: bytes | None, headers: dict[str, str], connect_timeout: float, read_timeout: float,
               ca_file: str | None) -> Response:
     """One request and the head of its response, directly or through the proxy."""
+    if parts.scheme == "http+unix":
+        return _exchange_unix(parts, body, headers, connect_timeout, read_timeout)
     https = parts.scheme == "https"
     host, port = parts.hostname, parts.port or (443 if https else 80)
     proxy, variable = None, proxy_variable(parts.scheme)
@@ -211,14 +113,25 @@ def _exchange(parts, body: bytes | None, headers: dict[str, str], connect_timeou
         if proxy and not https:  # absolute form, for the proxy to forward
             target = f"http://{_authority(host, parts.port)}{target}"
             head += [f"Proxy-Authorization: {proxy.authorization}"] if proxy.authorization else []
-        method, length = ("GET", []) if body is None else ("POST", [f"Content-Length: {len(body)}"])
-        head = [f"{method} {target} HTTP/1.1", *head, *length, "Connection: close"]
-        head += [f"{k}: {v}" for k, v in (_basic_auth(parts) | headers).items()]
-        sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + (body or b""))
-        response = Response(sock)
+        response = send(sock, target, head, body, _basic_auth(parts) | headers)
         if proxy and response.status == 407:
             raise Failure(*proxy.refused())
         return response
+    except BaseException:
+        sock.close()
+        raise
+
+
+def _exchange_unix(parts, body: bytes | None, headers: dict[str, str], connect_timeout: float,
+                   read_timeout: float) -> Response:
+    """One request over the Unix socket whose path is the URL's (quoted) host part."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(connect_timeout)
+        sock.connect(unquote(parts.netloc))
+        sock.settimeout(read_timeout)
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        return send(sock, target, ["Host: localhost"], body, headers)
     except BaseException:
         sock.close()
         raise
@@ -269,7 +182,7 @@ def _tunnel(sock: socket.socket, proxy, target: str) -> None:
     sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"))
     file = sock.makefile("rb")  # the proxy sends nothing after its head until TLS starts
     try:
-        status, reason, _ = _read_head(file)
+        status, reason, _ = read_head(file)
     except TimeoutError:
         raise Failure(*proxy.unreachable(f"no answer to CONNECT within {sock.gettimeout():g} s")) from None
     except ProtocolError as exc:

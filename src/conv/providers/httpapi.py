@@ -61,7 +61,7 @@ def _post(base_url: str, path: str, body: dict, headers: dict[str, str], timeout
 
     url = base_url.rstrip("/") + path
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    if parts.scheme not in ("http", "https", "http+unix") or not (parts.netloc if parts.scheme == "http+unix" else parts.hostname):
         raise ProviderError(f"base URL {base_url!r} is not an http(s) URL", f"Set {hints.url}, e.g. {hints.example}")
     headers = {"Content-Type": "application/json", "Accept": "text/event-stream, application/json", **headers}
     try:
