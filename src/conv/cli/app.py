@@ -1,5 +1,7 @@
 """The Typer application every command module registers on."""
 
+from typing import Annotated
+
 import typer
 
 app = typer.Typer(
@@ -11,6 +13,22 @@ app = typer.Typer(
     pretty_exceptions_enable=False,  # a bug keeps a plain traceback; user errors never reach here
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        from .. import __version__
+
+        typer.echo(f"conv {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                          help="Print conv's version and exit.")] = False,
+) -> None:
+    pass
 
 
 def workspace():

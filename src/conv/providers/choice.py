@@ -3,7 +3,7 @@
   1. ``-m MODEL``                      5. ``model`` in config
   2. the agent's model                 6. API keys in the environment (OpenAI, then Anthropic)
   3. a follow-up: the model of the     7. an Ollama server answering on 127.0.0.1:11434
-     conversation's last answer        8. the local model (conv's ``[local]`` extra)
+     conversation's last answer        8. the local model (``[local]`` + pull)
   4. ``CONV_MODEL``
 
 So conv answers the moment it is installed, offline, and then with whatever
@@ -16,7 +16,6 @@ import os
 from ..errors import ProviderError, UsageError
 from ..home.config import Config
 from ..home.env import setting
-from ..home.install import local_model_command
 from ..records import dataclass
 from . import PROVIDERS
 
@@ -61,7 +60,7 @@ def parse_spec(spec: str, config: Config | None = None) -> tuple[str, str]:
             raise UsageError(f"model {spec!r} names no model", f"Write it as {prefix}:MODEL")
         return prefix, rest.strip()
     if spec == "local":
-        from .local import DEFAULT_MODEL
+        from .local.model import DEFAULT_MODEL
 
         return "local", DEFAULT_MODEL
     if spec.endswith(".gguf"):
@@ -125,8 +124,8 @@ def choose(config: Config, flag: str | None = None, agent: tuple[str, str | None
             return Choice(*parse_spec(found.spec, config), found.source)
     raise ProviderError(
         "no model is set up",
-        f"Install the offline one: {local_model_command()}; or export OPENAI_API_KEY or "
-        "ANTHROPIC_API_KEY; or start Ollama (see conv models)",
+        f"The offline one: {found.detail}; or export OPENAI_API_KEY or ANTHROPIC_API_KEY; "
+        "or start Ollama (see conv models)",
     )
 
 
@@ -171,7 +170,7 @@ def ollama_step() -> Step:
 
 
 def local_step(config: Config) -> Step:
-    from .local import availability
+    from .local.model import availability
 
     path, why = availability(config)
     return Step("local model", "local" if path else None, why)

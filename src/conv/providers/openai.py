@@ -34,6 +34,7 @@ class OpenAIProvider:
     ca_file: str | None = None  # tls.ca_file: a private CA, trusted too
     headers: dict = field(default_factory=dict)  # an endpoint's own headers (endpoints.NAME.headers)
     hints: Hints = HINTS  # what its errors point at
+    options: dict = field(default_factory=dict)  # more of the request body (the local model's max_tokens…)
 
     @classmethod
     def from_config(cls, config: Config) -> "OpenAIProvider":
@@ -51,7 +52,7 @@ class OpenAIProvider:
         self, messages: list[Message], model: str, on_text: OnText, stream: bool = True,
         temperature: float | None = None, seed: int | None = None,
     ) -> Reply:
-        body = {"model": model, "messages": [{"role": m.role, "content": m.content} for m in messages]}
+        body = {"model": model, "messages": [{"role": m.role, "content": m.content} for m in messages], **self.options}
         if temperature is not None:
             body["temperature"] = temperature
         if seed is not None:  # OpenAI, llama.cpp's server, vLLM and Ollama sample by it

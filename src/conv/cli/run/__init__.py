@@ -16,6 +16,11 @@ def fast_path(args: list[str]) -> bool:
 
         sys.stdout.write(plugin(args[1]))
         return True
+    if args == ["--version"]:
+        from ... import __version__
+
+        sys.stdout.write(f"conv {__version__}\n")
+        return True
     if args[:1] == ["__complete"]:  # TAB in a shell with the plugin
         from .complete import run
 

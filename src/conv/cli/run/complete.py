@@ -43,8 +43,8 @@ COMMANDS: dict[str, tuple[str, ...]] = {  # command -> its options
     "init": (),
     "prompt": (),
 }
-GROUPS: dict[str, tuple[str, ...]] = {"hooks": ("install", "list"), "config": ("get", "set", "path"),
-                                      "remote": ("add", "remove", "list", "purge")}
+GROUPS: dict[str, tuple[str, ...]] = {"models": ("pull",), "hooks": ("install", "list"),
+                                      "config": ("get", "set", "path"), "remote": ("add", "remove", "list", "purge")}
 TAKE_A_CONVERSATION = ("retry", "chat", "use", "show", "log", "diff", "fork", "title", "tag", "status", "summary",
                        "edit", "delete", "restore", "clean", "export")
 MOST = 200  # conversations offered at once: the newest that match what is typed
@@ -58,9 +58,9 @@ def run(words: list[str]) -> None:
 def candidates(words: list[str]) -> list[tuple[str, str]]:
     *before, typed = words or [""]
     if not before:
-        return [(name, "") for name in (*COMMANDS, *GROUPS) if name.startswith(typed)]
+        return [(name, "") for name in dict.fromkeys((*COMMANDS, *GROUPS)) if name.startswith(typed)]
     command, previous = before[0], before[-1]
-    if command in GROUPS:
+    if command in GROUPS and not typed.startswith("-"):
         return [(name, "") for name in GROUPS[command] if name.startswith(typed)] if len(before) == 1 else []
     if previous in ("-m", "--model"):
         return _models(typed)
