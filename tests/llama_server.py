@@ -40,7 +40,10 @@ def main(model: str) -> None:
     params.warmup = False
     params.verbosity = -1
     params.model_alias = {"smollm2"}  # the name it answers to and reports, as a hosted model has
-    params.hostnames = ["127.0.0.1"]
+    if hasattr(params, "hostnames"):
+        params.hostnames = ["127.0.0.1"]
+    else:
+        params.hostname = "127.0.0.1"  # its name until 2026.10
     params.port = port
     server = xllamacpp.Server(params)  # noqa: F841 - it serves while it is referenced
     print(port, flush=True)

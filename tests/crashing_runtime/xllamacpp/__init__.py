@@ -29,7 +29,8 @@ def crash() -> None:
 
 class CommonParams(SimpleNamespace):
     def __init__(self):
-        super().__init__(model=SimpleNamespace(path=""), cpuparams=SimpleNamespace(), cpuparams_batch=SimpleNamespace())
+        super().__init__(model=SimpleNamespace(path=""), cpuparams=SimpleNamespace(), cpuparams_batch=SimpleNamespace(),
+                         hostnames=[])
 
 
 class Server:

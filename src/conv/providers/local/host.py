@@ -69,7 +69,10 @@ def load(settings: dict):
     params.cache_ram_mib = 0  # no copies of past prompts: the slot's own cache serves a follow-up
     params.verbosity = -1
     params.endpoint_metrics = True  # wait_until_unused reads them
-    params.hostnames = [settings["socket"]]  # a path ending in .sock: a Unix socket, no TCP port
+    if hasattr(params, "hostnames"):  # a path ending in .sock: a Unix socket, no TCP port
+        params.hostnames = [settings["socket"]]
+    else:
+        params.hostname = settings["socket"]  # its name until 2026.10
     params.api_keys = [settings["key"]]
     return xllamacpp.Server(params)
 
