@@ -36,7 +36,7 @@ def install_into(venv: Path, installed: Path) -> Path:
 def test_the_local_model_hint_names_this_installs_command(tmp_path, layout, installed):
     python = install_into(tmp_path / "home" / layout, installed)
     said = subprocess.run([str(python), "-c", ASK], check=True, capture_output=True, text=True).stdout.strip()
-    runtime = "'xllamacpp<2026.11,>=2026.9.11063'"  # the [local] extra (no xllamacpp in these venvs)
+    runtime = "'xllamacpp<2026.11,>=2026.9.10809'"  # the [local] extra (no xllamacpp in these venvs)
     expected = {
         "venv": f"{python} -m pip install {runtime}",
         "pipx/venvs/conv-git": f"pipx inject conv-git {runtime}",
