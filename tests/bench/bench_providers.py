@@ -336,8 +336,8 @@ def local_host(runs: int, gguf: Path) -> list[dict]:
     config = Config(WORK / "no-config" / "config.yaml")  # conv's defaults, whatever the caller's config
     runtime = Path(os.environ["XDG_RUNTIME_DIR"])
     settings = hosting.settings_for(gguf, config)
-    print(f"  local model {gguf.name}: window {settings['context']}, {settings['threads']} thread(s), "
-          f"{json.dumps(SAMPLING)}", flush=True)
+    print(f"  local model {gguf.name}: window {settings['context']}, {settings['prompt_threads']} thread(s) for the "
+          f"prompt, {settings['threads']} for the answer, {json.dumps(SAMPLING)}", flush=True)
     loads = []
     for n in range(runs + 1):
         common.stop_hosts(runtime)

@@ -206,7 +206,8 @@ KEYS: dict[str, Key] = {
     "local.max_answer": Key(positive_int, 512, "most tokens the local model writes in one answer"),
     "local.keep_alive": Key(duration, "5m", "how long the local model stays loaded after its last answer, so the "
                             "next starts at once (0: unloaded after each)"),
-    "local.threads": Key(positive_int, None, "CPU threads the local model computes on (unset: half the cores)"),
+    "local.threads": Key(positive_int, None, "CPU threads the local model computes on (unset: every core for the "
+                         "prompt, half of them for the answer)"),
 }
 
 # keys with a name in the middle: agents.NAME.FIELD and prices.MODEL.FIELD

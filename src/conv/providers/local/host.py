@@ -62,8 +62,13 @@ def load(settings: dict):
     params.model.path = settings["model"]
     params.n_ctx = settings["context"]
     params.n_parallel = 1
-    # one thread on two cores: with two, the first token took 0.2-2.9 s whenever anything else ran
-    params.cpuparams.n_threads = params.cpuparams_batch.n_threads = settings["threads"]
+    # the answer on one thread of two cores: with two, a token took as long as anything else ran
+    params.cpuparams.n_threads = settings["threads"]
+    # the prompt on every core, its threads sleeping while they wait (poll 0): on two cores its
+    # 28 tokens took 117-156 ms against 217-329 on one, and 0.3-0.7 s against 0.3-0.5 with both
+    # cores busy, where spinning threads took 3 s
+    params.cpuparams_batch.n_threads = settings["prompt_threads"]
+    params.cpuparams_batch.poll = 0
     params.warmup = False  # a warm-up pass would delay the first answer, not speed it
     params.fit_params = False  # probing the memory for a fit nearly doubles the load (0.78 against 0.44 s)
     params.cache_ram_mib = 0  # no copies of past prompts: the slot's own cache serves a follow-up

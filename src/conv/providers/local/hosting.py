@@ -130,10 +130,16 @@ class Host:
 
 
 def settings_for(model: Path, config: Config) -> dict:
+    """What the host is started with: local.threads for both the prompt and the
+    answer when set; else the prompt on every core (its threads sleep while
+    they wait, so a busy machine slows it by a sixth, where spinning ones took
+    3 s on two busy cores) and the answer on half of them."""
+    cores, chosen = os.cpu_count() or 2, config.get("local.threads")
     return {
         "model": str(model),
         "context": config.get("local.context"),
-        "threads": config.get("local.threads") or max(1, (os.cpu_count() or 2) // 2),
+        "threads": chosen or max(1, cores // 2),
+        "prompt_threads": chosen or cores,
         "keep_alive": config.get("local.keep_alive"),
     }
 
@@ -142,7 +148,8 @@ def host_of(settings: dict) -> Host:
     """The host for these settings: the same file (by path, size and time) and window share one."""
     model = Path(settings["model"]).resolve()
     stat = model.stat()
-    identity = json.dumps([str(model), stat.st_size, stat.st_mtime_ns, settings["context"], settings["threads"]]).encode()
+    identity = json.dumps([str(model), stat.st_size, stat.st_mtime_ns, settings["context"], settings["threads"],
+                           settings["prompt_threads"]]).encode()
     key = f"{zlib.crc32(identity):08x}{zlib.adler32(identity):08x}"  # not hashlib: its import is 5 ms of every ask
     host = Host(os.path.join(runtime_dir(), key))
     if len(host.socket.encode()) > SOCKET_PATH_MOST:
