@@ -339,9 +339,14 @@ def fails(*args, code: int | None = None, **kw) -> str:
     return lines[0]
 
 
+GIT_IDENTITY = {"GIT_AUTHOR_NAME": "conv tests", "GIT_AUTHOR_EMAIL": "tests@conv.invalid",
+                "GIT_COMMITTER_NAME": "conv tests", "GIT_COMMITTER_EMAIL": "tests@conv.invalid"}
+
+
 def git(store: Path, *args, check: bool = True) -> str:
-    """The real git CLI on the store."""
-    done = subprocess.run(["git", "-C", str(store), *args], capture_output=True, text=True)
+    """The real git CLI on the store (with an identity of its own: a new HOME has none)."""
+    done = subprocess.run(["git", "-C", str(store), *args], capture_output=True, text=True,
+                          env={**GIT_IDENTITY, **os.environ})
     if check and done.returncode:
         raise AssertionError(f"git {' '.join(args)} failed: {done.stderr}")
     return done.stdout

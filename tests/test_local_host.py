@@ -22,6 +22,8 @@ import pexpect
 import pytest
 from conftest import conv_env, fails, ok
 
+from conv.providers.local.hosting import Host
+
 CRASHING = str(Path(__file__).parent / "crashing_runtime")
 LONG = "Write a long story about a dragon who learns to program, with many chapters."
 
@@ -83,10 +85,11 @@ def test_a_host_with_keep_alive_0_leaves_after_its_answer(local_model):
     ok("config", "set", "local.max_answer", "16")
     ok("config", "set", "local.keep_alive", "0")
     ok("ask", "-m", "local", "Name a colour.")
-    pid = host_pid()
-    assert wait_for(lambda: not alive(pid), 5)
+    [lock] = host_files("lock")
+    host = Host(lock.removesuffix(".lock"))
+    assert wait_for(lambda: not host.alive(), 5)  # its lock free: the process has gone
+    assert not host_files("ready") and not host_files("sock")  # it cleared its files as it left
     ok("ask", "-m", "local", "-c", "Another?")  # a new host answers
-    assert host_pid() != pid
 
 
 def test_its_socket_is_private_and_it_opens_no_tcp_port(local_model):
