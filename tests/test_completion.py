@@ -50,7 +50,7 @@ def two(fake):
 def test_candidates_commands_options_conversations_models(two):
     first, second = two
     assert ["show"] in completed("sh") and ["search"] not in completed("sh")
-    assert completed("config", "") == [["get"], ["set"], ["path"]]
+    assert completed("config", "") == [["get"], ["set"], ["unset"], ["path"]]
     assert completed("show", "--l") == [["--last"], ["--latest"]]
     found = completed("show", "")
     assert [row[0] for row in found] == [second[:6], first[:6]]  # newest first, short ids

@@ -88,23 +88,28 @@ app.add_typer(config_app, name="config", rich_help_panel=PANEL)
 @config_app.command("get", epilog="Examples:\n\n  conv config get\n\n  conv config get session.expiry")
 def get(key: Annotated[Optional[str], typer.Argument(help="A key; all keys when left out.", show_default=False)] = None) -> None:
     """Print a setting (or every setting with its meaning)."""
+    from ..errors import ConvError
     from ..home.config import Config
     from ..home.keys import KEYS, PATTERNS
     from ..terminal import render
 
-    config = Config()
+    config = Config(notice=render.notice)
     if key:
         value = config.raw(key) if key in KEYS and config.raw(key) is not None else config.get(key)
         render.plain("" if value is None else str(value))
         return
+    try:
+        config.values  # noqa: B018 - checks the file: what is wrong in it is said, and the listing goes on
+    except ConvError as exc:
+        render.notice(str(exc))
     for name, spec in KEYS.items():
         value = config.raw(name)
         shown = value if value is not None else (f"{spec.default} (default)" if spec.default is not None else "(unset)")
         render.plain(f"{name} = {shown}    # {spec.help}")
-    for pattern, spec in PATTERNS.items():  # agents.NAME.… and prices.MODEL.…, as configured
-        section, _, field = pattern.partition(".*.")
+    for pattern, spec in PATTERNS.items():  # agents.NAME.…, prices.MODEL.…, aliases.NAME, as configured
+        section, _, field = pattern.removesuffix(".*").partition(".*.")
         for name in config.names(section):
-            if config.raw(key := f"{section}.{name}.{field}") is not None:
+            if config.raw(key := f"{section}.{name}" + (f".{field}" if field else "")) is not None:
                 render.plain(f"{key} = {config.raw(key)}    # {spec.help}")
 
 
@@ -117,6 +122,18 @@ def set_(
     from ..home.config import Config
 
     Config().set(key, value)
+
+
+@config_app.command("unset", epilog="Examples:\n\n  conv config unset model\n\n  conv config unset timeout.raed   # a typo "
+                    "conv warned about")
+def unset(key: Annotated[str, typer.Argument(help="The key, e.g. model, or one conv warned it does not know.")]) -> None:
+    """Remove a setting (it goes back to its default)."""
+    from ..home.config import Config
+    from ..terminal import render
+
+    config = Config()
+    if not config.unset(key):
+        render.notice(f"{key} was not set in {config.path}")
 
 
 @config_app.command("path", epilog="Example:\n\n  $EDITOR \"$(conv config path)\"")

@@ -4,24 +4,29 @@ ruamel.yaml so the comments and order a person wrote survive ``conv config set``
 Every key conv reads is declared in ``keys.py`` with its type, default and
 help. ``conv config set`` refuses anything else, and the file is checked
 whole the first time a setting is read (before an ask stores its question):
-a typo or an impossible value is one line naming the key and the file.
+an impossible value is one line naming the key and the file. A key conv
+does not know (a typo made by hand) is left out with a warning that says
+which key was meant, as git passes over what it does not know: every
+command still works.
 """
 
 from io import StringIO
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import UsageError
 from ..format.frontmatter import parse_canonical
 from . import paths
 from .files import write_atomic
-from .keys import SECTIONS, Key, kind, one_line, parts, spec, unknown
-from .keys import text as text_value
+from .keys import SECTIONS, Key, closest, kind, parts, spec
+from .values import one_line
+from .values import text as text_value
 
 
 class Config:
-    def __init__(self, path: Path | None = None):
+    def __init__(self, path: Path | None = None, notice: Callable[[str], None] | None = None):
         self.path = path or paths.config_file()
+        self.notice = notice  # hears of the keys left out
         self._doc = None
         self._values: dict[str, Any] | None = None
 
@@ -43,6 +48,12 @@ class Config:
         if self._values is None:
             self._values = dict(self._checked(self.doc, []))
         return self._values
+
+    def _left_out(self, key: str) -> None:
+        if self.notice is not None:
+            meant = closest(key)
+            self.notice(f"{key} in {self.path}: no such setting{f' (did you mean {meant}?)' if meant else ''}, "
+                        f"left out (conv config unset {key})")
 
     def _text(self) -> str | None:
         try:
@@ -90,7 +101,8 @@ class Config:
                 yield from self._checked(value, here)
                 continue
             if what == "unknown":
-                raise unknown(key, f" in {self.path}")
+                self._left_out(key)
+                continue
             declared = spec(key, f" in {self.path}")
             try:
                 yield key, declared.parse(value)
@@ -135,10 +147,42 @@ class Config:
         _yaml().dump(self._doc, out)
         write_atomic(self.path, out.getvalue())
 
+    def unset(self, key: str) -> bool:
+        """Remove a setting (a known one, or one written by mistake); False when it was not set."""
+        self._doc, self._values = self._load_commented(self._text()), None
+        path = _path_in(self._doc, key)
+        if path is None:
+            return False
+        nodes = [self._doc]
+        for part in path[:-1]:
+            nodes.append(nodes[-1][part])
+        del nodes[-1][path[-1]]
+        for parent, node, part in zip(reversed(nodes[:-1]), reversed(nodes[1:]), reversed(path[:-1])):
+            if node:  # a mapping left empty goes too (timeout: {})
+                break
+            del parent[part]
+        out = StringIO()
+        _yaml().dump(self._doc, out)
+        write_atomic(self.path, out.getvalue())
+        return True
+
     def names(self, section: str) -> list[str]:
         """The names configured under ``agents`` or ``prices``."""
         node = self.doc.get(section) if isinstance(self.doc, dict) else None
         return [str(name) for name in node] if isinstance(node, dict) else []
+
+
+def _path_in(node, key: str) -> list[str] | None:
+    """Where dotted ``key`` is in the file's mappings, whatever it is (a name may
+    hold dots: prices.gpt-4.1.input; a key written by mistake has no declaration)."""
+    if not isinstance(node, dict):
+        return None
+    if key in node:
+        return [key]
+    for name in sorted(map(str, node), key=len, reverse=True):
+        if key.startswith(name + ".") and (rest := _path_in(node[name], key[len(name) + 1:])):
+            return [name, *rest]
+    return None
 
 
 def _as_written(declared: Key, text: str) -> Any:

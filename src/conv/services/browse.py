@@ -4,7 +4,7 @@ from datetime import datetime, timedelta, timezone
 
 from ..errors import UsageError
 from ..format.model import STATUSES, Conversation, iso
-from ..home.keys import duration
+from ..home.values import duration
 from ..index import Filters, Hit, Row
 from ..records import dataclass
 from .current import current

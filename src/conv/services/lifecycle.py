@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 from ..errors import UsageError
 from ..format.model import iso
 from ..format.words import plural
-from ..home.keys import duration
+from ..home.values import duration
 from ..index import Filters
 from ..records import dataclass
 from . import erasure, refs

@@ -33,7 +33,7 @@ class Workspace:
     def config(self) -> "Config":
         from ..home.config import Config
 
-        return Config()
+        return Config(notice=self.notice)
 
     @cached_property
     def index(self) -> "Index":

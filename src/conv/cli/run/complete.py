@@ -44,7 +44,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {  # command -> its options
     "prompt": (),
 }
 GROUPS: dict[str, tuple[str, ...]] = {"models": ("pull",), "hooks": ("install", "list"),
-                                      "config": ("get", "set", "path"), "remote": ("add", "remove", "list", "purge")}
+                                      "config": ("get", "set", "unset", "path"), "remote": ("add", "remove", "list", "purge")}
 TAKE_A_CONVERSATION = ("retry", "chat", "use", "show", "log", "diff", "fork", "title", "tag", "status", "summary",
                        "edit", "delete", "restore", "clean", "export")
 MOST = 200  # conversations offered at once: the newest that match what is typed

@@ -7,7 +7,7 @@ a follow-up can tell when the prompt was changed since.
 
 from ...errors import UsageError
 from ...home.config import Config
-from ...home.keys import agent_name
+from ...home.values import agent_name
 from ...records import dataclass
 
 
