@@ -65,7 +65,7 @@ BAD_FILES = {  # config.yaml as written by hand -> what the line must name
     "expiry": ("session:\n  expiry: soon\n", "session.expiry in {file} cannot be 'soon': use a number with s, m, h, d or w"),
     "huge expiry": (f"session:\n  expiry: {'9' * 400}d\n", "session.expiry in {file} cannot be '999"),
     "temperature": ("agents:\n  coder:\n    temperature: .nan\n", "agents.coder.temperature in {file} cannot be .nan"),
-    "price": ("prices:\n  gpt-4.1:\n    input: -1\n", "prices.gpt-4.1.input in {file} cannot be -1: use a price from 0 to 10000"),
+    "price": ("prices:\n  gpt-4.1:\n    input: -1\n", "prices.gpt-4.1.input in {file} cannot be -1: use a price from 0 to 10000000"),
     "agent name": ("agents:\n  Coder:\n    system: hi\n", "bad agent name 'Coder' in {file}"),
     "dotted key": ("timeout.connect: 5\n", "timeout.connect in {file} is written as one dotted key, not nested"),
     "value for a section": ("timeout: 30\n", "timeout in {file} must be a mapping of settings, not a single value"),

@@ -18,7 +18,7 @@ from ..errors import UsageError
 from ..format.frontmatter import parse_canonical
 from . import paths
 from .files import write_atomic
-from .keys import SECTIONS, Key, closest, kind, parts, spec
+from .keys import RESERVED, SECTIONS, Key, closest, kind, parts, spec
 from .values import one_line
 from .values import text as text_value
 
@@ -135,6 +135,8 @@ class Config:
             declared.parse(text)
         except ValueError as exc:
             raise UsageError(f"{key} cannot be {_shown(text)}: {exc}", f"{self.path} is unchanged") from None
+        if key.startswith("aliases."):
+            self._check_alias(key, text)
         self._doc, self._values = self._load_commented(self._text()), None
         node = self._doc
         *parents, last = parts(key)
@@ -146,6 +148,16 @@ class Config:
         out = StringIO()
         _yaml().dump(self._doc, out)
         write_atomic(self.path, out.getvalue())
+
+    def _check_alias(self, key: str, target: str) -> None:
+        """An alias leads to a provider or to an endpoint configured here: one
+        that leads nowhere would, at its first use, be refused anyway."""
+        prefix = target.partition(":")[0].strip()
+        known = [*RESERVED, *self.names("endpoints")]
+        if prefix not in known:
+            raise UsageError(f"{key} cannot be {_shown(target)}: {prefix!r} is neither a provider nor an endpoint",
+                             f"{self.path} is unchanged. Set the endpoint first (conv config set endpoints.{prefix}"
+                             f".base_url URL), or use one of: {', '.join(known)}")
 
     def unset(self, key: str) -> bool:
         """Remove a setting (a known one, or one written by mistake); False when it was not set."""

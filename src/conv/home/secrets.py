@@ -13,7 +13,9 @@ A secret is:
 - the values (8 characters or more) of ``*_API_KEY``, ``*_TOKEN``,
   ``*_SECRET``, ``*_PASSWORD`` (and ``*_SECRET_ACCESS_KEY``, ``*_PRIVATE_KEY``)
   in the environment and of keys named so in conv's config (``api_key``),
-  and keys conv got from a command (an endpoint's ``key_cmd``).
+  and keys conv got from a command (an endpoint's ``key_cmd``);
+- what a named endpoint sends as credentials, whatever it is called: the
+  variable its ``key_env`` names, the values of its ``headers``.
 
 It runs on every printed line, so the values are gathered once, when first
 needed, and matched with one regular expression.
@@ -31,6 +33,7 @@ _HEADERS = ("authorization", "proxy-authorization", "x-api-key")
 _HEADER_NAME = re.compile("|".join(_HEADERS), re.IGNORECASE)
 _HEADER = re.compile(rf"({'|'.join(_HEADERS)})([ \t]*[\"']?[ \t]*[:=][ \t]*[\"']?[ \t]*)[^\s\"',}}][^\r\n\"',}}]*",
                      re.IGNORECASE)  # the value, to the end of its line (or of its quoted string)
+_KEYISH = re.compile(r"auth|key|token|secret|password|cookie|session", re.IGNORECASE)  # a header's name
 _CONFIG_LINE = re.compile(r"^\s*[\"']?([A-Za-z0-9_.-]+)[\"']?\s*:\s*(.+?)\s*$", re.MULTILINE)
 _AUTHORITY_END = re.compile(r"[\s/?#]")
 _STARTS = (*_HEADERS, "://")  # what a streamed piece may end in the middle of
@@ -114,7 +117,43 @@ def _values(home: str | None) -> tuple[str, ...]:
     for name, value in _CONFIG_LINE.findall(text):
         if _NAME.search(name):
             found.add(_unquote(value))
+    if "endpoints" in text:
+        found |= _endpoint_secrets(text)
     return tuple(sorted((v for v in found if len(v) >= SHORTEST), key=len, reverse=True))
+
+
+def _endpoint_secrets(text: str) -> set[str]:
+    """What the named endpoints send as credentials, whatever they are called:
+    the variable each ``key_env`` names, and the values of ``headers`` (but a
+    plain URL, such as an HTTP-Referer, under a name that is not about keys)."""
+    from ..format.frontmatter import parse_canonical
+    from .values import header_map
+
+    try:
+        doc = parse_canonical(text)
+        if doc is None:
+            from .config import _yaml
+
+            doc = _yaml().load(text)
+    except Exception:  # noqa: BLE001 - a config that does not parse is said elsewhere; its lines were read above
+        return set()
+    endpoints = doc.get("endpoints") if isinstance(doc, dict) else None
+    found = set()
+    for endpoint in (endpoints or {}).values() if isinstance(endpoints, dict) else ():
+        if not isinstance(endpoint, dict):
+            continue
+        variable = endpoint.get("key_env")
+        if isinstance(variable, str) and os.environ.get(variable):
+            found.add(os.environ[variable])
+        try:
+            headers = header_map(endpoint["headers"]) if endpoint.get("headers") else {}
+        except ValueError:
+            headers = {}
+        for name, value in headers.items():
+            value = str(value).strip()
+            if not value.startswith(("http://", "https://")) or _KEYISH.search(str(name)):
+                found.add(value)
+    return found
 
 
 @cache

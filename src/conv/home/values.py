@@ -51,8 +51,8 @@ def temperature(value: Any) -> float:
 
 def price(value: Any) -> float:
     number = _finite(value)
-    if number is None or not 0 <= number <= 10_000:
-        raise ValueError("use a price from 0 to 10000 (US dollars per million tokens)")
+    if number is None or not 0 <= number <= 10_000_000:
+        raise ValueError("use a price from 0 to 10000000 (US dollars per million tokens)")
     return number
 
 

@@ -22,6 +22,7 @@ from . import PROVIDERS
 OPENAI_DEFAULT = "gpt-4o-mini"
 ANTHROPIC_DEFAULT = "claude-haiku-4-5"
 OLLAMA_DEFAULT_HOST = "127.0.0.1:11434"
+OPENAI_PREFIXES = ("ft",)  # OpenAI's fine-tuned models: ft:gpt-4o-mini:org::id
 
 
 @dataclass
@@ -46,19 +47,24 @@ def parse_spec(spec: str, config: Config | None = None) -> tuple[str, str]:
     """(provider, model) from ``MODEL``, ``PROVIDER:MODEL``, ``ENDPOINT:MODEL``
     or an alias (the last two from ``config``).
 
-    A prefix that is not a provider stays part of the model (``llama3:8b``);
-    a bare ``local`` is the embedded model, a ``.gguf`` path a local file,
-    ``claude-…`` Anthropic's, and any other bare name goes to the
-    OpenAI-compatible server (which may be Ollama, vLLM…, see OPENAI_BASE_URL).
+    A ``NAME:`` that is neither a provider nor an endpoint is refused (a
+    model whose own name has a colon is written with its provider:
+    ``ollama:llama3:8b``); a bare ``local`` is the embedded model, a
+    ``.gguf`` path a local file, ``claude-…`` Anthropic's, and any other
+    bare name goes to the OpenAI-compatible server (which may be Ollama,
+    vLLM…, see OPENAI_BASE_URL).
     """
     spec = spec.strip()
-    if config is not None and spec in config.names("aliases"):  # aliases.SHORT: ENDPOINT:MODEL
+    alias = spec if config is not None and spec in config.names("aliases") else None
+    if alias:  # aliases.SHORT: ENDPOINT:MODEL
         spec = config.get(f"aliases.{spec}").strip()
     prefix, sep, rest = spec.partition(":")
     if sep and (prefix in PROVIDERS or (config is not None and prefix in config.names("endpoints"))):
         if not rest.strip():
             raise UsageError(f"model {spec!r} names no model", f"Write it as {prefix}:MODEL")
         return prefix, rest.strip()
+    if sep and prefix not in OPENAI_PREFIXES and not spec.endswith(".gguf"):
+        raise unknown_prefix(prefix, spec, config, alias)
     if spec == "local":
         from .local.model import DEFAULT_MODEL
 
@@ -68,6 +74,22 @@ def parse_spec(spec: str, config: Config | None = None) -> tuple[str, str]:
     if spec.startswith("claude"):
         return "anthropic", spec
     return "openai", spec
+
+
+def unknown_prefix(prefix: str, spec: str, config: Config | None, alias: str | None) -> UsageError:
+    """``NAME:`` before a model names neither a provider nor an endpoint: a
+    typo (grqo:) would otherwise send the question, and OPENAI_API_KEY, to the
+    default OpenAI-compatible server as a model named "grqo:…"."""
+    from difflib import get_close_matches
+
+    known = [*PROVIDERS, *(config.names("endpoints") if config is not None else [])]
+    meant = get_close_matches(prefix, known, n=1, cutoff=0.5)
+    where = f"alias {alias!r} ({spec})" if alias else repr(spec)
+    return UsageError(
+        f"{prefix!r} in {where} is neither a provider nor an endpoint; nothing was sent",
+        (f"Did you mean {meant[0]}:{spec.partition(':')[2]}? " if meant else "") + f"Known: {', '.join(known)}. "
+        f"A model whose own name has a colon goes with its provider: -m ollama:{spec} or -m openai:{spec}",
+    )
 
 
 def going_on_with(provider: str | None, model: str | None, config: Config) -> str | None:
@@ -82,7 +104,10 @@ def going_on_with(provider: str | None, model: str | None, config: Config) -> st
         return f"{provider}:{model}"
     from .windows import UNKNOWN, window_of
 
-    own, name = parse_spec(model)
+    try:
+        own, name = parse_spec(model)
+    except UsageError:  # another tool's name for it (llama3:8b): not one conv can serve by itself
+        return None
     keys = {"openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL"), "anthropic": ("ANTHROPIC_API_KEY",)}
     served = window_of(name) != UNKNOWN and any(os.environ.get(k) for k in keys.get(own, ()))
     return f"{own}:{name}" if served else None

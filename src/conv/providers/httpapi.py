@@ -64,6 +64,11 @@ def _post(base_url: str, path: str, body: dict, headers: dict[str, str], timeout
     if parts.scheme not in ("http", "https", "http+unix") or not (parts.netloc if parts.scheme == "http+unix" else parts.hostname):
         raise ProviderError(f"base URL {base_url!r} is not an http(s) URL", f"Set {hints.url}, e.g. {hints.example}")
     headers = {"Content-Type": "application/json", "Accept": "text/event-stream, application/json", **headers}
+    for name, value in headers.items():  # a key with a character HTTP cannot carry; its value is never shown
+        if not value.isascii() or not value.isprintable():
+            where = next(n for n, c in enumerate(value) if not c.isascii() or not c.isprintable())
+            raise ProviderError(f"the {name} header would hold a character HTTP cannot carry (at position {where}); "
+                                "nothing was sent", f"Check {hints.key}: a key is ASCII letters, digits and marks")
     try:
         return request(url, json.dumps(body).encode(), headers, *timeouts, ca_file)
     except Failure as exc:  # the proxy, the certificate or a redirect, explained
