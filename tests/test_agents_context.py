@@ -258,7 +258,7 @@ def test_without_a_token_limit_the_models_window_is_the_budget_and_nearing_it_wa
     for n in range(10):
         question = f"question {n} " + "lorem ipsum dolor sit amet " * 44  # ~1,200 characters: 300 tokens
         done = ok("ask", "-m", "some-new-model", *(["-c"] if n else []), question)
-        warned += [n] * done.stderr.decode().count("nears what some-new-model can read at once")
+        warned += [n] * done.stderr.decode().count("nears what some-new-model reads at once")
         assert len(summary_requests(fake)) == (1 if n == 9 else 0), n
     assert warned == [7]
     assert answer_requests(fake)[-1]["messages"][0]["content"].startswith("Summary of the earlier part")
@@ -300,3 +300,58 @@ def test_a_follow_up_after_a_break_carries_a_resume_note_and_back_to_back_ones_d
     ok("ask", "-c", "after a break, with the note off")
     assert fake.requests[-1]["messages"][0]["role"] == "user"
     assert "use a duration such as 1h, 30m or 2d, or off" in fails("config", "set", "context.resume_after", "soon")
+
+
+# -- issue 23: context never goes missing in silence ---------------------------------
+
+def request_tokens(request: dict) -> int:
+    return sum(len(m["content"]) for m in request["messages"]) // 4
+
+
+def test_a_follow_up_to_a_long_piped_question_carries_the_conversation(fake, tmp_path):
+    """head -c 20000 FILE | conv ask "summarize this"; conv ask -c "and?" sent
+    "and?" alone: no earlier turn, no summary, no notice."""
+    fake.set(reply="ECHO")
+    text = "".join(f"line {n}: the quick brown fox jumps over the lazy dog\n" for n in range(400))[:20000]
+    ok("ask", "-m", "some-new-model", "summarize this", input=text)
+    done = ok("ask", "-m", "some-new-model", "-c", "and?")
+    said = done.stderr.decode()
+    assert "this conversation outgrows what some-new-model reads at once (about 6,144 tokens)" in said
+    assert "2 older messages go as a summary" in said and "cut in the middle" in said
+    [made] = summary_requests(fake)
+    sent = made["messages"][-1]["content"]
+    assert "line 0:" in sent and "characters cut here to fit" in sent  # the start of each, cut, never dropped
+    assert request_tokens(made) <= 6144
+    last = answer_requests(fake)[-1]["messages"]
+    assert last[0]["content"].startswith("Summary of the earlier part") and last[-1]["content"] == "and?"
+
+
+def test_a_token_limit_is_named_and_a_summary_that_does_not_condense_is_capped(fake):
+    """With context.max_tokens 1000 the notice blamed the model's window; the
+    first messages were dropped; a summariser that does not condense made
+    requests grow past the budget."""
+    fake.set(reply="ECHO")  # the fake echoes what it is sent: a summary as long as its request
+    ok("config", "set", "context.max_tokens", "1000")
+    said = []
+    for n in range(6):
+        question = f"question {n} " + "alpha beta gamma delta " * 130  # about 800 tokens
+        said.append(ok("ask", "-m", "gpt-4o-mini", *(["-c"] if n else []), question).stderr.decode())
+    assert any("outgrows context.max_tokens (1,000 tokens)" in s for s in said)
+    assert not any("gpt-4o-mini reads at once" in s for s in said)
+    for request in answer_requests(fake):
+        earlier = request["messages"][:-1]  # the summary and the latest turns: the budget's part
+        assert sum(len(m["content"]) for m in earlier) // 4 <= 1000 * 1.2, len(earlier)
+    summaries = [json.loads(ok("show", "--json").stdout).get("context_summary") or {}]
+    assert all(len(s.get("text", "")) // 4 <= 1000 // 4 + 2 for s in summaries)
+
+
+def test_a_question_bigger_than_the_window_is_refused_before_anything_is_stored(fake, store_path):
+    big = "x" * 4_000_000  # 4 MB: about a million tokens
+    line = fails("ask", "-m", "gpt-4o-mini", "read this", input=big, code=2)
+    assert "more than gpt-4o-mini reads at once" in line and "nothing was stored or sent" in line
+    assert not fake.requests and not store_path.exists()
+    # a model conv does not know: its window is a guess, so the question goes, and that is said
+    done = ok("ask", "-m", "some-new-model", "read this", input="y " * 20_000)
+    assert "more than the 6,144 conv assumes some-new-model reads at once; sent as it is" in done.stderr.decode()
+    assert len(fake.requests) == 1
+

@@ -28,6 +28,14 @@ def room(provider: str, model: str, config: Config) -> int:
     return window - min(window // ANSWER_SHARE, ANSWER_MOST)
 
 
+LARGEST = max(size for _, size in KNOWN)  # no model conv knows reads more
+
+
+def known(provider: str, model: str) -> bool:
+    """Whether ``room`` is the model's own window rather than conv's guess."""
+    return provider in ("local", "ollama") or window_of(model) != UNKNOWN
+
+
 def window_of(model: str) -> int:
     """The window of a model known by name (``vendor/name`` as routers write it), else UNKNOWN."""
     name = model.rsplit("/", 1)[-1].lower()

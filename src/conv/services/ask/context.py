@@ -8,7 +8,9 @@ The summary is made by the model (services/summary.py) and kept in
 conversation.md as ``context_summary: {through, text, model}``. When the
 budget is exceeded the cut is made so that only half the budget is kept
 verbatim: the next few follow-ups then fit beside the same summary, and the
-model is asked to extend it only every few turns, not at every one.
+model is asked to extend it only every few turns, not at every one. The
+summary itself may take a quarter of the budget; older messages too long to
+go whole into the request that makes it go cut in the middle, never left out.
 """
 
 from datetime import datetime, timedelta, timezone
@@ -22,6 +24,8 @@ CHARS_PER_TOKEN = 4  # a rough count for ASCII text; no tokenizer is worth its i
 SAFE_SHARE = 0.85  # of a model's window, what an estimate that rough may fill
 NEARLY_FULL = 0.8  # of the budget: a follow-up this far in warns, once
 SUMMARY_HEADING = "Summary of the earlier part of this conversation:"
+SUMMARY_SHARE = 0.25  # of the budget, what the summary may take (the latest turns take half)
+CUT = "\n[… {} characters cut here to fit …]\n"
 
 
 @dataclass
@@ -29,6 +33,7 @@ class Budget:
     max_messages: int | None = None
     max_tokens: int | None = None
     room: int | None = None  # tokens a whole request may hold (the model's window), when max_tokens is unset
+    limit: str = ""  # which limit this is, for what conv says when it cuts (context.max_tokens 1000, …)
 
     def fits(self, messages: list[Message], share: float = 1.0) -> bool:
         return self.allows(len(messages), tokens(messages), share)
@@ -44,7 +49,11 @@ class Budget:
         (the system prompt, the question): the model's room less theirs."""
         if self.max_tokens is not None or self.room is None:
             return self
-        return Budget(self.max_messages, max(int(self.room * SAFE_SHARE) - tokens(fixed), 1), self.room)
+        return Budget(self.max_messages, max(int(self.room * SAFE_SHARE) - tokens(fixed), 1), self.room, self.limit)
+
+    def summary_tokens(self) -> int | None:
+        """The most a summary may take (None: no token budget, any size)."""
+        return int(self.max_tokens * SUMMARY_SHARE) if self.max_tokens is not None else None
 
 
 @dataclass
@@ -58,7 +67,7 @@ class Plan:
     to_summarize: list[Message] = field(default_factory=list)  # older messages the summary must still take in
     through: str | None = None  # the last turn the summary covers
     nearly_full: bool = False  # this follow-up took the conversation near the budget
-    left_out: int = 0  # older messages too many for the summary's own request
+    clipped: int = 0  # older messages cut in the middle to fit the summary's own request
     note: str | None = None  # the resume note, when the conversation is taken up after a break
 
     @property
@@ -110,9 +119,39 @@ def plan(conv: Conversation, question: Turn, budget: Budget) -> Plan:
     summary = str(stored.get("text") or "") if covered and covered <= cut else None
     start = covered if summary is not None else 0
     older = history[start:cut]
-    fit = _latest_within(older, Budget(max_tokens=budget.max_tokens), share=1.0) if budget.room else len(older)
-    return Plan(system, summary, history[cut:], ask, to_summarize=older[len(older) - fit:],
-                through=names[cut - 1], left_out=len(older) - fit)
+    room = budget.max_tokens - tokens([Message("system", summary or "")]) if budget.max_tokens is not None else None
+    clipped = clip(older, room) if room is not None else older
+    return Plan(system, summary, history[cut:], ask, to_summarize=clipped, through=names[cut - 1],
+                clipped=sum(a is not b for a, b in zip(older, clipped)))
+
+
+def clip(messages: list[Message], most: int) -> list[Message]:
+    """``messages`` within about ``most`` tokens: each of those too long for an
+    even share keeps its start and its end, cut in the middle (never dropped:
+    what goes into a summary must all be there in some form)."""
+    if tokens(messages) <= most:
+        return messages
+    small = [m for m in messages if tokens([m]) * len(messages) <= most]
+    share = max((most - tokens(small)) // max(len(messages) - len(small), 1), 16)
+    return [m if m in small else _cut(m, share) for m in messages]
+
+
+def _cut(message: Message, share: int) -> Message:
+    text = message.content
+    keep = max(share * len(text) // max(tokens([message]), 1), 64)  # characters for ``share`` tokens of this text
+    if keep >= len(text):
+        return message
+    head, tail = text[: keep * 2 // 3], text[len(text) - keep // 3:]
+    return Message(message.role, head + CUT.format(len(text) - len(head) - len(tail)) + tail)
+
+
+def question_too_big(question: str, system: str | None, budget: Budget) -> int | None:
+    """The question's size in tokens when it cannot fit the model's window at all
+    (with its system prompt, and room for the answer), else None."""
+    if budget.room is None:
+        return None
+    size = tokens([Message("user", question), Message("system", system or "")])
+    return size if size > budget.room * SAFE_SHARE else None
 
 
 def _latest_within(history: list[Message], budget: Budget, share: float = 0.5) -> int:

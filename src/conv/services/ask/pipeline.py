@@ -22,7 +22,7 @@ from .answer import Job, stream_answer
 from .finish import answered
 from .options import AskOptions, AskResult, Output
 from .question import store_question
-from .summary import messages_for, planned
+from .summary import check_question, messages_for, planned
 from .target import choose_target, last_model, unanswered
 
 
@@ -58,6 +58,7 @@ class Asker:
         if waiting is not None:  # conv ask -c alone, after a fork at a question: answer it
             return self.retry(waiting, None, False, opts)
         target = choose_target(self.ws, opts, self.out)
+        check_question(self.ws.config, target.prompt, target.system, target.agent, target.choice, self.out)
         provider = get_provider(target.choice.provider, self.ws.config)
         conv, question = store_question(self.ws, target, opts, self.out)
         messages = messages_for(self.ws, conv, conv, question, target.agent, (provider, target.choice), opts.save, self.out)
