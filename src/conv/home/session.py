@@ -68,6 +68,39 @@ def save(name: str, conv_id: str, short: str, turns: int, expiry: float) -> None
         prune()
 
 
+def note_unsaved(name: str) -> None:
+    """This terminal just had an exchange that was not stored (--no-save)."""
+    write_atomic(_file(name).with_name(name + ".unsaved"), f"{time.time()}\n")
+
+
+def unsaved_since(name: str) -> float | None:
+    """Seconds since this terminal's last exchange that was not stored, if any."""
+    try:
+        return time.time() - float(_file(name).with_name(name + ".unsaved").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def note_reading(name: str, reading: dict) -> None:
+    """What this terminal's last plain ask was taken as (feedback), for its undo."""
+    import json
+
+    write_atomic(_file(name).with_name(name + ".reading"), json.dumps({**reading, "time": time.time()}) + "\n")
+
+
+def last_reading(name: str, within: float) -> dict | None:
+    """That record, if it is younger than ``within`` seconds; it is used once."""
+    import json
+
+    path = _file(name).with_name(name + ".reading")
+    try:
+        reading = json.loads(path.read_text())
+        path.unlink()
+    except (OSError, ValueError):
+        return None
+    return reading if isinstance(reading, dict) and time.time() - reading.get("time", 0) <= within else None
+
+
 def prune(older_than: float = 30 * 86400) -> None:
     """Forget sessions of terminals long closed (their files only)."""
     cutoff = time.time() - older_than

@@ -59,12 +59,14 @@ def show_preview(preview, json_out: bool) -> None:
     if json_out:
         return render.emit_json(preview.to_dict())
     choice, plan = preview.choice, preview.plan
+    if preview.taken_as:
+        render.notice(f"this line would be taken as {preview.taken_as}")
     render.notice(f"would be sent to {choice.spec} (chosen by {choice.source}); nothing stored, nothing called")
     if plan.needs_summary:
         then = ("; the summary below is the one stored so far" if plan.summary
                 else ", and the summary sent ahead of the rest")
         render.notice(f"the {len(plan.to_summarize)} older messages would first be summarized by {choice.spec}{then}")
-    for message in plan.messages():
+    for message in preview.messages():
         render.plain(f"--- {message.role} ---\n{message.content}\n")
 
 

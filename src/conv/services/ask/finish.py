@@ -14,8 +14,14 @@ def committed(ws: Workspace, conv: Conversation, written: Written) -> None:
 
 
 def answered(ws: Workspace, saved: bool) -> None:
-    """After an answer was stored: the background sync, when one is due."""
-    if saved and ws.config.get("sync.auto"):
+    """After an answer: the background sync, when one is due; after one not
+    stored (--no-save), a note that the terminal's last exchange is not its
+    current conversation's, so "try again" is not taken as feedback on that."""
+    if not saved:
+        from ...home import session
+
+        session.note_unsaved(session.session_name() or session.DEFAULT)
+    elif ws.config.get("sync.auto"):
         from ..sync import auto_sync
 
         auto_sync(ws)

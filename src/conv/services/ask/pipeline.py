@@ -15,7 +15,7 @@ import os
 from ...errors import UsageError
 from ...providers import Message, get_provider
 from ...providers.choice import Choice, choose, going_on_with
-from ...records import dataclass, replace
+from ...records import dataclass, field, replace
 from ..workspace import Workspace
 from . import agents, context, feedback
 from .answer import Job, stream_answer
@@ -28,17 +28,41 @@ from .target import choose_target, last_model, unanswered
 
 @dataclass
 class Preview:
-    """What ``conv ask --dry-run`` shows: who would answer, and exactly what they would be sent."""
+    """What ``conv ask --dry-run`` shows: who would answer, and exactly what
+    they would be sent (after the plan's messages, what a retry adds); for a
+    line that would be taken as feedback, what it would be taken as."""
 
     choice: Choice
     plan: context.Plan
+    extra: list = field(default_factory=list)
+    taken_as: str | None = None
+
+    def messages(self) -> list[Message]:
+        return self.plan.messages() + self.extra
 
     def to_dict(self) -> dict:
         return {
             "provider": self.choice.provider, "model": self.choice.model, "chosen_by": self.choice.source,
-            "messages": [{"role": m.role, "content": m.content} for m in self.plan.messages()],
+            "messages": [{"role": m.role, "content": m.content} for m in self.messages()],
             "summary_needed": len(self.plan.to_summarize) if self.plan.needs_summary else 0,
+            "taken_as": self.taken_as,
         }
+
+
+@dataclass
+class Retrying:
+    """A conversation's last question as a retry reads it."""
+
+    conv: object
+    question: object
+    old: object  # its answer, if it has one
+    agent: object
+    choice: Choice
+    base: str  # the commit it was read at
+
+    @property
+    def before(self):
+        return replace(self.conv, turns=self.conv.turns[: self.conv.turns.index(self.question) + 1])
 
 
 @dataclass
@@ -51,6 +75,10 @@ class Asker:
     def ask(self, opts: AskOptions) -> AskResult:
         if opts.save:
             self.ws.store.pending.commit_kept()  # an answer kept by a failed write comes before this question
+        if opts.new and opts.save and opts.words:  # the undo conv printed for a line it took as feedback
+            undone = feedback.undo(self.ws, " ".join(opts.words).strip())
+            if undone:
+                self.out.notice(f"{undone} is as it was before that line; asking it as a new question")
         reading = feedback.read(self.ws, opts, self.out.notice)
         if reading is not None:
             return self._as_read(reading, opts)
@@ -67,17 +95,43 @@ class Asker:
         return self._finish(stream_answer(self.ws, conv, question, messages, job, self.out), opts)
 
     def preview(self, opts: AskOptions) -> Preview:
-        """The ask, stopped before anything is stored or any model is called."""
+        """The ask, stopped before anything is stored or any model is called;
+        a line that would be taken as feedback is previewed as what it would do."""
+        reading = feedback.read(self.ws, opts, self.out.notice)
+        if reading is not None and reading.kind == "negative":
+            at = self._retrying(reading.conv_id, opts)
+            plan = planned(self.ws.config, at.before, at.question, at.agent, at.choice)
+            told = not reading.failed
+            return Preview(at.choice, plan, _told_wrong(at.old, reading.said if reading.hinted else None, told),
+                           f"feedback on the last answer of {at.conv.id}: asked again"
+                           + (", told it was wrong" if told else " (it did not finish)"))
+        if reading is not None:
+            opts = replace(opts, cid=reading.conv_id)
         opts = replace(opts, save=False)
         target = choose_target(self.ws, opts, self.out)
         conv, question = store_question(self.ws, target, opts, self.out)
-        return Preview(target.choice, planned(self.ws.config, conv, question, target.agent, target.choice))
+        return Preview(target.choice, planned(self.ws.config, conv, question, target.agent, target.choice),
+                       taken_as=f"a follow-up to {reading.conv_id}" if reading else None)
 
-    def retry(self, ref: str | None, hint: str | None, wrong: bool, opts: AskOptions) -> AskResult:
+    def retry(self, ref: str | None, hint: str | None, wrong: bool, opts: AskOptions,
+              said: str | None = None) -> AskResult:
         """Answer the conversation's last question again. The new answer replaces
         the old one in the tree (the old one stays in history, see conv diff), or
         goes to a fork if the conversation moved on meanwhile (answer.place_retry);
-        with a hint, or --wrong, the model is shown its old answer and told it was wrong."""
+        with a hint, or --wrong, the model is shown its old answer and told it was
+        wrong. ``said``, the line a plain ask was taken as feedback from, is
+        stored with the answer in the hint's place."""
+        ws, at = self.ws, self._retrying(ref, opts)
+        provider = get_provider(at.choice.provider, ws.config)
+        messages = messages_for(ws, at.conv, at.before, at.question, at.agent, (provider, at.choice), opts.save, self.out)
+        messages += _told_wrong(at.old, hint, wrong)
+        job = Job(opts, provider, at.choice.provider, at.choice.model, replaces=at.old.name if at.old else None,
+                  hint=said or hint, feedback="negative" if hint or wrong else None,
+                  temperature=at.agent.temperature if at.agent else None, seed=int.from_bytes(os.urandom(4)) >> 1,
+                  base=at.base)
+        return self._finish(stream_answer(ws, at.conv, at.question, messages, job, self.out), opts)
+
+    def _retrying(self, ref: str | None, opts: AskOptions) -> Retrying:
         ws = self.ws
         conv_id = ws.resolve(ref)
         base = ws.store.head()  # where the answer goes is decided against the conversation as read here
@@ -89,30 +143,37 @@ class Asker:
         agent = agents.find(ws.config, conv.agent)
         spec = opts.model or (going_on_with(old.provider, old.model, ws.config) if old else None)
         choice = choose(ws.config, spec, (agent.name, agent.model) if agent else None, last_model(conv, ws.config))
-        provider = get_provider(choice.provider, ws.config)
-        before = replace(conv, turns=conv.turns[: conv.turns.index(question) + 1])
-        messages = messages_for(ws, conv, before, question, agent, (provider, choice), opts.save, self.out)
-        if old is not None and (hint or wrong):
-            said = (hint or "").strip()
-            because = f": {said}" + ("" if said[-1:] in ".!?" else ".") if said else "."
-            messages += [Message("assistant", old.content), Message("user", f"That answer was wrong{because} Please answer again.")]
-        job = Job(opts, provider, choice.provider, choice.model, replaces=old.name if old else None, hint=hint,
-                  feedback="negative" if hint or wrong else None, temperature=agent.temperature if agent else None,
-                  seed=int.from_bytes(os.urandom(4)) >> 1, base=base)
-        return self._finish(stream_answer(ws, conv, question, messages, job, self.out), opts)
+        return Retrying(conv, question, old, agent, choice, base)
 
     def _as_read(self, reading: feedback.Reading, opts: AskOptions) -> AskResult:
         """A plain ask taken as feedback on the last answer (asked again, told
-        it was wrong) or as its follow-up, said in one line with the way back."""
-        short, said = self.ws.index.queries.short_id(reading.conv_id), " ".join(opts.words)
-        undo = f'meant as a new question? conv ask --new "{said}"'
-        if reading.kind == "negative":
+        it was wrong) or as its follow-up, said in one line with the way back,
+        which really goes back (feedback.undo); the line is kept with the answer."""
+        short, said, base = self.ws.index.queries.short_id(reading.conv_id), reading.said, self.ws.store.head()
+        undo = f'meant as a new question? conv ask --new "{said}" puts {short} back as it was and asks that'
+        if reading.kind == "negative" and reading.failed:
+            self.out.notice(f"taken as asking {short}'s last question again, as its answer did not finish; {undo}")
+            result = self.retry(reading.conv_id, None, False, replace(opts, words=[]), said=said)
+        elif reading.kind == "negative":
             self.out.notice(f"taken as feedback on the last answer in {short}: asking again, told it was wrong "
                             f"(the old answer stays in its history: conv diff {short}); {undo}")
-            return self.retry(reading.conv_id, reading.hint, True, replace(opts, words=[]))
-        self.out.notice(f"taken as a follow-up to {short}; {undo}")
-        return self.ask(replace(opts, cid=reading.conv_id))
+            result = self.retry(reading.conv_id, said if reading.hinted else None, True, replace(opts, words=[]),
+                                said=said)
+        else:
+            self.out.notice(f"taken as a follow-up to {short}; {undo}")
+            result = self.ask(replace(opts, cid=reading.conv_id))
+        feedback.remember(self.ws, reading, result, base)
+        return result
 
     def _finish(self, result: AskResult, opts: AskOptions) -> AskResult:
         answered(self.ws, opts.save)
         return result
+
+
+def _told_wrong(old, hint: str | None, wrong: bool) -> list[Message]:
+    """What a retry adds for the model: its old answer, and that it was wrong (and why)."""
+    if old is None or not (hint or wrong):
+        return []
+    hint = (hint or "").strip()
+    because = f": {hint}" + ("" if hint[-1:] in ".!?" else ".") if hint else "."
+    return [Message("assistant", old.content), Message("user", f"That answer was wrong{because} Please answer again.")]
