@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import conv_env, git, run_conv
+from conftest import conv_env, git, ok, run_conv
 
 STEPS = int(os.environ.get("CONV_SYNC_STEPS", "150"))
 SEED = int(os.environ.get("CONV_SYNC_SEED", "20261121"))
@@ -792,3 +792,52 @@ def test_shipped_hooks_without_git_installed_do_not_break_every_ask(fake, tmp_pa
     done = m.run("ask", "plain question")
     assert done.returncode == 0, done.stderr.decode()
     assert b"Traceback" not in done.stderr
+
+
+def test_a_line_another_machine_moved_into_a_fork_is_followed_after_a_fast_forward(fake, tmp_path):
+    """Issue 23: B pushed, A merged (B's newer line kept as a fork), B synced and
+    saw only "pulled (fast-forward)": its terminal followed A's line and its
+    next -c went on from A's words, its own turns in a fork it was never told of."""
+    fake.set(reply="ECHO")
+    remote = bare(tmp_path / "origin.git")
+    a, b = Machine(tmp_path, "A", session="termA"), Machine(tmp_path, "B", session="termB")
+    for m in (a, b):
+        m.ok("remote", "add", "origin", str(remote))
+    x = a.ask("shared start")["conversation"]
+    a.sync()
+    b.sync()
+    b.ok("use", x)
+    a.ask("-c", "A line one")  # older: A's line stays in x
+    b.ask("-c", "B line one")
+    assert b.sync()["pushed"]  # B's line reaches the remote first
+    merged = a.sync()  # A merges: B's newer line goes to a fork
+    assert merged["pulled"] == "merged" and merged["forks"] == 1 and not merged["moved"]  # A's own line stayed
+    done = b.ok("sync")
+    said = done.stderr.decode()
+    assert "pulled (fast-forward)" in said and f"this machine's line of {x} continues in " in said
+    fork = said.split(f"this machine's line of {x} continues in ")[1].split()[0].rstrip(";")
+    assert questions_of(b.store, fork) == ["shared start", "B line one"]
+    follow = b.ask("-c", "B line two")
+    assert follow["conversation"] == fork  # B's terminal follows its own line
+    assert [m["content"] for m in fake.requests[-1]["messages"]][:-1] == [
+        "shared start", "shared start", "B line one", "B line one"]
+
+
+def test_auto_sync_to_a_remote_that_is_not_there_or_fails_is_said_once_each(fake, tmp_path, conv_home):
+    """Issue 23: sync.auto nosuchremote was accepted and every later ask said
+    nothing: the backups silently never happened."""
+    ok("config", "set", "sync.auto", "nosuchremote")
+    said = [run_conv("ask", f"question {n}").stderr.decode() for n in range(3)]
+    assert "sync.auto names 'nosuchremote', which is no remote of this store" in said[0]
+    assert "sync.auto" not in said[1] + said[2]  # once
+    ok("remote", "add", "nosuchremote", str(tmp_path / "not-a-repository.git"))
+    ok("ask", "one more")  # starts the background sync, which fails
+    deadline = time.monotonic() + 30
+    while b"conv: error" not in (conv_home / "state" / "auto-sync.log").read_bytes() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    stamp = conv_home / "state" / "auto-sync.stamp"
+    os.utime(stamp, (0, 0))  # a minute later
+    said = run_conv("ask", "and another").stderr.decode()
+    assert "the background sync (sync.auto) failed: " in said and "not-a-repository" in said
+    os.utime(stamp, (0, 0))
+    assert "background sync" not in run_conv("ask", "and a last one").stderr.decode()  # the same failure: said once

@@ -148,7 +148,9 @@ AUTO_EVERY = 60  # seconds between background syncs
 
 def auto_sync(ws: Workspace) -> bool:
     """After an answer: start ``conv sync REMOTE`` in the background when
-    ``sync.auto`` names a remote and the last one started a minute ago or more."""
+    ``sync.auto`` names a remote and the last one started a minute ago or more.
+    A remote that is not there, and what went wrong with the last background
+    sync (its error line is kept), are said, once each, never in silence."""
     import os
     import subprocess
     import sys
@@ -159,7 +161,13 @@ def auto_sync(ws: Workspace) -> bool:
     name = ws.config.get("sync.auto")
     if not name:
         return False
-    stamp = paths.state_dir() / "auto-sync.stamp"
+    state = paths.state_dir()
+    missing = name not in {r.name for r in ws.store.remotes.list()}
+    _said_once(ws, state, f"sync.auto names {name!r}, which is no remote of this store (conv remote list): nothing "
+                          "is synced in the background" if missing else _last_failure(state))
+    if missing:
+        return False
+    stamp = state / "auto-sync.stamp"
     try:
         if time.time() - stamp.stat().st_mtime < AUTO_EVERY:
             return False
@@ -167,9 +175,35 @@ def auto_sync(ws: Workspace) -> bool:
         pass
     stamp.parent.mkdir(parents=True, exist_ok=True)
     stamp.touch()
-    subprocess.Popen([sys.executable, "-m", "conv", "sync", name], stdin=subprocess.DEVNULL,
-                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=os.environ.copy())
+    with open(state / "auto-sync.log", "wb") as log:
+        subprocess.Popen([sys.executable, "-m", "conv", "sync", name], stdin=subprocess.DEVNULL, stdout=log,
+                         stderr=log, start_new_session=True, env=os.environ.copy())
     return True
+
+
+def _last_failure(state) -> str | None:
+    """The error line of the last background sync, if it failed."""
+    try:
+        lines = (state / "auto-sync.log").read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    failed = [line for line in lines if line.startswith("conv: error: ")]
+    return f"the background sync (sync.auto) failed: {failed[-1][len('conv: error: '):]}" if failed else None
+
+
+def _said_once(ws: Workspace, state, problem: str | None) -> None:
+    """Say ``problem`` unless it is the one said last; no problem: forget it, so the next is said."""
+    said = state / "auto-sync.said"
+    try:
+        last = said.read_text()
+    except OSError:
+        last = ""
+    if problem and problem != last:
+        ws.notice(problem)
+        said.parent.mkdir(parents=True, exist_ok=True)
+        said.write_text(problem)
+    elif problem is None and last:
+        said.unlink(missing_ok=True)
 
 
 def remotes(ws: Workspace) -> list[Remote]:

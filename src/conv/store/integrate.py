@@ -18,7 +18,7 @@ from .filter import Filter
 from .git import GitStore
 from .layout import ROOT, TRASH, conversation_ids, folder, purged_ids
 from .lock import writer_lock
-from .merge import merge
+from .merge import merge, moved_away
 from .purge import erase, settle
 from .remotes import TRACKING
 
@@ -81,6 +81,8 @@ def _merge(git: GitStore, result: MergeResult, label: str, changed) -> None:
     if merged is None or merged.takes_remote:
         if local:
             result.backup = git.keep_backup(local)
+            # another machine's merge may have moved this machine's line of a conversation into a fork
+            result.moved = moved_away(git.snapshot(local), git.snapshot(remote), changed(local, remote))
         git.fast_forward(local, remote)
         result.kind = "fast-forward"
         return

@@ -84,6 +84,26 @@ def merge(base: Snapshot | None, local: Snapshot, remote: Snapshot, changed: set
     return out
 
 
+def moved_away(local: Snapshot, remote: Snapshot, changed: set[str]) -> dict[str, str]:
+    """After a fast-forward to ``remote``: the conversations whose line on this
+    machine (``local``) another machine's merge moved into a fork, and those
+    forks (the local line's turns are gone from the conversation, and the fork
+    the merge made of them, named after the first of them, holds the last)."""
+    out = {}
+    for conv_id in changed:
+        mine, now = _side(local, conv_id), _side(remote, conv_id)
+        if mine is None or now is None or not mine.turns:
+            continue
+        gone = sorted(set(mine.turns) - set(now.turns))
+        if not gone:
+            continue
+        fork_id = _fork_id(conv_id, gone[0])
+        fork = _side(remote, fork_id)
+        if fork is not None and max(mine.turns) in fork.turns:
+            out[conv_id] = fork_id
+    return out
+
+
 def _merge_one(conv_id, b, l, r, later_is_local, local, remote, base):
     if l is None or r is None:
         present = l or r
