@@ -63,7 +63,9 @@ _conv_stash() {
     [[ $1 == follow ]] && command+=" ask -c --" || command+=" ask --"
     if [[ ${CONV_SHARE_LAST_COMMAND-} == 1 ]]; then
       if [[ -n $_conv_fresh ]]; then  # the user ran a command since the last key
-        _conv_last_command=$(HISTTIMEFORMAT='' builtin fc -ln -1 2>/dev/null)  # the one fork, on this key only
+        # the one fork, on this key only; inside bind -x the line being edited is not in the
+        # history yet, so the last command run is -0 there (-1 is the one before it)
+        _conv_last_command=$(HISTTIMEFORMAT='' builtin fc -ln -0 2>/dev/null)
         _conv_last_command=${_conv_last_command#"${_conv_last_command%%[![:space:]]*}"}
         _conv_fresh=""
       fi
@@ -98,12 +100,20 @@ fi
 
 # Tab completion: conv runs only when TAB is pressed (conv __complete prints
 # VALUE<TAB>DESCRIPTION lines; bash shows the values).
+# The words are taken from the line itself, split at blanks only: bash's own
+# COMP_WORDS are split at ':' too (COMP_WORDBREAKS), and -m loc:m<Tab> then
+# offered files. bash replaces the current word from its last ':' on, so that
+# much of each candidate is left out.
 _conv_complete() {
-  local line
+  local line words cur colon=""
   COMPREPLY=()
+  read -ra words <<< "${COMP_LINE:0:COMP_POINT}"
+  [[ ${COMP_LINE:COMP_POINT-1:1} == [[:space:]] ]] && words+=("")
+  cur=${words[-1]-}
+  [[ $cur == *:* && $COMP_WORDBREAKS == *:* ]] && colon=${cur%"${cur##*:}"}
   while IFS= read -r line; do
-    [[ -n $line ]] && COMPREPLY+=("${line%%$'\t'*}")
-  done < <("$_conv_bin" __complete "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
+    [[ -n $line ]] && COMPREPLY+=("${line%%$'\t'*}") && COMPREPLY[-1]=${COMPREPLY[-1]#"$colon"}
+  done < <("$_conv_bin" __complete "${words[@]:1}" 2>/dev/null)
 }
 complete -o default -F _conv_complete conv
 fi

@@ -58,6 +58,7 @@ def test_candidates_commands_options_conversations_models(two):
     assert "\x1b" not in found[0][1] and "\x07" not in found[0][1] and found[0][1].startswith("rebase")
     assert completed("show", first[:3]) == [[first[:6], "explain git rebase"]]
     assert completed("ask", "-c", "")[0][0] == second[:6]
+    ok("config", "set", "endpoints.groq.base_url", "http://127.0.0.1:9/v1")
     ok("config", "set", "aliases.fast", "groq:llama-3.3-70b")
     assert ["fast"] in completed("ask", "-m", "") and ["local"] in completed("ask", "-m", "")
 
@@ -87,6 +88,16 @@ def test_bash_completes_commands_and_conversations(two, tmux, conv_home, fake):
     sh.key("Tab", "Tab", "Tab")
     sh.wait_text(first[:6], timeout=30)
     assert second[:6] in sh.screen()
+
+
+def test_bash_completes_a_model_with_a_colon(tmux, conv_home, fake):
+    """Issue 23: bash splits words at ':' (COMP_WORDBREAKS), and -m loc:m<Tab> listed files."""
+    ok("config", "set", "endpoints.groq.base_url", "http://127.0.0.1:9/v1")
+    ok("config", "set", "endpoints.groq.models", "llama-3.3-70b-versatile")
+    sh = shell(tmux, "bash", conv_home, fake)
+    sh.type("conv ask -m groq:lla")
+    sh.key("Tab")
+    sh.wait_text(r"conv ask -m groq:llama-3\.3-70b-versatile ", timeout=30)
 
 
 def test_fish_completes_conversations_with_their_titles(two, tmux, conv_home, fake):

@@ -441,11 +441,13 @@ def test_shared_last_command_is_the_one_before_the_key(start, fake):
     share = {"zsh": "export CONV_SHARE_LAST_COMMAND=1", "bash": "export CONV_SHARE_LAST_COMMAND=1",
              "fish": "set -gx CONV_SHARE_LAST_COMMAND 1"}
     sh = start(before=share)
+    sh.run("true an-earlier-command")  # issue 23: bash sent this one, with the status of the next
     sh.run("ls /no/such/dir-here")
     ask(sh, "why did that fail?")
     ask(sh, "and now?")
     sent = [r["messages"][-1]["content"] for r in fake.requests]
     assert "ls /no/such/dir-here" in sent[0] and "why did that fail?" in sent[0], sent[0]
+    assert "an-earlier-command" not in sent[0] and "status 0" not in sent[0], sent[0]
     assert "ls /no/such/dir-here" in sent[1] and "conv ask" not in sent[1], sent[1]
     assert echoed(sh, 'echo "L=$CONV_LAST_COMMAND"', "L") == ""  # nothing left behind for other commands
 

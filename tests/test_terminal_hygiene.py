@@ -142,6 +142,17 @@ def test_on_a_terminal_the_rich_output_is_clean_too(fake):
     assert f"answer {CLEANED} zebra" in on_a_terminal("show")
 
 
+def test_character_references_in_an_answer_do_not_become_bidi_controls_on_a_terminal(fake):
+    """Issue 23: the Markdown renderer decoded &#x202E;, &rlm; and &#x2066; after
+    conv's cleaning, so bidi controls reached the terminal (ask, show)."""
+    fake.set(reply="safe &#x202E;txt.exe &rlm;x &#x2066;y &#8238;z &amp; &lt;b&gt; done")
+    ok("ask", "entities")
+    for args in (["ask", "-c", "again"], ["show"]):
+        shown = on_a_terminal(*args)
+        assert "done" in shown and not re.findall("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]", shown), args
+        assert "&#x202E;txt.exe" in shown and "& <b>" in shown  # shown as typed; harmless ones decoded
+
+
 def on_a_terminal(*args) -> str:
     main, side = pty.openpty()
     proc = subprocess.Popen([sys.executable, "-m", "conv", *args], stdin=subprocess.DEVNULL, stdout=side, stderr=side,

@@ -12,7 +12,7 @@ import sys
 
 from ..errors import Interrupted
 from ..home.secrets import redact
-from .sanitize import StreamCleaner, clean, escape_json
+from .sanitize import StreamCleaner, clean, escape_json, inert_entities
 
 TYPE_CHECKING = False  # typing's, without importing typing: PEP 781's idiom
 
@@ -214,7 +214,7 @@ def transcript(title: str, info: str, sections: list[tuple[str, str]]) -> None:
     console.print()
     for heading, body in sections:
         console.print(Rule(clean(heading), align="left", style="dim"))
-        console.print(Markdown(clean(body), hyperlinks=False))
+        console.print(Markdown(inert_entities(clean(body)), hyperlinks=False))
         console.print()
 
 

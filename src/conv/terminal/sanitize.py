@@ -30,6 +30,20 @@ def strip(text: str) -> str:
     return _CONTROL.sub("", _SEQUENCE.sub("", text))
 
 
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+def inert_entities(text: str) -> str:
+    """Markdown for rich: a character reference that would decode to what
+    ``strip`` removes (``&#x202E;``, ``&rlm;``: the renderer decodes them
+    after clean() ran) is escaped, so it shows as typed."""
+    if "&" not in text:
+        return text
+    from html import unescape
+
+    return _ENTITY.sub(lambda m: "&amp;" + m[0][1:] if _CONTROL.search(unescape(m[0])) else m[0], text)
+
+
 def clean(text: str) -> str:
     """Text safe to print: stripped, and its secrets masked."""
     return redact(strip(text))

@@ -14,6 +14,8 @@ imported when the first line is complete, never before the first bytes.
 import re
 import shutil
 
+from .sanitize import inert_entities
+
 FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+#.-]*)")
 
 
@@ -79,7 +81,7 @@ class StreamedMarkdown:
         from rich.markdown import Markdown
 
         with console.capture() as captured:  # rich pads to the width and opens a list with a blank line
-            console.print(Markdown(line, hyperlinks=False))
+            console.print(Markdown(inert_entities(line), hyperlinks=False))
         rows = [row.rstrip(" ") for row in captured.get().split("\n")]
         self._write("\n".join(rows).strip("\n") + "\n")
 
