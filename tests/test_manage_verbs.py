@@ -641,3 +641,16 @@ def test_errors_are_one_line_and_change_nothing(store_path):
         usage_fails(*args)
     assert head(store_path) == start
     assert ids_of(js("list")) == [OLD_ID]
+
+
+def test_list_says_what_it_leaves_out_and_where_the_conversations_went(fake):
+    """Issue 23: conv list stopped at 50 of 3,300 without saying so, and said
+    "no conversations yet" when all were in the trash."""
+    ids = [json.loads(ok("ask", "--new", "--json", f"q{n}").stdout)["conversation"] for n in range(4)]
+    done = ok("list", "-n", "3")
+    assert "the 3 most recently updated of 4; conv list -n 4 shows them all" in done.stderr.decode()
+    assert ok("list", "-n", "4").stderr == b""
+    for conv_id in ids:
+        ok("delete", conv_id)
+    said = ok("list").stderr.decode()
+    assert "no conversations but 4 in the trash: conv list --deleted, then conv restore REF" in said

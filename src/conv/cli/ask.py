@@ -110,7 +110,7 @@ def models(
         return render.emit_json(found.to_dict())
     steps, chosen, agents, prices = found.steps, found.chosen, found.agents, found.prices
     rows = [["→" if n == chosen else "", s.source, s.spec or "-", s.detail] for n, s in enumerate(steps)]
-    render.table(["", "STEP", "MODEL", "NOTE"], rows)
+    render.table(["", "STEP", "MODEL", "NOTE"], rows, wrap=True)
     if chosen is None:
         render.notice(f"no model is set up: {steps[-1].detail}; or export OPENAI_API_KEY or ANTHROPIC_API_KEY")
     for name, end in found.endpoints.items():

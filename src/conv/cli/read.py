@@ -36,15 +36,18 @@ def list_(
     from ..services import browse
     from ..terminal import render
 
-    listing = browse.listing(workspace(), limit, browse.filters_from(agent, tag, since, status, deleted), tree)
+    ws, filters = workspace(), browse.filters_from(agent, tag, since, status, deleted)
+    listing = browse.listing(ws, limit, filters, tree)
     if json_out:
         render.emit_json([item.to_dict() for item in listing])
         return
     if not listing:
         asked = " ".join(f"{flag} {value}" for flag, value in
                          (("--agent", agent), ("--tag", tag), ("--since", since), ("--status", status)) if value)
+        trashed = 0 if asked or deleted else browse.total(ws, browse.filters_from(deleted=True))
         render.notice(f"no conversation matches {asked}" if asked else "the trash is empty" if deleted
-                      else 'no conversations yet; start one with: conv ask "…"')
+                      else f"no conversations but {trashed} in the trash: conv list --deleted, then conv restore REF"
+                      if trashed else 'no conversations yet; start one with: conv ask "…"')
         return
     agents = any(i.row.agent for i in listing)  # the AGENT column only where there is one to show
     render.table(
@@ -60,6 +63,8 @@ def list_(
             for i in listing
         ],
     )
+    if len(listing) >= limit and (everything := browse.total(ws, filters)) > limit:
+        render.notice(f"the {limit} most recently updated of {everything:,}; conv list -n {everything} shows them all")
 
 
 @app.command(rich_help_panel=PANEL, epilog='Examples:\n\n  conv search rebase\n\n  conv search "interactive rebase" --tag git -n 5')

@@ -105,12 +105,12 @@ def get(key: Annotated[Optional[str], typer.Argument(help="A key; all keys when 
     for name, spec in KEYS.items():
         value = config.raw(name)
         shown = value if value is not None else (f"{spec.default} (default)" if spec.default is not None else "(unset)")
-        render.plain(f"{name} = {shown}    # {spec.help}")
+        render.wrapped(f"{name} = {shown}    # {spec.help}", hang=4)
     for pattern, spec in PATTERNS.items():  # agents.NAME.…, prices.MODEL.…, aliases.NAME, as configured
         section, _, field = pattern.removesuffix(".*").partition(".*.")
         for name in config.names(section):
             if config.raw(key := f"{section}.{name}" + (f".{field}" if field else "")) is not None:
-                render.plain(f"{key} = {config.raw(key)}    # {spec.help}")
+                render.wrapped(f"{key} = {config.raw(key)}    # {spec.help}", hang=4)
 
 
 @config_app.command("set", epilog="Examples:\n\n  conv config set model gpt-4o\n\n  conv config set session.expiry 8h")

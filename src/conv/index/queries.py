@@ -120,6 +120,11 @@ class Queries:
         """Conversations indexed, those in the trash included."""
         return self._rows("SELECT count(*) FROM conversations")[0][0]
 
+    def counted(self, filters: Filters | None = None) -> int:
+        """How many conversations ``recent`` would list without a limit."""
+        where, args = (filters or Filters()).sql()
+        return self._rows(f"SELECT count(*) FROM conversations c WHERE {where}", args)[0][0]
+
     def get(self, conv_id: str) -> Row | None:
         rows = self._rows(f"SELECT {Row.COLUMNS} FROM conversations WHERE id = ?", (conv_id,))
         return Row.from_sql(rows[0]) if rows else None

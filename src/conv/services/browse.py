@@ -58,6 +58,11 @@ def listing(ws: Workspace, limit: int | None, filters: Filters | None = None, tr
     return _as_tree(listed) if tree else listed
 
 
+def total(ws: Workspace, filters: Filters | None = None) -> int:
+    """How many conversations the filters match (a listing shows the latest of them)."""
+    return ws.index.queries.counted(filters)
+
+
 def _as_tree(listed: list[Listed]) -> list[Listed]:
     """Forks right under their parents (when both are listed), newest first."""
     children: dict[str, list[Listed]] = {}

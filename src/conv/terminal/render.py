@@ -40,6 +40,18 @@ def plain(text: str, end: str = "\n") -> None:
     _out(clean(text) + end)
 
 
+def wrapped(text: str, hang: int = 0) -> None:
+    """Lines of text on stdout, each wrapped at word boundaries to a terminal's
+    width (the rest of a line indented by ``hang``): a terminal would cut words."""
+    room = os.get_terminal_size(sys.stdout.fileno()).columns if is_terminal() else 0
+    if not room:
+        return plain(text)
+    import textwrap
+
+    plain("\n".join(textwrap.fill(line, room - 1, subsequent_indent=" " * hang, break_on_hyphens=False,
+                                   break_long_words=False) or line for line in text.split("\n")))
+
+
 def emit_json(data) -> None:
     """JSON on stdout: secrets masked, control and bidi characters escaped."""
     import json
@@ -176,10 +188,12 @@ def dollars(amount: float | None) -> str:
     return f"${amount:.4f}" if amount < 1 else f"${amount:.2f}"
 
 
-def table(headers: list[str], rows: list[list[str]]) -> None:
-    """Aligned columns, the last one cut to the terminal's width. On a terminal
-    the header is bold and the first column coloured (unless NO_COLOR); rich
-    would cost 40 ms of import here, a third of conv list's budget."""
+def table(headers: list[str], rows: list[list[str]], wrap: bool = False) -> None:
+    """Aligned columns, the last one cut to the terminal's width (``wrap``: wrapped
+    at word boundaries under itself instead, for text that must be read whole,
+    such as a command). On a terminal the header is bold and the first column
+    coloured (unless NO_COLOR); rich would cost 40 ms of import here, a third of
+    conv list's budget."""
     rows = [[clean(c) for c in row] for row in rows]
     widths = [max([len(h)] + [len(r[n]) for r in rows]) for n, h in enumerate(headers[:-1])]
     styled = is_terminal() and not os.environ.get("NO_COLOR")
@@ -189,7 +203,12 @@ def table(headers: list[str], rows: list[list[str]]) -> None:
         last = row[-1]
         if room:
             space = max(room - sum(widths) - 2 * len(widths), 10)
-            last = last if len(last) <= space else last[: space - 1] + "…"
+            if wrap and len(last) > space:
+                import textwrap
+
+                indent = " " * (sum(widths) + 2 * len(widths))
+                last = f"\n{indent}".join(textwrap.wrap(last, space, break_on_hyphens=False, break_long_words=False))
+            last = last if wrap or len(last) <= space else last[: space - 1] + "…"
         line = "  ".join(cells + [last]).rstrip()
         if styled:
             line = f"\x1b[1m{line}\x1b[0m" if n == 0 else f"\x1b[36m{cells[0]}\x1b[0m" + line[len(cells[0]):]

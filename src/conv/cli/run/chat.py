@@ -147,7 +147,7 @@ class Terminal:
             print_conversation(chat.conversation())
         else:  # help
             lines = [f"  /{name} {arg}".ljust(18) + what for name, (arg, what) in COMMANDS.items()]
-            render.plain(HELP.format(commands="\n".join(lines)))
+            render.wrapped(HELP.format(commands="\n".join(lines)), hang=18)
         return True
 
     def _answer(self, ask) -> None:
