@@ -39,6 +39,20 @@ def test_a_terminal_shows_the_answer_rendered_as_it_streams(tmux, conv_home, fak
     assert "# Rebase" not in screen and "Rebase" in screen
 
 
+def test_a_table_in_an_answer_is_rendered_once_it_ends(tmux, conv_home, fake):
+    """Issue 23: tables printed raw on a terminal (each row rendered alone)."""
+    table = ("Compare:\n\n| command | what it does |\n|---|---|\n| git rebase | replays commits |\n"
+             "| git merge | joins histories |\n\nThat is all.")
+    fake.set(reply=table, chunk_delay=0.01)
+    screen = on_screen(tmux, conv_home, fake, "compare")
+    assert "|---|" not in screen and "| git rebase |" not in screen
+    assert "git rebase" in screen and "replays commits" in screen and "joins histories" in screen
+    assert any(c in screen for c in "━─│┃") and "That is all." in screen
+    fake.set(reply="| a | b |\n|---|---|\n| 1 | 2 |")  # a table that ends the answer
+    screen = on_screen(tmux, conv_home, fake, "again")
+    assert "|---|" not in screen and "| 1 | 2 |" not in screen
+
+
 @pytest.mark.parametrize("how", ["--plain", "NO_COLOR", "render: plain"])
 def test_plain_when_asked(tmux, conv_home, fake, how):
     fake.set(reply=ANSWER, chunk_delay=0.01)

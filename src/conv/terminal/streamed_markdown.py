@@ -3,7 +3,9 @@ without holding back the first bytes or redrawing the screen: the line being
 written shows as it arrives (plain), and once it is complete it is written
 again in its place, rendered (a heading, emphasis, a list item, a line of a
 fenced code block with syntax highlighting). Only that one line, which may
-wrap over a few rows, is ever rewritten.
+wrap over a few rows, is ever rewritten; but a table, whose columns only
+its last row settles, shows plain row by row and is rewritten whole once it
+ends.
 
 It takes text that render's StreamCleaner has already cleaned (no control
 character, no escape sequence, secrets masked): the only escape sequences
@@ -17,6 +19,7 @@ import shutil
 from .sanitize import inert_entities
 
 FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+#.-]*)")
+TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 
 
 class StreamedMarkdown:
@@ -26,6 +29,7 @@ class StreamedMarkdown:
         self._write = write
         self._line = ""  # the incomplete line, shown plain
         self._fence: tuple[str, str] | None = None  # (marker, language) inside a fenced block
+        self._table: list[str] = []  # the rows of a table being written, shown plain so far
         self._console = None
 
     def feed(self, text: str) -> None:
@@ -41,11 +45,12 @@ class StreamedMarkdown:
         self._write(rest)
 
     def finish(self) -> None:
-        """The last line, rendered, if the answer did not end with a newline."""
+        """The last line, rendered, if the answer did not end with a newline; a table that ends the answer."""
         if self._line:
             self._erase(self._line)
             self._render(self._line)
             self._line = ""
+        self._end_table()
 
     def _erase(self, shown: str) -> None:
         """Take the plain text of the current line back off the screen."""
@@ -57,6 +62,11 @@ class StreamedMarkdown:
         self._write((f"\x1b[{rows}A" if rows else "") + "\r\x1b[J")
 
     def _render(self, line: str) -> None:
+        if self._fence is None and TABLE_ROW.match(line):
+            self._table.append(line)
+            self._write(line + "\n")
+            return
+        self._end_table()
         console = self._rich()
         fence = FENCE.match(line)
         if self._fence is not None:
@@ -84,6 +94,22 @@ class StreamedMarkdown:
             console.print(Markdown(inert_entities(line), hyperlinks=False))
         rows = [row.rstrip(" ") for row in captured.get().split("\n")]
         self._write("\n".join(rows).strip("\n") + "\n")
+
+    def _end_table(self) -> None:
+        """A table's plain rows taken back off the screen and written again, rendered."""
+        if not self._table:
+            return
+        from rich.cells import cell_len
+        from rich.markdown import Markdown
+
+        width = max(shutil.get_terminal_size().columns, 1)
+        rows = sum(max(cell_len(line) - 1, 0) // width + 1 for line in self._table)
+        self._write(f"\x1b[{rows}A\r\x1b[J")
+        console = self._rich()
+        with console.capture() as captured:
+            console.print(Markdown(inert_entities("\n".join(self._table)), hyperlinks=False))
+        self._write("\n".join(row.rstrip(" ") for row in captured.get().split("\n")).strip("\n") + "\n")
+        self._table = []
 
     def _rich(self):
         if self._console is None:
