@@ -1,8 +1,13 @@
 """Conversations and turns as files (docs/format.md): which keys they hold and
 how they map to frontmatter documents (frontmatter.py).
 
-FORMAT_VERSION history:
+FORMAT_VERSION history (each conversation.md says which it was written in):
   1 — conversation.md + one file per turn, sharded by id (2026-11).
+A conversation written in a later version is refused with a clear message
+(a conv this old may misread it, and writing it back could lose what it does
+not know); one without the key, or of an older version, is read as it is
+(upgrades, when a version 2 comes, go here: from_text reads, to_text writes
+the current version).
 """
 
 from datetime import datetime, timezone
@@ -168,6 +173,10 @@ class Conversation:
         conv_id = _str_or_none(m.get("id"))
         if not conv_id:
             raise StoreError(f"{where}: frontmatter has no id")
+        written = m.get("format")
+        if isinstance(written, int) and not isinstance(written, bool) and written > FORMAT_VERSION:
+            raise StoreError(f"{where} was written by a newer conv (format {written}; this one reads up to "
+                             f"{FORMAT_VERSION}): left as it is", "Upgrade conv to read and change it")
         tags = m.get("tags") or []
         return cls(
             id=conv_id,
