@@ -99,7 +99,7 @@ BAD_VALUES = [  # (key, value typed, what is allowed)
     ("timeout.connect", "nan", SECONDS), ("timeout.connect", "-0", SECONDS),
     ("timeout.read", ".inf", SECONDS), ("hooks.timeout", "0", SECONDS),
     ("timeout.read", "1e308", SECONDS),  # issue 23: accepted, then every ask failed with an OverflowError
-    ("session.expiry", "0", "use a duration from 1m to"),  # issue 23: then every follow-up was "idle for 0 s"
+    ("session.expiry", "0", "use a duration from 1s to"),  # issue 23: then every follow-up was "idle for 0 s"
     ("local.keep_alive", "30d", "use a duration from 0s to 1w"),
     ("context.max_messages", "many", "use a whole number from 1 to 100,000"), ("local.context", "2.5", "use a whole number"),
     ("local.context", "10", "use a whole number from 256 to 1,048,576"),

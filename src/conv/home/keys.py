@@ -42,7 +42,7 @@ KEYS: dict[str, Key] = {
     "model": Key(one_line, None, "default model, e.g. gpt-4o-mini (CONV_MODEL and -m win)"),
     "base_url": Key(http_url, None, "OpenAI-compatible server URL (OPENAI_BASE_URL wins)"),
     "api_key": Key(one_line, None, "API key of that server (OPENAI_API_KEY wins); never shown"),
-    "session.expiry": Key(duration_within(60, CENTURY, "24h"), "24h", "idle time after which a terminal's follow-up starts a new conversation"),
+    "session.expiry": Key(duration_within(1, CENTURY, "24h"), "24h", "idle time after which a terminal's follow-up starts a new conversation"),
     "context.max_messages": Key(MESSAGES, None, "send at most this many earlier messages"),
     "context.max_tokens": Key(TOKENS, None, "send at most about this many tokens of earlier messages (unset: what the model's window holds)"),
     "context.resume_after": Key(idle_time, "1h", "a follow-up after this long a break tells the model so, with the "
