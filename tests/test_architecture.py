@@ -1,4 +1,4 @@
-"""The layering the README's Architecture section describes, checked on the
+"""The layering docs/architecture.md describes, checked on the
 code itself (imports read with ast, function-level ones included; those under
 ``if TYPE_CHECKING:`` are annotations only and do not count):
 

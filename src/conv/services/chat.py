@@ -1,5 +1,5 @@
 """``conv chat``: what the lines typed into a chat mean, and which conversation
-the chat is in. The terminal side (readline, the prompt, Ctrl-C) is cli/chat.py;
+the chat is in. The terminal side (readline, the prompt, Ctrl-C) is cli/run/chat.py;
 this part needs no terminal, so it is tested without one."""
 
 from collections.abc import Callable

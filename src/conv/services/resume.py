@@ -1,6 +1,6 @@
 """``conv resume``: which conversations to offer, and how well typed text
 matches each one. Pure logic apart from reading the index, so the ranking is
-tested without a terminal (the picker itself is cli/picker.py).
+tested without a terminal (the picker itself is terminal/picker.py).
 
 Matching is fzf-like: every word typed must appear, in order but not
 necessarily adjacent (a subsequence), in the title, the first question or the

@@ -1,5 +1,5 @@
 """Running an ask once its arguments are parsed, by Typer (cli/ask.py) or by
-the fast path (cli/fastpath.py). Imports nothing heavy: no Typer here."""
+the fast path (cli/run/argv.py). Imports nothing heavy: no Typer here."""
 
 import sys
 
@@ -95,7 +95,7 @@ def read_stdin() -> str | None:
 
 def shared_last_command() -> tuple[str, str] | None:
     """The last command line and its status, when the shell plugin shares them
-    (off unless CONV_SHARE_LAST_COMMAND=1 is set in the shell; see the README)."""
+    (off unless CONV_SHARE_LAST_COMMAND=1 is set in the shell; see docs/usage.md)."""
     from ...home.env import lenient
 
     command = lenient("CONV_LAST_COMMAND").strip()  # a file name in it may well be Latin-1

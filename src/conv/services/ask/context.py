@@ -4,7 +4,7 @@ tokens of them; unset, what the model's window holds beside the question,
 see providers/windows.py); beyond that, the system prompt, a stored summary
 of the older turns and the latest ones.
 
-The summary is made by the model (services/summary.py) and kept in
+The summary is made by the model (services/ask/summary.py) and kept in
 conversation.md as ``context_summary: {through, text, model}``. When the
 budget is exceeded the cut is made so that only half the budget is kept
 verbatim: the next few follow-ups then fit beside the same summary, and the
