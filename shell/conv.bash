@@ -33,9 +33,9 @@ _conv_prompt_update() {
     _conv_last_status=$last_status _conv_fresh=1
   fi
   CONV_PROMPT=""
-  local file=$_conv_sessions/$CONV_SESSION id short turns used expires rest
+  local file=$_conv_sessions/$CONV_SESSION short turns expires rest
   [[ -f $file && -r $file ]] || return "$last_status"
-  IFS=$' \t' read -r id short turns used expires rest < "$file" || return "$last_status"
+  IFS=$' \t' read -r _ short turns _ expires rest < "$file" || return "$last_status"
   if [[ $short =~ ^[a-z0-9_-]+$ && $turns =~ ^[0-9]+$ && $expires =~ ^[0-9]{1,11}$ ]] \
      && (( expires > ${EPOCHSECONDS:-0} )); then
     CONV_PROMPT="conv:${short}·${turns}"
@@ -91,6 +91,7 @@ conv_bind_keys() {
 if [[ ${PROMPT_COMMAND@a} == *a* ]]; then
   PROMPT_COMMAND=(_conv_prompt_update "${PROMPT_COMMAND[@]}")
 else
+  # shellcheck disable=SC2178,SC2128  # here PROMPT_COMMAND is a string, not the array of the branch above
   PROMPT_COMMAND="_conv_prompt_update${PROMPT_COMMAND:+;$PROMPT_COMMAND}"
 fi
 

@@ -9,7 +9,7 @@ from .app import app, workspace
 PANEL = "Ask"
 
 
-@app.command(rich_help_panel=PANEL, 
+@app.command(rich_help_panel=PANEL,
     epilog='Examples:\n\n  conv ask "explain git rebase"\n\n  conv ask -c "what about interactive mode?"\n\n'
     '  git diff | conv ask "review this"\n\n  conv ask --cid k3f9x2 -m gpt-4o "and in Python?"\n\n'
     '  conv ask -a coder -c "now add tests"\n\n  conv ask -c --dry-run "what would you be sent?"'
