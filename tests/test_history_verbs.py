@@ -344,10 +344,30 @@ def test_retry_that_fails_keeps_the_old_answer(fake, store_path):
     assert "-The good answer." in ok("diff", conv_id).stdout.decode().splitlines()
 
 
-def test_retry_of_a_conversation_without_a_question(fake):
+def test_retry_without_a_current_or_a_known_conversation(fake):
     assert "no current conversation" in fails("retry", code=1)
     assert "no conversation matches" in fails("retry", "qqqqqqqq", code=1)
     assert fake.requests == []
+
+
+def test_retry_of_a_conversation_without_a_question(fake, store_path):
+    """A conversation whose turns were all removed by hand (conversation.md alone): nothing to answer again."""
+    conv_id = json.loads(ok("ask", "--json", "a question").stdout)["conversation"]
+    folder = next(p.rsplit("/", 1)[0] for p in git(store_path, "ls-tree", "-r", "--name-only", "HEAD").split()
+                  if f"/{conv_id}/" in p)
+    index = {**os.environ, "GIT_INDEX_FILE": str(store_path.parent / "scratch-index")}
+    subprocess.run(["git", "-C", str(store_path), "read-tree", "HEAD"], env=index, check=True)
+    for path in git(store_path, "ls-tree", "-r", "--name-only", "HEAD", folder).split():
+        if not path.endswith("/conversation.md"):
+            subprocess.run(["git", "-C", str(store_path), "rm", "-q", "--cached", path], env=index, check=True)
+    tree = subprocess.run(["git", "-C", str(store_path), "write-tree"], env=index, capture_output=True, text=True,
+                          check=True).stdout.strip()
+    head = git(store_path, "rev-parse", "HEAD").strip()
+    git(store_path, "update-ref", "refs/heads/main", git(store_path, "commit-tree", tree, "-p", head, "-m", "by hand").strip())
+    sent = len(fake.requests)
+    line = fails("retry", conv_id, code=2)
+    assert f"{conv_id} has no question to answer again" in line and "conv ask --cid" in line
+    assert len(fake.requests) == sent
 
 
 # ---- conv log ------------------------------------------------------------------
