@@ -34,5 +34,6 @@ def _options(
 def workspace():
     """The store, index and config for a command (imported only when one runs)."""
     from ..services.workspace import Workspace
+    from ..terminal.render import notice
 
-    return Workspace()
+    return Workspace(notice)

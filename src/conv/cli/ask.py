@@ -180,10 +180,11 @@ def resume(
     type to filter, Up/Down to move, Enter to choose, Esc to cancel (exit 1)."""
     from ..services import resume as resuming
     from ..terminal import picker, render
+    from ..terminal.sanitize import clean
 
     query = " ".join(text or [])
     ws = workspace()
-    found = resuming.candidates(ws)
+    found = resuming.candidates(ws, clean)
     ranked = resuming.rank(query, found)
     chosen = resuming.clear_choice(ranked) if query else None
     if chosen is None:

@@ -134,7 +134,7 @@ class Chat:
             raise UsageError("-a starts a new conversation", "Leave out REF and -c (a conversation keeps its own agent)")
         if ref and follow:
             raise UsageError("REF and -c both name the conversation to continue", "Give one of them")
-        chat = cls(ChatWorkspace(), notice, **options)
+        chat = cls(ChatWorkspace(notice), notice, **options)
         if chat.agent:
             agents.load(chat.ws.config, chat.agent)  # an unknown agent fails now, not after a message is typed
         if ref or follow:

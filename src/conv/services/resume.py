@@ -7,9 +7,10 @@ necessarily adjacent (a subsequence), in the title, the first question or the
 last turn; consecutive letters and letters that start a word score higher.
 """
 
+from collections.abc import Callable
+
 from ..errors import RefError
 from ..records import dataclass
-from ..terminal.sanitize import clean
 from .current import current
 from .current import use as make_current
 from .workspace import Workspace
@@ -53,16 +54,20 @@ class Ranked:
     marks: dict[str, list[int]]  # field -> matched character positions, for highlighting
 
 
-def candidates(ws: Workspace, limit: int = LIMIT) -> list[Candidate]:
+def candidates(ws: Workspace, printable: Callable[[str], str], limit: int = LIMIT) -> list[Candidate]:
     """The conversations to choose from, most recently updated first (an
-    empty store offers nothing)."""
+    empty store offers nothing), their texts made ``printable`` (the
+    terminal's cleaning: what is matched is what is shown) and one line each."""
+    def line(text: str) -> str:
+        return " ".join(printable(text).split())
+
     rows = ws.index.refresh().recent_with_text(limit, TEXT_CHARS)
     if not rows:
         raise RefError("no conversations to resume yet", 'Ask first: conv ask "…"')
     now = current(ws).conv_id
     return [
         Candidate(row.id, ws.index.queries.short_id(row.id), row.updated, row.id == now,
-                  _line(row.title), _line(first), _line(last) if last != first else "", _line(row.summary or ""),
+                  line(row.title), line(first), line(last) if last != first else "", line(row.summary or ""),
                   row.status or "active")
         for row, first, last in rows
     ]
@@ -185,7 +190,3 @@ def _lower(text: str) -> str:
 def _cut(text: str, length: int) -> str:
     return text if len(text) <= length else text[: length - 1] + "…"
 
-
-def _line(text: str) -> str:
-    """Store text as one printable line: no escape sequences, no line breaks."""
-    return " ".join(clean(text).split())

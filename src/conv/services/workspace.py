@@ -19,12 +19,12 @@ if TYPE_CHECKING:
 
 class Workspace:
     """What every service takes first: ``ws.store``, ``ws.index``, ``ws.config``.
-    ``notice`` hears what the store and the index have to say on the side (an
-    answer kept by a failed write going in, an index that cannot be used)."""
+    ``notice`` (the caller's: the CLI prints, a test may collect) hears what the
+    services, the store and the index have to say on the side (an answer kept
+    by a failed write going in, an index that cannot be used)."""
 
-    def __init__(self, store: Store | None = None, config: "Config | None" = None,
-                 notice: "Callable[[str], None] | None" = None):
-        self.notice = notice or _stderr
+    def __init__(self, notice: "Callable[[str], None]", store: Store | None = None, config: "Config | None" = None):
+        self.notice = notice
         self.store = store or Store(hook_timeout=lambda: self.config.get("hooks.timeout"), notice=self.notice)
         if config is not None:
             self.config = config
@@ -64,9 +64,3 @@ class Workspace:
 
         name = session.session_name() or session.DEFAULT
         session.save(name, conv_id, self.index.queries.short_id(conv_id), turns, self.config.get("session.expiry"))
-
-
-def _stderr(message: str) -> None:
-    from ..terminal.render import notice
-
-    notice(message)

@@ -24,9 +24,9 @@ from itertools import groupby
 from typing import TYPE_CHECKING
 
 from ..errors import Interrupted
+from ..signals import terminal_loss_interrupts
 from .render import ago
 from .sanitize import clean
-from .signals import terminal_loss_interrupts
 
 if TYPE_CHECKING:  # what conv resume offers and how it ranks them (services/resume.py)
     from ..services.resume import Candidate, Ranked

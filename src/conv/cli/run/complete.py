@@ -71,17 +71,21 @@ def candidates(words: list[str]) -> list[tuple[str, str]]:
     return []
 
 
+def _quiet(message: str) -> None:
+    """What the store or index would say on the side: not on a line being completed."""
+
+
 def _conversations(typed: str) -> list[tuple[str, str]]:
     """(short id, title) of the newest conversations whose id starts with what is typed."""
     from ...services.browse import completions
     from ...services.workspace import Workspace
     from ...terminal.sanitize import clean
 
-    return [(short, " ".join(clean(title).split())[:80]) for short, title in completions(Workspace(), typed, MOST)]
+    return [(short, " ".join(clean(title).split())[:80]) for short, title in completions(Workspace(_quiet), typed, MOST)]
 
 
 def _models(typed: str) -> list[tuple[str, str]]:
     from ...services.models import names
     from ...services.workspace import Workspace
 
-    return [(name, "") for name in names(Workspace()) if name.startswith(typed)]
+    return [(name, "") for name in names(Workspace(_quiet)) if name.startswith(typed)]

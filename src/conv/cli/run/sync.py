@@ -8,9 +8,9 @@ def run(name: str | None, pull: bool, send: bool, json_out: bool, rewrite: bool 
     from ...services.workspace import Workspace
 
     if pull:
-        done = sync.sync(Workspace(), name, send=send, rewrite=rewrite)
+        done = sync.sync(Workspace(_notice), name, send=send, rewrite=rewrite)
     else:  # what prints the reply is loaded while git pushes: conv push keeps up with git push
-        done = sync.push(Workspace(), name, meanwhile=_ready_to_print)
+        done = sync.push(Workspace(_notice), name, meanwhile=_ready_to_print)
     from ...terminal import render
 
     if json_out:
@@ -32,6 +32,12 @@ def run(name: str | None, pull: bool, send: bool, json_out: bool, rewrite: bool 
     if done.holds_purged:
         parts.append(f"{done.remote} still holds purged conversations: conv remote purge {done.remote} erases them there")
     render.notice("; ".join(p for p in parts if p) or f"{done.remote}: up to date")
+
+
+def _notice(message: str) -> None:
+    from ...terminal.render import notice  # loaded when there is something to say
+
+    notice(message)
 
 
 def _ready_to_print() -> None:

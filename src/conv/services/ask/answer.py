@@ -11,8 +11,8 @@ from ...format.model import Conversation, Turn, now_iso
 from ...home.secrets import redact
 from ...providers import Message, Provider
 from ...records import dataclass, replace
+from ...signals import ignoring_interrupts, terminal_loss_interrupts
 from ...store import Written
-from ...terminal.signals import ignoring_interrupts, terminal_loss_interrupts
 from ..fork import child_of
 from ..workspace import Workspace
 from . import pricing

@@ -6,7 +6,7 @@ terminal); while a partial answer is saved, no signal may cut that short."""
 import signal
 from contextlib import contextmanager
 
-from ..errors import Interrupted
+from .errors import Interrupted
 
 
 @contextmanager
