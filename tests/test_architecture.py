@@ -298,3 +298,12 @@ def test_nothing_is_collected_as_conv_ends(tmp_path, conv_runs):
     done = subprocess.run([sys.executable, "-c", code], env=conv_env(), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert mark.exists() is not conv_runs
+
+
+def test_the_provider_names_home_reserves_are_the_registrys():
+    """home/keys.py (below providers/) keeps the names an endpoint cannot take;
+    providers/registry.py has one record a provider: the two name the same."""
+    from conv.home.keys import RESERVED
+    from conv.providers.registry import BY_NAME
+
+    assert set(RESERVED) == set(BY_NAME)

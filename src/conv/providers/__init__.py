@@ -45,20 +45,12 @@ class Provider(Protocol):
         """``seed``: a retry's, so that it samples anew (where the provider takes one)."""
 
 
-# name -> (module, class); imported only when that provider answers
-PROVIDERS: dict[str, tuple[str, str]] = {
-    "openai": ("openai", "OpenAIProvider"),
-    "ollama": ("openai", "OllamaProvider"),
-    "anthropic": ("anthropic", "AnthropicProvider"),
-    "local": ("local", "LocalProvider"),
-    "cmd": ("command", "CommandProvider"),
-}
-
-
 def get_provider(name: str, config: Config) -> Provider:
     if name in config.names("endpoints"):  # a named endpoint of config (endpoints.py)
         return import_module(".endpoints", __name__).provider(config, name)
-    if name not in PROVIDERS:
-        raise UsageError(f"unknown provider {name!r}", "Known: " + ", ".join([*PROVIDERS, *config.names("endpoints")]))
-    module, cls = PROVIDERS[name]
-    return getattr(import_module(f".{module}", __name__), cls).from_config(config)
+    from .registry import BY_NAME
+
+    if name not in BY_NAME:
+        raise UsageError(f"unknown provider {name!r}", "Known: " + ", ".join([*BY_NAME, *config.names("endpoints")]))
+    record = BY_NAME[name]  # its module is imported only when it answers
+    return getattr(import_module(f".{record.module}", __name__), record.cls).from_config(config)

@@ -8,14 +8,11 @@ overloaded) and the errors are httpapi.py's, shared with the OpenAI provider.
 """
 
 from ..errors import ProviderError
-from ..home.config import Config
-from ..home.env import setting
-from ..records import dataclass, field
+from ..records import dataclass
 from . import Message, OnText, Reply
-from .httpapi import Hints, call, cut_short, error_message, json_object
+from .httpapi import Hints, HTTPProvider, call, cut_short, error_message, json_object
 from .sse import events
 
-DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
 MAX_TOKENS = 4096  # the API requires a cap on the answer; 4096 fits every Claude model
 FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}  # stop_reason -> conv's finish
@@ -23,34 +20,19 @@ INPUT_KEYS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_t
 HINTS = Hints(
     key="ANTHROPIC_API_KEY",
     url="ANTHROPIC_BASE_URL",
-    example=DEFAULT_BASE_URL,
+    example="https://api.anthropic.com",
     where="Check the network, and ANTHROPIC_BASE_URL if it is set",
     api="an Anthropic Messages API",
 )
 
 
 @dataclass
-class AnthropicProvider:
-    base_url: str
-    api_key: str | None
-    connect_timeout: float
-    read_timeout: float
+class AnthropicProvider(HTTPProvider):
+    hints: Hints = HINTS
     name: str = "anthropic"
-    ca_file: str | None = None  # tls.ca_file: a private CA, trusted too
-    headers: dict = field(default_factory=dict)  # an endpoint's own headers (endpoints.NAME.headers)
-    hints: Hints = HINTS  # what its errors point at
-
-    @classmethod
-    def from_config(cls, config: Config) -> "AnthropicProvider":
-        base_url = setting("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
-        api_key = setting("ANTHROPIC_API_KEY")
-        if base_url.rstrip("/") == DEFAULT_BASE_URL and not api_key:
-            raise ProviderError(
-                "no model is set up: Anthropic needs ANTHROPIC_API_KEY",
-                "Export it (keys are at console.anthropic.com), or point conv at another server with ANTHROPIC_BASE_URL",
-            )
-        return cls(base_url, api_key, config.get("timeout.connect"), config.get("timeout.read"),
-                   ca_file=config.get("tls.ca_file"))
+    RECORD = "anthropic"
+    NO_KEY = ("no model is set up: Anthropic needs ANTHROPIC_API_KEY",
+              "Export it (keys are at console.anthropic.com), or point conv at another server with ANTHROPIC_BASE_URL")
 
     def complete(
         self, messages: list[Message], model: str, on_text: OnText, stream: bool = True,

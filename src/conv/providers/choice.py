@@ -17,11 +17,8 @@ from ..errors import ProviderError, UsageError
 from ..home.config import Config
 from ..home.env import setting
 from ..records import dataclass
-from . import PROVIDERS
+from .registry import BY_NAME, RECORDS
 
-OPENAI_DEFAULT = "gpt-4o-mini"
-ANTHROPIC_DEFAULT = "claude-haiku-4-5"
-OLLAMA_DEFAULT_HOST = "127.0.0.1:11434"
 OPENAI_PREFIXES = ("ft",)  # OpenAI's fine-tuned models: ft:gpt-4o-mini:org::id
 
 
@@ -59,7 +56,7 @@ def parse_spec(spec: str, config: Config | None = None) -> tuple[str, str]:
     if alias:  # aliases.SHORT: ENDPOINT:MODEL
         spec = config.get(f"aliases.{spec}").strip()
     prefix, sep, rest = spec.partition(":")
-    if sep and (prefix in PROVIDERS or (config is not None and prefix in config.names("endpoints"))):
+    if sep and (prefix in BY_NAME or (config is not None and prefix in config.names("endpoints"))):
         if not rest.strip():
             raise UsageError(f"model {spec!r} names no model", f"Write it as {prefix}:MODEL")
         return prefix, rest.strip()
@@ -71,9 +68,7 @@ def parse_spec(spec: str, config: Config | None = None) -> tuple[str, str]:
         return "local", DEFAULT_MODEL
     if spec.endswith(".gguf"):
         return "local", spec
-    if spec.startswith("claude"):
-        return "anthropic", spec
-    return "openai", spec
+    return next((r.name for r in RECORDS if r.prefixes and spec.startswith(r.prefixes)), "openai"), spec
 
 
 def unknown_prefix(prefix: str, spec: str, config: Config | None, alias: str | None) -> UsageError:
@@ -82,7 +77,7 @@ def unknown_prefix(prefix: str, spec: str, config: Config | None, alias: str | N
     default OpenAI-compatible server as a model named "grqo:…"."""
     from difflib import get_close_matches
 
-    known = [*PROVIDERS, *(config.names("endpoints") if config is not None else [])]
+    known = [*BY_NAME, *(config.names("endpoints") if config is not None else [])]
     meant = get_close_matches(prefix, known, n=1, cutoff=0.5)
     where = f"alias {alias!r} ({spec})" if alias else repr(spec)
     return UsageError(
@@ -100,7 +95,7 @@ def going_on_with(provider: str | None, model: str | None, config: Config) -> st
     API key set); None when none does, so the chain goes on."""
     if not provider or not model:
         return None
-    if provider in PROVIDERS or provider in config.names("endpoints"):
+    if provider in BY_NAME or provider in config.names("endpoints"):
         return f"{provider}:{model}"
     from .windows import UNKNOWN, window_of
 
@@ -108,8 +103,8 @@ def going_on_with(provider: str | None, model: str | None, config: Config) -> st
         own, name = parse_spec(model)
     except UsageError:  # another tool's name for it (llama3:8b): not one conv can serve by itself
         return None
-    keys = {"openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL"), "anthropic": ("ANTHROPIC_API_KEY",)}
-    served = window_of(name) != UNKNOWN and any(os.environ.get(k) for k in keys.get(own, ()))
+    record = BY_NAME[own]
+    served = window_of(name) != UNKNOWN and any(os.environ.get(k) for k in _choosing(record))
     return f"{own}:{name}" if served else None
 
 
@@ -125,10 +120,20 @@ def chain(config: Config, flag: str | None = None, agent: tuple[str, str | None]
         Step("the conversation's model", continuing, "a follow-up goes on with the model of its last answer"),
         Step("CONV_MODEL", setting("CONV_MODEL"), "environment variable"),
         Step("config model", config.get("model"), "conv config set model PROVIDER:MODEL"),
-        Step("OPENAI_API_KEY / OPENAI_BASE_URL",
-             f"openai:{OPENAI_DEFAULT}" if os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL") else None),
-        Step("ANTHROPIC_API_KEY", f"anthropic:{ANTHROPIC_DEFAULT}" if os.environ.get("ANTHROPIC_API_KEY") else None),
+        *(_key_step(record) for record in RECORDS if record.key_env and record.default_model),
     ]
+
+
+def _key_step(record) -> Step:
+    """A provider chosen by its key in the environment (or its base URL, where that chooses it)."""
+    names = _choosing(record)
+    chosen = any(os.environ.get(name) for name in names)
+    return Step(" / ".join(names), f"{record.name}:{record.default_model}" if chosen else None)
+
+
+def _choosing(record) -> list[str]:
+    """The environment variables whose being set chooses ``record``'s provider."""
+    return [name for name in (record.key_env, record.url_env if record.url_chooses else None) if name]
 
 
 def report(config: Config) -> tuple[list[Step], int | None]:
@@ -156,7 +161,7 @@ def choose(config: Config, flag: str | None = None, agent: tuple[str, str | None
 
 def ollama_host() -> str:
     """``OLLAMA_HOST`` as Ollama reads it, as http://HOST:PORT."""
-    host = setting("OLLAMA_HOST") or OLLAMA_DEFAULT_HOST
+    host = setting("OLLAMA_HOST") or BY_NAME["ollama"].base_url
     if "://" not in host:
         host = "http://" + host
     return host.rstrip("/")

@@ -1,5 +1,6 @@
 """What the HTTP providers (OpenAI-compatible, Anthropic) share, so they keep
-only their wire formats: one JSON POST through http.py, one retry on 429 and
+only their wire formats: what they are made of and how the settings make
+them (``HTTPProvider``), one JSON POST through http.py, one retry on 429 and
 5xx after the server's Retry-After, and every way the exchange can fail as a
 one-line ``ProviderError`` naming the setting to check.
 """
@@ -10,7 +11,11 @@ from typing import Callable, NamedTuple
 from urllib.parse import urlsplit
 
 from ..errors import ProviderError
+from ..home.config import Config
+from ..home.env import setting
+from ..records import dataclass, field
 from . import Reply
+from .registry import BY_NAME
 
 MAX_RETRY_WAIT = 30.0  # longer Retry-After values are reported, not waited out
 
@@ -23,6 +28,40 @@ class Hints(NamedTuple):  # not a dataclass: that is 0.3 ms more import on every
     example: str  # a base URL to show when the set one is not http(s)
     where: str  # what to check when the server cannot be reached
     api: str  # what the base URL should be, e.g. "an OpenAI-compatible API"
+
+
+@dataclass
+class HTTPProvider:
+    """A provider that speaks an HTTP API: where, with which key, its timeouts
+    and private CA, an endpoint's own headers, what its errors point at, and
+    more of the request body. A subclass names its record (registry.py) and
+    its wire format (``complete``)."""
+
+    base_url: str
+    api_key: str | None
+    connect_timeout: float
+    read_timeout: float
+    name: str = ""
+    ca_file: str | None = None  # tls.ca_file: a private CA, trusted too
+    headers: dict = field(default_factory=dict)  # an endpoint's own headers (endpoints.NAME.headers)
+    hints: Hints | None = None  # what its errors point at
+    options: dict = field(default_factory=dict)  # more of the request body (the local model's max_tokens…)
+
+    RECORD = ""  # its name in registry.py (class attributes, not fields: no annotation)
+    CONFIGURED = (None, None)  # config keys standing in for its base URL and key variables
+    NO_KEY = ("", "")  # what is said when its own service is asked without a key
+
+    @classmethod
+    def from_config(cls, config: Config) -> "HTTPProvider":
+        """The provider its variables (or config) set up; its own service needs a key."""
+        record = BY_NAME[cls.RECORD]
+        url_key, key_key = cls.CONFIGURED
+        base_url = setting(record.url_env) or (url_key and config.get(url_key)) or record.base_url
+        api_key = setting(record.key_env) or (key_key and config.get(key_key)) or None
+        if base_url.rstrip("/") == record.base_url.rstrip("/") and not api_key:
+            raise ProviderError(*cls.NO_KEY)
+        return cls(base_url, api_key, config.get("timeout.connect"), config.get("timeout.read"), record.name,
+                   ca_file=config.get("tls.ca_file"))
 
 
 def call(

@@ -8,13 +8,11 @@ errors are httpapi.py's, shared with the Anthropic provider.
 
 from ..errors import ProviderError
 from ..home.config import Config
-from ..home.env import setting
-from ..records import dataclass, field
+from ..records import dataclass
 from . import Message, OnText, Reply
-from .httpapi import Hints, call, cut_short, error_message, json_object
+from .httpapi import Hints, HTTPProvider, call, cut_short, error_message, json_object
 from .sse import events
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
 HINTS = Hints(
     key="OPENAI_API_KEY",
     url="OPENAI_BASE_URL",
@@ -25,28 +23,13 @@ HINTS = Hints(
 
 
 @dataclass
-class OpenAIProvider:
-    base_url: str
-    api_key: str | None
-    connect_timeout: float
-    read_timeout: float
+class OpenAIProvider(HTTPProvider):
+    hints: Hints = HINTS
     name: str = "openai"
-    ca_file: str | None = None  # tls.ca_file: a private CA, trusted too
-    headers: dict = field(default_factory=dict)  # an endpoint's own headers (endpoints.NAME.headers)
-    hints: Hints = HINTS  # what its errors point at
-    options: dict = field(default_factory=dict)  # more of the request body (the local model's max_tokens…)
-
-    @classmethod
-    def from_config(cls, config: Config) -> "OpenAIProvider":
-        base_url = setting("OPENAI_BASE_URL") or config.get("base_url") or DEFAULT_BASE_URL
-        api_key = setting("OPENAI_API_KEY") or config.get("api_key") or None
-        if base_url == DEFAULT_BASE_URL and not api_key:
-            raise ProviderError(
-                "no model is set up: OpenAI needs OPENAI_API_KEY",
-                "Export it, or point conv at another server with OPENAI_BASE_URL (e.g. Ollama: http://127.0.0.1:11434/v1)",
-            )
-        return cls(base_url, api_key, config.get("timeout.connect"), config.get("timeout.read"),
-                   ca_file=config.get("tls.ca_file"))
+    RECORD = "openai"
+    CONFIGURED = ("base_url", "api_key")
+    NO_KEY = ("no model is set up: OpenAI needs OPENAI_API_KEY",
+              "Export it, or point conv at another server with OPENAI_BASE_URL (e.g. Ollama: http://127.0.0.1:11434/v1)")
 
     def complete(
         self, messages: list[Message], model: str, on_text: OnText, stream: bool = True,

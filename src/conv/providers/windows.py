@@ -14,7 +14,6 @@ KNOWN: tuple[tuple[str, int], ...] = (
     ("claude", 200_000), ("gemini", 1_048_576), ("deepseek", 64_000), ("mistral-large", 128_000),
     ("llama-3", 131_072), ("llama3", 8_192),
 )
-OLLAMA = 4_096  # what an Ollama server loads a model with unless told otherwise
 UNKNOWN = 8_192  # any model conv knows nothing of: small enough for most servers
 ANSWER_SHARE = 4  # of a window, the part kept free for the answer (at most ANSWER_MOST)
 ANSWER_MOST = 8_192
@@ -24,7 +23,9 @@ def room(provider: str, model: str, config: Config) -> int:
     """Tokens a request to ``model`` may hold, with room left for its answer."""
     if provider == "local":
         return max(config.get("local.context") - config.get("local.max_answer"), 1)
-    window = OLLAMA if provider == "ollama" else window_of(model)
+    from .registry import BY_NAME
+
+    window = (BY_NAME[provider].window if provider in BY_NAME else None) or window_of(model)
     return window - min(window // ANSWER_SHARE, ANSWER_MOST)
 
 
@@ -33,7 +34,9 @@ LARGEST = max(size for _, size in KNOWN)  # no model conv knows reads more
 
 def known(provider: str, model: str) -> bool:
     """Whether ``room`` is the model's own window rather than conv's guess."""
-    return provider in ("local", "ollama") or window_of(model) != UNKNOWN
+    from .registry import BY_NAME
+
+    return provider == "local" or bool(provider in BY_NAME and BY_NAME[provider].window) or window_of(model) != UNKNOWN
 
 
 def window_of(model: str) -> int:

@@ -4,12 +4,11 @@ US dollars per million tokens). Models that run on this machine cost nothing;
 a model without a price has no cost rather than a guessed one."""
 
 from ...home.config import Config
-
-FREE_PROVIDERS = ("local", "ollama")
+from ...providers.registry import BY_NAME
 
 
 def cost(config: Config, provider: str, model: str, usage: dict) -> float | None:
-    if provider in FREE_PROVIDERS:
+    if provider in BY_NAME and BY_NAME[provider].free:
         return 0.0
     for name in (model, f"{provider}:{model}"):
         if name in config.names("prices"):
