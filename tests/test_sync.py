@@ -351,12 +351,18 @@ def test_three_machines_syncing_two_remotes_in_turn_settle(fake, tmp_path):
 # -- 2. divergence ----------------------------------------------------------------------
 
 
-def test_a_conversation_extended_on_two_machines_keeps_both_lines(fake, tmp_path):
+def two_terminals_one_remote(fake, tmp_path) -> tuple[Machine, Machine, Path]:
+    """Machines A and B, a terminal each, both with the remote origin; the fake echoes."""
     fake.set(reply="ECHO")
     remote = bare(tmp_path / "origin.git")
     a, b = Machine(tmp_path, "A", session="termA"), Machine(tmp_path, "B", session="termB")
     for m in (a, b):
         m.ok("remote", "add", "origin", str(remote))
+    return a, b, remote
+
+
+def test_a_conversation_extended_on_two_machines_keeps_both_lines(fake, tmp_path):
+    a, b, remote = two_terminals_one_remote(fake, tmp_path)
     x = a.ask("shared start")["conversation"]
     y = a.ask("another topic")["conversation"]
     a.ok("sync")
@@ -798,11 +804,7 @@ def test_a_line_another_machine_moved_into_a_fork_is_followed_after_a_fast_forwa
     """Issue 23: B pushed, A merged (B's newer line kept as a fork), B synced and
     saw only "pulled (fast-forward)": its terminal followed A's line and its
     next -c went on from A's words, its own turns in a fork it was never told of."""
-    fake.set(reply="ECHO")
-    remote = bare(tmp_path / "origin.git")
-    a, b = Machine(tmp_path, "A", session="termA"), Machine(tmp_path, "B", session="termB")
-    for m in (a, b):
-        m.ok("remote", "add", "origin", str(remote))
+    a, b, remote = two_terminals_one_remote(fake, tmp_path)
     x = a.ask("shared start")["conversation"]
     a.sync()
     b.sync()
