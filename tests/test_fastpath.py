@@ -73,3 +73,26 @@ def test_sync_pull_push_parse_as_typer_does(command, args):
         result = CliRunner().invoke(app, [command, *args])
     assert result.exit_code == 0, result.output
     assert seen == [fast]
+
+
+command_tokens = st.one_of(
+    st.sampled_from(["-m", "--model", "--shell", "--json", "-q", "--quiet", "--", "-", "-h", "--shell=fish", "-qm"]),
+    st.text(alphabet="abc -=fish", min_size=0, max_size=8),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(args=st.lists(command_tokens, max_size=6))
+def test_conv_cmd_parses_as_typer_does(args):
+    from conv.cli.run import command as commanding
+    from conv.cli.run.argv import parse_command
+
+    fast = parse_command(args)
+    if fast is None:
+        return
+    seen = []
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(commanding, "run", seen.append)
+        result = CliRunner().invoke(app, ["cmd", *args])
+    assert result.exit_code == 0, result.output
+    assert seen == [fast]

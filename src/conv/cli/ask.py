@@ -63,6 +63,27 @@ def retry(
         how=lambda asker, opts: asker.retry(ref, hint, wrong, opts))
 
 
+@app.command(rich_help_panel=PANEL,
+    epilog='Examples:\n\n  conv cmd "find files over 100 MB changed this week"\n\n'
+    '  conv cmd "make it recursive"          # refines the last command\n\n'
+    '  conv cmd --shell fish "loop over every png"\n\n'
+    'In a shell with the plugin, type the description and press Alt-K: the line becomes the command.')
+def cmd(
+    words: Annotated[Optional[list[str]], typer.Argument(metavar="DESCRIPTION", help="What the command should do; words are joined with spaces.", show_default=False)] = None,
+    shell: Annotated[Optional[str], typer.Option("--shell", help="zsh, bash, fish or sh. Default: $SHELL's.")] = None,
+    model: Annotated[Optional[str], typer.Option("-m", "--model", help="Model, or PROVIDER:MODEL. Default: CONV_MODEL, then config.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="The command, the whole answer and the conversation as JSON.")] = False,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="The command only, no notices.")] = False,
+) -> None:
+    """Print the shell command a description asks for; conv never runs it.
+
+    The exchange is kept in this terminal's command conversation (apart from
+    the one -c continues), so a second description refines the last command."""
+    from .run.command import CommandRequest, run
+
+    run(CommandRequest(words or [], shell=shell, model=model, json_out=json_out, quiet=quiet))
+
+
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv chat                       # a new conversation\n\n"
              "  conv chat k3f9x2                # go on with k3f9x2\n\n  conv chat -c -m gpt-4o\n\n"
              "  conv chat -a coder -s 'Answer in one line.'")

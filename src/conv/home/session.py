@@ -81,6 +81,20 @@ def unsaved_since(name: str) -> float | None:
         return None
 
 
+def save_command_conversation(name: str, conv_id: str, expiry: float) -> None:
+    """This terminal's command conversation (conv cmd), apart from its current one."""
+    write_atomic(_file(name).with_name(name + ".cmd"), f"{conv_id} {int(time.time() + expiry)}\n")
+
+
+def command_conversation(name: str) -> str | None:
+    """This terminal's command conversation, unless it expired."""
+    try:
+        conv_id, expires = _file(name).with_name(name + ".cmd").read_text().split()
+        return conv_id if float(expires) > time.time() else None
+    except (OSError, ValueError):
+        return None
+
+
 def note_reading(name: str, reading: dict) -> None:
     """What this terminal's last plain ask was taken as (feedback), for its undo."""
     import json

@@ -2,7 +2,7 @@
 
 Each module here runs one command once its arguments are parsed, by Typer
 (the panels in cli/) or by the fast path below, which parses the commands a
-key binding or a prompt runs (ask, init, prompt, sync, pull, push) itself:
+key binding or a prompt runs (ask, cmd, init, prompt, sync, pull, push) itself:
 importing Typer alone costs about 40 ms of a follow-up's budget. Nothing in
 this package imports Typer (tests/test_architecture.py checks)."""
 
@@ -48,5 +48,14 @@ def fast_path(args: list[str]) -> bool:
             from .ask import run
 
             run(command)
+            return True
+    if args[:1] == ["cmd"]:
+        from .argv import parse_command
+
+        request = parse_command(args[1:])
+        if request is not None:
+            from .command import run as suggest
+
+            suggest(request)
             return True
     return False

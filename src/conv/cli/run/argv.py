@@ -3,9 +3,10 @@
 ``conv ask`` runs from a key binding, and importing Typer alone costs about
 40 ms of the 120 ms a follow-up may take. For the plain forms of ``conv ask``
 (the flags below, in any order, each spelled out on its own) this module
-builds the same ``AskCommand`` Typer would; anything else (help, bundled or
-unknown flags, a missing value) returns None and Typer handles it, errors
-and all. sync, pull and push (``[REMOTE] [--json]``) get the same treatment:
+builds the same ``AskCommand`` Typer would, and ``conv cmd`` (the command
+key) its ``CommandRequest``; anything else (help, bundled or unknown flags,
+a missing value) returns None and Typer handles it, errors and all. sync,
+pull and push (``[REMOTE] [--json]``) get the same treatment:
 an incremental push must stay within 1.5 times git's own.
 tests/test_fastpath.py holds these parsers to Typer's results.
 """
@@ -26,6 +27,14 @@ _FLAGS = {  # spelling -> (field, takes a value)
 }
 
 
+_COMMAND_FLAGS = {
+    "-m": ("model", True), "--model": ("model", True),
+    "--shell": ("shell", True),
+    "--json": ("json_out", False),
+    "-q": ("quiet", False), "--quiet": ("quiet", False),
+}
+
+
 def parse_ask(args: list[str]):
     """``args`` after ``ask`` as an AskCommand, or None to let Typer parse them."""
     from ...services.ask.options import (
@@ -33,6 +42,34 @@ def parse_ask(args: list[str]):
     )
     from .ask import AskCommand
 
+    parsed = _parse(args, _FLAGS)
+    if parsed is None:
+        return None
+    seen, words = parsed
+    options = AskOptions(
+        words=words, follow=seen.get("follow", False), cid=seen.get("cid"), new=seen.get("new", False),
+        model=seen.get("model"), system=seen.get("system"), stream=not seen.get("no_stream", False),
+        save=not seen.get("no_save", False), agent=seen.get("agent"),
+    )
+    return AskCommand(options, json_out=seen.get("json_out", False), quiet=seen.get("quiet", False),
+                      dry_run=seen.get("dry_run", False), plain=seen.get("plain", False))
+
+
+def parse_command(args: list[str]):
+    """``args`` after ``cmd`` as a CommandRequest, or None to let Typer parse them."""
+    from .command import CommandRequest
+
+    parsed = _parse(args, _COMMAND_FLAGS)
+    if parsed is None:
+        return None
+    seen, words = parsed
+    return CommandRequest(words, shell=seen.get("shell"), model=seen.get("model"),
+                          json_out=seen.get("json_out", False), quiet=seen.get("quiet", False))
+
+
+def _parse(args: list[str], flags: dict) -> tuple[dict, list[str]] | None:
+    """The flags in ``args`` (field -> value, or True) and the other words;
+    None for anything Typer must see (help, an unknown or bundled flag, a missing value)."""
     seen: dict = {}
     words: list[str] = []
     rest = iter(args)
@@ -42,7 +79,7 @@ def parse_ask(args: list[str]):
             break
         if arg.startswith("-") and arg != "-":
             name, eq, inline = arg.partition("=")
-            spec = _FLAGS.get(name)
+            spec = flags.get(name)
             if spec is None or (eq and not name.startswith("--")):
                 return None
             field, takes_value = spec
@@ -57,13 +94,7 @@ def parse_ask(args: list[str]):
             seen[field] = value
             continue
         words.append(arg)
-    options = AskOptions(
-        words=words, follow=seen.get("follow", False), cid=seen.get("cid"), new=seen.get("new", False),
-        model=seen.get("model"), system=seen.get("system"), stream=not seen.get("no_stream", False),
-        save=not seen.get("no_save", False), agent=seen.get("agent"),
-    )
-    return AskCommand(options, json_out=seen.get("json_out", False), quiet=seen.get("quiet", False),
-                      dry_run=seen.get("dry_run", False), plain=seen.get("plain", False))
+    return seen, words
 
 
 def parse_sync(args: list[str]) -> tuple[str | None, bool] | None:

@@ -11,6 +11,7 @@ import sys
 COMMANDS: dict[str, tuple[str, ...]] = {  # command -> its options
     "ask": ("-a", "-c", "-m", "-n", "-q", "-s", "--agent", "--cid", "--continue", "--dry-run", "--json", "--model", "--new", "--no-save", "--no-stream", "--plain", "--quiet", "--system"),
     "retry": ("-m", "-q", "--hint", "--json", "--model", "--no-stream", "--plain", "--quiet", "--wrong"),
+    "cmd": ("-m", "-q", "--json", "--model", "--quiet", "--shell"),
     "chat": ("-a", "-c", "-m", "-s", "--agent", "--continue", "--model", "--plain", "--system"),
     "models": ("--json",),
     "use": (),

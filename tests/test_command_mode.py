@@ -1,0 +1,91 @@
+"""conv cmd: a description becomes one shell command, printed alone; the
+exchange is kept in the terminal's command conversation. (The keys that put
+it in the shell's line are tested in real shells in test_shell_plugins.py.)"""
+
+import json
+
+import pytest
+from conftest import fails, ok
+
+from conv.services.command import first_command
+
+FENCED = "Here it is:\n```bash\nfind . -size +100M -mtime -7\n```\nOr with fd:\n```\nfd -S +100m\n```\n"
+
+
+@pytest.mark.parametrize("answer, command", [
+    ("du -sh .", "du -sh ."),
+    ("du -sh .\n", "du -sh ."),  # no newline: it would run the line in some shells
+    (FENCED, "find . -size +100M -mtime -7"),
+    ("1. `ls -la`\n2. `ls -lA`", "ls -la"),  # alternatives: the first (the rest stays in the stored answer)
+    ("- git log --oneline\n- git log", "git log --oneline"),
+    ("$ git status", "git status"),
+    ("```sh\ntar -czf out.tgz \\\n  src \\\n  docs\necho done\n```", "tar -czf out.tgz \\\n  src \\\n  docs"),
+    ("```\r\nls\r\n```", "ls"),
+    ("ls \x1b[31m-la\x1b[0m\x1b]0;title\x07", "ls -la"),  # escape sequences go
+    ("echo hi\x07\x08 \u202eevil\u202c\x00", "echo hi evil"),  # control and bidi characters go
+    ("ls $(touch X) `id`; rm -rf x", "ls $(touch X) `id`; rm -rf x"),  # data: left as it is, never run
+    ("```python\nimport os\n```\nor:\n```console\nls -la\n```", "ls -la"),  # a shell's fence first
+    ("```python\nprint(1)\n```", "print(1)"),  # else the first fence
+    ("Listing all files by size: `ls -lS`.\nThis lists …", "ls -lS"),  # code after a colon in prose
+    ("echo `date`", "echo `date`"),
+    ("```\n\n```", ""),
+])
+def test_first_command(answer, command):
+    assert first_command(answer) == command
+
+
+def test_conv_cmd_prints_the_command_alone_and_keeps_the_whole_answer(fake):
+    fake.set(reply=FENCED)
+    done = ok("cmd", "--shell", "zsh", "find", "big", "files")
+    assert done.stdout.decode() == "find . -size +100M -mtime -7\n"
+    system, question = fake.requests[0]["messages"]
+    assert system["role"] == "system" and "one zsh command for Linux" in system["content"]
+    assert question == {"role": "user", "content": "find big files"}
+    shown = json.loads(ok("show", "--json", json.loads(ok("list", "--json").stdout)[0]["id"]).stdout)
+    assert shown["turns"][-1]["content"] == FENCED
+
+
+def test_a_second_description_refines_the_command_and_ask_c_is_not_drawn_in(fake):
+    env = {"CONV_SESSION": "term1"}
+    fake.set(reply="ls -la")
+    first = json.loads(ok("cmd", "--json", "--shell", "bash", "list files", env=env).stdout)
+    assert first["command"] == "ls -la" and first["answer"] == "ls -la" and first["model"].startswith("openai:")
+    fake.set(reply="ls -laR")
+    second = json.loads(ok("cmd", "--json", "make it recursive", env=env).stdout)
+    assert second["conversation"] == first["conversation"]
+    assert [(m["role"], m["content"]) for m in fake.requests[1]["messages"][1:]] == [
+        ("user", "list files"), ("assistant", "ls -la"), ("user", "make it recursive")]
+
+    ok("ask", "-c", "an unrelated question", env=env)
+    assert [m["content"] for m in fake.requests[2]["messages"]] == ["an unrelated question"]
+    ok("cmd", "one for another terminal", env={"CONV_SESSION": "term2"})
+    assert len(fake.requests[3]["messages"]) == 2  # a system prompt and the description: a new conversation
+
+
+def test_a_deleted_command_conversation_starts_a_new_one(fake):
+    first = json.loads(ok("cmd", "--json", "list files").stdout)
+    ok("delete", first["conversation"])
+    second = json.loads(ok("cmd", "--json", "list files again").stdout)
+    assert second["conversation"] != first["conversation"]
+    assert fake.requests[1]["messages"][0]["role"] == "system"
+
+
+def test_the_shell_defaults_to_the_users(fake):
+    ok("cmd", "list files", env={"SHELL": "/usr/bin/fish"})
+    ok("cmd", "list files", env={"SHELL": "/opt/odd/xonsh", "CONV_SESSION": "other"})
+    assert "one fish command" in fake.requests[0]["messages"][0]["content"]
+    assert "one sh command" in fake.requests[1]["messages"][0]["content"]
+
+
+def test_bad_input_is_one_line_and_nothing_is_asked(fake):
+    assert "nothing to turn into a command" in fails("cmd", "  ", code=2)
+    assert "--shell zsh, bash, fish, sh" in fails("cmd", "--shell", "tcsh", "list files", code=2)
+    assert fake.requests == []
+
+
+def test_an_answer_with_no_command_is_an_error_and_kept(fake):
+    fake.set(reply="```\n\n```")
+    line = fails("cmd", "do nothing")
+    assert "no command" in line
+    [conv] = json.loads(ok("list", "--json").stdout)
+    assert conv["turns"] == 3
