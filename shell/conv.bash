@@ -3,10 +3,14 @@
 # Alt-F  sends the command line to this terminal's conversation as a follow-up
 # Alt-N  starts a new conversation with it
 # With an empty line, either key shows the current conversation's last exchange.
+# Alt-K  replaces the line, a description ("find files over 100 MB"), by the
+#        shell command it asks for, to read, edit and run yourself; press it
+#        again on "make it recursive" to refine. conv never runs the command.
 # CONV_PROMPT holds the prompt segment (conv:ID·TURNS), refreshed before each
 # prompt; put ${CONV_PROMPT} in PS1 (single-quoted, so no subshell runs).
 # Set CONV_NO_BIND=1 before loading to bind no keys, then bind your own with
-# conv_bind_keys KEY-FOR-FOLLOW-UP KEY-FOR-NEW, e.g. conv_bind_keys '\ex' '\ey'.
+# conv_bind_keys KEY-FOR-FOLLOW-UP KEY-FOR-NEW [KEY-FOR-COMMAND],
+# e.g. conv_bind_keys '\ex' '\ey' '\ez'.
 # The line runs as `conv ask -c -- '<the line>'`, single-quoted: it reaches
 # conv as one argument and is never evaluated.
 
@@ -78,6 +82,25 @@ _conv_stash() {
   _conv_keyed=1
 }
 
+# The command comes back on stdout and goes into READLINE_LINE as data:
+# nothing in it is expanded or run. A failure prints conv's message; the line
+# itself stays as typed, as it does on Ctrl-C.
+_conv_command() {
+  [[ -n ${READLINE_LINE//[[:space:]]/} ]] || return 0
+  local out status saved
+  saved=$(trap -p INT)
+  trap : INT  # Ctrl-C stops conv, not readline (which would drop the line)
+  out=$("$_conv_bin" cmd -q --shell bash -- "$READLINE_LINE" 2>&1)
+  status=$?
+  if [[ -n $saved ]]; then eval "$saved"; else trap - INT; fi
+  if (( status == 0 )); then
+    READLINE_LINE=$out
+    READLINE_POINT=${#READLINE_LINE}
+  else
+    printf '%s\n' "${out:-conv cmd was stopped}" >&2
+  fi
+}
+
 conv_bind_keys() {
   local map
   for map in emacs vi-insert; do
@@ -85,6 +108,7 @@ conv_bind_keys() {
     bind -m "$map" -x '"\C-x\C-_n": _conv_stash new'
     bind -m "$map" "\"$1\": \"\C-x\C-_f\C-m\""
     bind -m "$map" "\"$2\": \"\C-x\C-_n\C-m\""
+    [[ -z ${3-} ]] || bind -m "$map" -x "\"$3\": _conv_command"
   done
 }
 
@@ -96,7 +120,7 @@ else
 fi
 
 if [[ -z ${CONV_NO_BIND-} ]]; then
-  conv_bind_keys "${CONV_FOLLOW_KEY:-\ef}" "${CONV_NEW_KEY:-\en}"
+  conv_bind_keys "${CONV_FOLLOW_KEY:-\ef}" "${CONV_NEW_KEY:-\en}" "${CONV_COMMAND_KEY:-\ek}"
 fi
 
 # Tab completion: conv runs only when TAB is pressed (conv __complete prints

@@ -4,10 +4,13 @@
 # Alt-F  sends the command line to this terminal's conversation as a follow-up
 # Alt-N  starts a new conversation with it
 # With an empty line, either key shows the current conversation's last exchange.
+# Alt-K  replaces the line, a description ("find files over 100 MB"), by the
+#        shell command it asks for, to read, edit and run yourself; press it
+#        again on "make it recursive" to refine. conv never runs the command.
 # conv_prompt prints the prompt segment (conv:ID·TURNS): call it from
 # fish_right_prompt or fish_prompt. Set CONV_NO_BIND=1 before loading to bind
-# no keys, and bind conv_follow_up / conv_new_conversation yourself;
-# CONV_FOLLOW_KEY / CONV_NEW_KEY change the keys. The line runs as
+# no keys, and bind conv_follow_up / conv_new_conversation / conv_command
+# yourself; CONV_FOLLOW_KEY / CONV_NEW_KEY / CONV_COMMAND_KEY change the keys. The line runs as
 # `conv ask -c -- '<the line>'`, single-quoted: it reaches conv as one argument
 # and is never evaluated.
 
@@ -89,14 +92,34 @@ function conv_new_conversation --description 'start a new conversation with the 
     _conv_stash new
 end
 
+# The command comes back on stdout and goes into the command line as data:
+# nothing in it is expanded or run. A failure prints conv's message; the
+# line itself stays as typed, as it does on Ctrl-C.
+function conv_command --description 'replace the command line by the shell command it describes'
+    set -l text (commandline -b | string collect)
+    string match -qr '^\s*$' -- "$text"; and return 0
+    set -l out ($_conv_bin cmd -q --shell fish -- $text 2>&1 | string collect)
+    if test $pipestatus[1] -eq 0
+        commandline -r -- $out
+        commandline -f end-of-buffer
+    else
+        test -n "$out"; or set out "conv cmd was stopped"
+        printf '\n%s\n' $out >&2
+        commandline -f repaint
+    end
+end
+
 if not set -q CONV_NO_BIND
     set -l follow_key \ef
     set -q CONV_FOLLOW_KEY; and set follow_key $CONV_FOLLOW_KEY
     set -l new_key \en
     set -q CONV_NEW_KEY; and set new_key $CONV_NEW_KEY
+    set -l command_key \ek
+    set -q CONV_COMMAND_KEY; and set command_key $CONV_COMMAND_KEY
     for mode in default insert
         bind -M $mode $follow_key conv_follow_up
         bind -M $mode $new_key conv_new_conversation
+        bind -M $mode $command_key conv_command
     end
 end
 

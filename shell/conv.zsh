@@ -3,10 +3,13 @@
 # Alt-F  sends the command line to this terminal's conversation as a follow-up
 # Alt-N  starts a new conversation with it
 # With an empty line, either key shows the current conversation's last exchange.
+# Alt-K  replaces the line, a description ("find files over 100 MB"), by the
+#        shell command it asks for, to read, edit and run yourself; press it
+#        again on "make it recursive" to refine. conv never runs the command.
 # CONV_PROMPT holds the prompt segment (conv:ID·TURNS); put ${CONV_PROMPT} in
 # PROMPT or RPROMPT. Set CONV_NO_BIND=1 before loading to bind no keys, and
-# bind the widgets conv-follow-up and conv-new-conversation yourself;
-# CONV_FOLLOW_KEY / CONV_NEW_KEY change the keys. The line runs as `conv ask -c -- '<the line>'`,
+# bind the widgets conv-follow-up, conv-new-conversation and conv-command yourself;
+# CONV_FOLLOW_KEY / CONV_NEW_KEY / CONV_COMMAND_KEY change the keys. The line runs as `conv ask -c -- '<the line>'`,
 # single-quoted: it reaches conv as one argument and is never evaluated.
 
 # One guarded block, no top-level return: that would end an rc file sourced again.
@@ -74,6 +77,26 @@ conv-new-conversation() { _conv_stash new }
 zle -N conv-follow-up
 zle -N conv-new-conversation
 
+# The command comes back on stdout and goes into BUFFER as data: nothing in
+# it is expanded or run. A failure shows conv's message under the line;
+# the line itself stays as typed, as it does on Ctrl-C.
+conv-command() {
+  [[ -n ${BUFFER//[[:space:]]/} ]] || return 0
+  setopt localoptions localtraps
+  trap : INT  # Ctrl-C stops conv, not the line editor (which would drop the line)
+  local out
+  zle -M "conv: asking for a command…"
+  zle -R
+  if out=$("$_conv_bin" cmd -q --shell zsh -- "$BUFFER" 2>&1); then
+    BUFFER=$out
+    CURSOR=${#BUFFER}
+    zle -M ""
+  else
+    zle -M "${out:-conv cmd was stopped}"
+  fi
+}
+zle -N conv-command
+
 autoload -Uz add-zsh-hook
 add-zsh-hook precmd _conv_prompt_update
 add-zsh-hook preexec _conv_remember_command
@@ -82,6 +105,7 @@ if [[ -z ${CONV_NO_BIND-} ]]; then
   for _conv_keymap in emacs viins; do
     bindkey -M $_conv_keymap "${CONV_FOLLOW_KEY:-\ef}" conv-follow-up
     bindkey -M $_conv_keymap "${CONV_NEW_KEY:-\en}" conv-new-conversation
+    bindkey -M $_conv_keymap "${CONV_COMMAND_KEY:-\ek}" conv-command
   done
   unset _conv_keymap
 fi

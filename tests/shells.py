@@ -124,6 +124,7 @@ class Tmux:
             (data / "fish" / "generated_completions").mkdir(parents=True, exist_ok=True)
             (xdg / "fish" / "config.fish").write_text(
                 "set -g fish_greeting ''\n"
+                "set -g fish_autosuggestion_enabled 0\n"  # its grey text is on screen, not in the line
                 "function fish_mode_prompt; end\n"  # no [I]/[N] in vi mode: one prompt format
                 f"{rc_before}\n"
                 f"{shlex.quote(str(CONV))} init fish | source\n"

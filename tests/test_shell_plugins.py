@@ -456,8 +456,8 @@ def test_shared_last_command_is_the_one_before_the_key(start, fake):
 
 BIND_OWN = {"zsh": "bindkey '\\ex' conv-follow-up", "bash": "conv_bind_keys '\\ex' '\\ey'",
             "fish": "bind \\ex conv_follow_up"}
-SHOW_BINDING = {"zsh": "bindkey '\\ef'; bindkey -M viins '\\ef'", "bash": "bind -X; bind -s",
-                "fish": "bind \\ef; bind -M insert \\ef"}
+SHOW_BINDING = {"zsh": "bindkey '\\ef'; bindkey -M viins '\\ef'; bindkey '\\ek'", "bash": "bind -X; bind -s",
+                "fish": "bind \\ef; bind -M insert \\ef; bind \\ek"}
 
 
 def test_no_bind_binds_nothing_but_keeps_the_widget(start, fake, kind):
@@ -526,3 +526,87 @@ def test_the_readmes_bash_check_shows_the_bindings(conv_home):
     script = f'eval "$({sys.executable} -m conv init bash)"; {check}'
     out = subprocess.run(["bash", "-ic", script], capture_output=True, text=True, env=conv_env(), timeout=30).stdout
     assert '"\\ef": "\\C-x\\C-_f\\C-m"' in out and '"_conv_stash follow"' in out
+
+
+# -- 12. Alt-K: a description becomes a command in the buffer ------------------------------
+
+INJECTION = "ls -la $(touch X) `touch X`; rm -rf victim"
+CLEAR_LINE = ("C-e", "C-u")
+
+
+def buffer_is(sh, text, prompts=1, timeout=15):
+    """Until the line being edited holds TEXT, with PROMPTS prompt lines on the
+    screen (one: nothing ran; None: a shell may draw its prompt again after a message)."""
+    def holds(p):
+        found = p.prompts()
+        return found and found[-1].buffer == text and prompts in (None, len(found))
+    return sh.wait(holds, f"the line {text!r}", timeout)
+
+
+def test_alt_k_puts_the_command_in_the_line_as_data_and_refines_it(start, fake, kind, tmp_path):
+    sh = start()
+    (sh.cwd / "victim").mkdir()
+    fake.set(reply=f"Here it is:\n```{kind}\n\x1b]0;pwned\x07{INJECTION}\x1b[31m\n```\n"
+                   "Or, with fd: fd -t f\n")
+    sh.type("list the files here")
+    sh.key("M-k")
+    buffer_is(sh, INJECTION)
+    assert files_named(tmp_path, "X") == [] and (sh.cwd / "victim").is_dir(), "the command ran"
+    system = fake.requests[0]["messages"][0]
+    assert system["role"] == "system" and f"one {kind} command for Linux" in system["content"]
+
+    sh.key(*CLEAR_LINE)
+    fake.set(reply="ls -laR")
+    sh.type("make it recursive")
+    sh.key("M-k")
+    buffer_is(sh, "ls -laR")
+    assert user_texts(fake.requests[1]) == ["list the files here", "make it recursive"]
+    assert fake.requests[1]["messages"][2]["role"] == "assistant"
+    [conv] = conversations()
+    assert conv["turns"] == 5  # the system prompt, two questions, two answers
+    sh.key(*CLEAR_LINE)
+    assert sh.run("true").segment == "", "the command conversation became the one Alt-F continues"
+
+
+def test_alt_k_inserts_a_continued_command_that_runs_only_on_enter(start, fake):
+    sh = start()
+    fake.set(reply="printf '%s\\n' one \\\n  two > made.txt\n\n")
+    sh.type("write one and two to a file")
+    sh.key("M-k")
+    sh.wait_text(r"^\s*two > made\.txt\s*$")
+    assert sh.lines()[-2].endswith("printf '%s\\n' one \\") or "printf '%s\\n' one \\" in sh.screen()
+    assert not (sh.cwd / "made.txt").exists(), "the trailing newline ran the line"
+    assert len(sh.prompts()) == 1
+    n = sh.mark()
+    sh.key("Enter")
+    sh.wait_prompt(after=n)
+    assert (sh.cwd / "made.txt").read_text() == "one\ntwo\n"
+
+
+def test_alt_k_failure_or_ctrl_c_leaves_the_line_as_typed(start, fake):
+    sh = start()
+    fake.set(mode="401")
+    sh.type("describe $(touch X) this")
+    sh.key("M-k")
+    sh.wait_text("Incorrect API key")
+    buffer_is(sh, "describe $(touch X) this", None)
+
+    fake.set(mode="hang")
+    sh.key("M-k")
+    sh.wait(lambda p: len(fake.requests) == 2, "the second request")
+    sh.key("C-c")
+    sh.type(" and more")
+    buffer_is(sh, "describe $(touch X) this and more", None)
+    assert not (sh.cwd / "X").exists()
+
+
+def test_conv_command_key_rebinds_alt_k(start, fake, kind):
+    sh = start(before={"zsh": "CONV_COMMAND_KEY='\\ej'", "bash": "CONV_COMMAND_KEY='\\ej'",
+                       "fish": "set -g CONV_COMMAND_KEY \\ej"})
+    fake.set(reply="echo 'grüße, 世界'")
+    sh.type("greet the world")
+    sh.key("M-j")
+    buffer_is(sh, "echo 'grüße, 世界'")
+    sh.type(" >> greetings")  # the cursor is at the end of the command, however many bytes it has
+    buffer_is(sh, "echo 'grüße, 世界' >> greetings")
+
