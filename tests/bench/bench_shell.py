@@ -38,9 +38,14 @@ start-up, and Alt-F from keypress to request, in zsh, bash and fish.
    answer and the prompt. For comparison, typing ``conv ask -c 'TEXT'`` and
    Enter, measured the same way (time taken before ``send-keys Enter``).
    Every request's last user message is checked against the typed text.
+   Alt-K (command mode): time.time() before ``send-keys M-k`` to the screen
+   showing the server's answer as the line being edited (polled every 10 ms,
+   each poll a tmux capture of a few ms), less the server's own time from the
+   request's arrival to its answer written; a refinement in this terminal's
+   command conversation each time, as a second press is.
 
 Budgets: segment <= 200 µs per render (median), 0 forks per render,
-``conv init`` <= 60 ms (median). Everything runs under tests/bench/out/shell/.
+``conv init`` <= 60 ms (median), Alt-K <= 150 ms over the server's time (median). Everything runs under tests/bench/out/shell/.
 
     python tests/bench/bench_shell.py [--shells zsh,bash,fish] [--quick]
         [--renders 2000] [--batches 10] [--runs 20] [--starts 10] [--keys 10]
@@ -67,6 +72,7 @@ SHELLS = ("zsh", "bash", "fish")
 RENDER_BUDGET_US = 200
 FORK_BUDGET = 0
 INIT_BUDGET_MS = 60
+COMMAND_KEY_BUDGET_MS = 150
 WORK = common.OUT / "shell"
 SHORT, TURNS = "abc123", 3  # what the state file says; the segment must show it
 SEGMENT = f"conv:{SHORT}·{TURNS}"
@@ -366,23 +372,31 @@ class _ArrivalHandler(BaseHTTPRequestHandler):
             body = {}
         self.server.count += 1
         reply = f"bench answer {self.server.count}."
-        self.server.arrived.put((t, body))
         model = body.get("model") or "fake"
+        usage = {"prompt_tokens": 1, "completion_tokens": 3, "total_tokens": 4}
+        if not body.get("stream"):  # conv cmd waits for the whole answer (no "stream" is false)
+            data = json.dumps({"id": f"chatcmpl-bench{self.server.count}", "object": "chat.completion",
+                               "created": int(t), "model": model, "usage": usage, "choices": [
+                                   {"index": 0, "message": {"role": "assistant", "content": reply},
+                                    "finish_reason": "stop"}]}).encode()
+            content_type = "application/json"
+        else:
+            base = {"id": f"chatcmpl-bench{self.server.count}", "object": "chat.completion.chunk",
+                    "created": int(t), "model": model}
+            events = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": reply},
+                                            "finish_reason": None}]},
+                      {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+                      {**base, "choices": [], "usage": usage}]
+            data = b"".join(f"data: {json.dumps(e)}\n\n".encode() for e in events) + b"data: [DONE]\n\n"
+            content_type = "text/event-stream; charset=utf-8"
         self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Content-Type", content_type)
         self.send_header("Connection", "close")
         self.end_headers()
-        base = {"id": f"chatcmpl-bench{self.server.count}", "object": "chat.completion.chunk",
-                "created": int(t), "model": model}
-        events = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": reply},
-                                        "finish_reason": None}]},
-                  {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-                  {**base, "choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 3,
-                                                    "total_tokens": 4}}]
-        data = b"".join(f"data: {json.dumps(e)}\n\n".encode() for e in events) + b"data: [DONE]\n\n"
         self.wfile.write(data)
         self.wfile.flush()
         self.close_connection = True
+        self.server.arrived.put((t, body, time.time()))  # arrival, and when the server was done
 
 
 class Tmux:
@@ -457,7 +471,7 @@ def keypress(shell: str, keys: int) -> list[dict]:
             tmux("send-keys", "-t", tmux.target, key)
             send_times.append(time.time() - t0)
             try:
-                arrived, body = server.arrived.get(timeout=30)
+                arrived, body, _ = server.arrived.get(timeout=30)
             except queue.Empty:
                 raise RuntimeError(f"{shell}: no request after {key}; screen:\n{tmux.screen()[-1500:]}") from None
             users = [m.get("content") for m in body.get("messages") or [] if m.get("role") == "user"]
@@ -468,11 +482,33 @@ def keypress(shell: str, keys: int) -> list[dict]:
             tmux.wait(prompt_back(f"bench answer {server.count}."), "the answer and the prompt")
             return (arrived - t0) * 1000
 
+        def command_key() -> float:
+            """Alt-K: from the key to the command in the line, less the server's own time."""
+            nonlocal k
+            k += 1
+            text = f"list the files, take {k}"
+            tmux("send-keys", "-t", tmux.target, "-l", text)
+            tmux.wait(lambda t: last_line(t).endswith(text), f"{text!r} on screen")
+            command = f"bench answer {server.count + 1}."
+            t0 = time.time()
+            tmux("send-keys", "-t", tmux.target, "M-k")
+            tmux.wait(lambda t: last_line(t).endswith(f"{PROMPT_MARK} {command}"), f"{command!r} in the line")
+            seen = time.time()
+            arrived, body, done = server.arrived.get(timeout=30)
+            if body.get("messages", [{}])[-1].get("content") != text or body.get("stream"):
+                raise RuntimeError(f"{shell}: Alt-K sent {body!r}")
+            tmux("send-keys", "-t", tmux.target, "C-e", "C-u")
+            tmux.wait(lambda t: last_line(t).endswith(PROMPT_MARK), "an empty line again")
+            return (seen - t0 - (done - arrived)) * 1000
+
         one("alt-f")  # starts this terminal's conversation; not measured
         for how, label in (("alt-f", "Alt-F: keypress to request"),
                            ("enter", "typed conv ask -c: Enter to request")):
             one(how)  # warm-up
             rows.append(result(label, [one(how) for _ in range(keys)], "ms"))
+        command_key()  # starts this terminal's command conversation; not measured
+        rows.append(result("Alt-K: key to command in the line, less the server",
+                           [command_key() for _ in range(keys)], "ms", COMMAND_KEY_BUDGET_MS))
         screen = tmux.screen()
         if "conv:" not in screen:
             raise RuntimeError(f"{shell}: the prompt never showed the segment:\n{screen[-1500:]}")
@@ -497,7 +533,7 @@ def direct(keys: int) -> list[dict]:
             t0 = time.time()
             proc = subprocess.Popen(common.conv("ask", "-c", text), env=env, stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            arrived, body = server.arrived.get(timeout=30)
+            arrived, body, _ = server.arrived.get(timeout=30)
             out, err = proc.communicate(timeout=30)
             if proc.returncode or body["messages"][-1]["content"] != text:
                 sys.exit(f"conv ask -c failed ({proc.returncode}): {err.decode()[-1000:]}")
