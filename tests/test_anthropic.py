@@ -92,7 +92,7 @@ def test_the_provider_joins_system_prompts_merges_roles_and_passes_temperature(c
     reply = AnthropicProvider.from_config(Config()).complete(
         [Message("system", "Be brief."), Message("system", "Use French."), Message("user", "q1"),
          Message("user", "q2"), Message("assistant", "a1"), Message("assistant", "a2"), Message("user", "q3")],
-        HAIKU, pieces.append, temperature=0.2,
+        HAIKU, pieces.append, options={"temperature": 0.2},
     )
     sent = claude.requests[-1]
     assert sent["system"] == "Be brief.\n\nUse French."

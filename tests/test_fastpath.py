@@ -10,7 +10,8 @@ from conv.cli.run import ask as asking
 from conv.cli.run.argv import _FLAGS, parse_ask
 
 tokens = st.one_of(
-    st.sampled_from(sorted(_FLAGS) + ["--", "-", "-x", "--bogus", "-cq", "--model=gpt-4o", "--json=1", "-h", "--cid="]),
+    st.sampled_from(sorted(_FLAGS) + ["--", "-", "-x", "--bogus", "-cq", "--model=gpt-4o", "--json=1", "-h", "--cid=",
+                                      "temperature", "0.2", "seed", "7", "stop", "-o=seed"]),
     st.text(alphabet="abc -=k3f9", min_size=0, max_size=8),
 )
 
@@ -42,6 +43,7 @@ def test_whatever_the_fast_path_accepts_typer_reads_the_same(args):
         ["-q", "--json", "--no-save", "-s", "be brief", "--", "-x", "is", "a", "flag?"],
         ["--model=gpt-4o", "--new", "hi"],
         ["-n", "-m", "gpt-4o", "a", "new", "one"],
+        ["-o", "temperature", "0.2", "--option", "stop", "###", "-o", "stop", "END", "name", "a", "colour"],
     ],
 )
 def test_the_common_forms_take_the_fast_path(args, monkeypatch):

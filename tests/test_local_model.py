@@ -12,7 +12,7 @@ import threading
 
 import llama_server
 import pytest
-from conftest import git, ok
+from conftest import fails, git, ok
 
 QUESTIONS = ["Name a primary colour.", "Name another one.", "And a third?"]
 
@@ -185,6 +185,19 @@ def test_a_retry_on_the_local_model_samples_anew(local_model, store_path):
         again.append(json.loads(ok("show", "--json").stdout)["turns"][-1]["content"])
     assert len(set(again)) == 3, again  # each retry a different answer
     assert "+" in git(store_path, "log", "-p", "-1", "--format=")  # and conv diff has something to show
+
+
+def test_per_ask_options_reach_llama_cpp(local_model):
+    """-o seed and temperature make llama.cpp's server answer alike twice; -o max_tokens cuts the answer."""
+    answers = []
+    for _ in range(2):
+        ok("ask", "-m", "local", "-o", "seed", "11", "-o", "temperature", "0.9", "-o", "max_tokens", "6",
+           "Write a long poem about the sea.", timeout=300)
+        answers.append(json.loads(ok("show", "--json").stdout)["turns"][-1])
+    assert answers[0]["content"] == answers[1]["content"] and answers[0]["content"].strip()
+    assert [a["finish"] for a in answers] == ["length", "length"] and answers[0]["usage"]["completion_tokens"] == 6
+    assert answers[0]["options"] == {"seed": 11, "temperature": 0.9, "max_tokens": 6}
+    assert "takes no reasoning_effort" in fails("ask", "-m", "local", "-o", "reasoning_effort", "low", "hi", code=2)
 
 
 def test_a_long_multibyte_question_fits_and_is_answered(local_model, store_path):

@@ -3,6 +3,7 @@
 from typing import Annotated
 
 import typer
+import typer.core
 
 app = typer.Typer(
     name="conv",
@@ -29,6 +30,22 @@ def _options(
                                           help="Print conv's version and exit.")] = False,
 ) -> None:
     pass
+
+
+class PairsCommand(typer.core.TyperCommand):
+    """A command whose ``option`` (``-o KEY VALUE``), declared a repeatable
+    str, takes two values each time: Typer declares no list of pairs, and
+    click takes one as it is."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if param.name == "option":
+                param.nargs = 2
+
+
+OPTION_HELP = ("A model option, e.g. -o temperature 0.2; repeatable. Known: temperature, top_p, seed, max_tokens, "
+               "stop, reasoning_effort (each provider takes some). Kept with the answer.")
 
 
 def workspace():

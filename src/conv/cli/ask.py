@@ -4,15 +4,16 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import app, workspace
+from .app import OPTION_HELP, PairsCommand, app, workspace
 
 PANEL = "Ask"
 
 
-@app.command(rich_help_panel=PANEL,
+@app.command(rich_help_panel=PANEL, cls=PairsCommand,
     epilog='Examples:\n\n  conv ask "explain git rebase"\n\n  conv ask -c "what about interactive mode?"\n\n'
     '  git diff | conv ask "review this"\n\n  conv ask --cid k3f9x2 -m gpt-4o "and in Python?"\n\n'
-    '  conv ask -a coder -c "now add tests"\n\n  conv ask -c --dry-run "what would you be sent?"'
+    '  conv ask -a coder -c "now add tests"\n\n  conv ask -o temperature 0.2 -o max_tokens 500 "name a colour"\n\n'
+    '  conv ask -c --dry-run "what would you be sent?"'
 )
 def ask(
     words: Annotated[Optional[list[str]], typer.Argument(help="The question; words are joined with spaces.", show_default=False)] = None,
@@ -28,6 +29,7 @@ def ask(
     agent: Annotated[Optional[str], typer.Option("-a", "--agent", metavar="NAME", help="Start a conversation with this agent from config (its prompt, model, temperature, context); with -c, continue its latest.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print exactly the messages that would be sent, and to which model; store nothing, call nothing.")] = False,
     plain: Annotated[bool, typer.Option("--plain", help="Print the answer's Markdown as it is, not rendered (as when piped).")] = False,
+    option: Annotated[Optional[list[str]], typer.Option("-o", "--option", metavar="KEY VALUE", help=OPTION_HELP, show_default=False)] = None,
 ) -> None:
     """Ask a question; text piped on stdin is added to it."""
     from ..services.ask.options import AskOptions
@@ -35,12 +37,12 @@ def ask(
 
     options = AskOptions(
         words=words or [], follow=follow, cid=cid, new=new, model=model,
-        system=system, stream=not no_stream, save=not no_save, agent=agent,
+        system=system, stream=not no_stream, save=not no_save, agent=agent, model_options=[tuple(pair) for pair in option or []],
     )
     run(AskCommand(options, json_out=json_out, quiet=quiet, dry_run=dry_run, plain=plain))
 
 
-@app.command(rich_help_panel=PANEL, epilog='Examples:\n\n  conv retry                          # the current conversation\'s last answer, again\n\n'
+@app.command(rich_help_panel=PANEL, cls=PairsCommand, epilog='Examples:\n\n  conv retry                          # the current conversation\'s last answer, again\n\n'
              '  conv retry k3f9x2 --hint "it is about rebase, not merge"\n\n  conv diff k3f9x2                    # old answer against new')
 def retry(
     ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).", show_default=False)] = None,
@@ -51,6 +53,7 @@ def retry(
     json_out: Annotated[bool, typer.Option("--json", help="Print the answer with the conversation and turn ids as JSON (forked_from: the conversation that moved on, when the answer went to a fork).")] = False,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="The answer only, no notices.")] = False,
     plain: Annotated[bool, typer.Option("--plain", help="Print the answer's Markdown as it is, not rendered.")] = False,
+    option: Annotated[Optional[list[str]], typer.Option("-o", "--option", metavar="KEY VALUE", help=OPTION_HELP + " Default: the old answer's, with a new seed.", show_default=False)] = None,
 ) -> None:
     """That answer was wrong: answer the last question again (the old answer stays in history).
 
@@ -58,7 +61,8 @@ def retry(
     from ..services.ask.options import AskOptions
     from .run.ask import AskCommand, run
 
-    options = AskOptions(words=[], model=model, stream=not no_stream)
+    options = AskOptions(words=[], model=model, stream=not no_stream,
+                         model_options=[tuple(pair) for pair in option or []])
     run(AskCommand(options, json_out=json_out, quiet=quiet, plain=plain),
         how=lambda asker, opts: asker.retry(ref, hint, wrong, opts))
 

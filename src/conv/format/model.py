@@ -98,10 +98,11 @@ class Turn:
     hint: str | None = None  # for a retried answer: what the user said was wrong
     feedback: str | None = None  # for a retried answer: "negative", the user's verdict on the one it replaces
     edited: str | None = None  # when a person last changed the text (conv edit)
+    options: dict | None = None  # for an answer: the model options it was asked with (-o temperature 0.2…)
     meta: Any = None  # the parsed mapping, so a rewrite keeps hand-added keys
 
     FIELDS = ("role", "created", "parent", "model", "provider", "usage", "finish", "error", "replaces", "hint",
-              "feedback", "edited")
+              "feedback", "edited", "options")
 
     @classmethod
     def from_text(cls, name: str, text: str, where: str = "") -> "Turn":
@@ -111,7 +112,7 @@ class Turn:
         role = str(m.get("role", ""))
         if role not in ROLES:
             raise StoreError(f"{where}: role must be one of {', '.join(ROLES)}")
-        usage = m.get("usage")
+        usage, options = m.get("usage"), m.get("options")
         return cls(
             name=name,
             role=role,
@@ -127,6 +128,7 @@ class Turn:
             hint=_str_or_none(m.get("hint")),
             feedback=_str_or_none(m.get("feedback")),
             edited=_str_or_none(as_time(m.get("edited"))),
+            options=_plain(options) if isinstance(options, dict) else None,
             meta=m,
         )
 

@@ -39,10 +39,10 @@ class Provider(Protocol):
         """The provider as the settings (and the environment) describe it."""
 
     def complete(
-        self, messages: list[Message], model: str, on_text: OnText, stream: bool = True,
-        temperature: float | None = None, seed: int | None = None,
+        self, messages: list[Message], model: str, on_text: OnText, stream: bool = True, options: dict | None = None,
     ) -> Reply:
-        """``seed``: a retry's, so that it samples anew (where the provider takes one)."""
+        """``options``: model options (options.py), only those in the provider's
+        ``OPTIONS``, already checked; a retry's ``seed`` makes it sample anew."""
 
 
 def get_provider(name: str, config: Config) -> Provider:

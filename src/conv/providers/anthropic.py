@@ -34,13 +34,15 @@ class AnthropicProvider(HTTPProvider):
     NO_KEY = ("no model is set up: Anthropic needs ANTHROPIC_API_KEY",
               "Export it (keys are at console.anthropic.com), or point conv at another server with ANTHROPIC_BASE_URL")
 
+    OPTIONS = ("temperature", "top_p", "max_tokens", "stop")  # no seed: it samples anew each time
+
     def complete(
-        self, messages: list[Message], model: str, on_text: OnText, stream: bool = True,
-        temperature: float | None = None, seed: int | None = None,  # the API takes none: it samples anew each time
+        self, messages: list[Message], model: str, on_text: OnText, stream: bool = True, options: dict | None = None,
     ) -> Reply:
-        body = {"model": model, "max_tokens": MAX_TOKENS, **_conversation(messages)}
-        if temperature is not None:
-            body["temperature"] = temperature
+        options = dict(options or {})
+        if "stop" in options:
+            options["stop_sequences"] = options.pop("stop")
+        body = {"model": model, "max_tokens": MAX_TOKENS, **_conversation(messages), **options}
         if stream:
             body["stream"] = True
         headers = {"anthropic-version": API_VERSION} | ({"x-api-key": self.api_key} if self.api_key else {}) | self.headers

@@ -54,9 +54,10 @@ class CommandProvider:
     def from_config(cls, config: Config) -> "CommandProvider":
         return cls(config.get("timeout.read"))
 
+    OPTIONS = ()  # a command line has no such knobs
+
     def complete(
-        self, messages: list[Message], model: str, on_text: OnText, stream: bool = True,
-        temperature: float | None = None, seed: int | None = None,  # a command line has no such knobs
+        self, messages: list[Message], model: str, on_text: OnText, stream: bool = True, options: dict | None = None,
     ) -> Reply:
         argv = _split(model)
         answer = _Answer(on_text, stream)

@@ -31,15 +31,13 @@ class OpenAIProvider(HTTPProvider):
     NO_KEY = ("no model is set up: OpenAI needs OPENAI_API_KEY",
               "Export it, or point conv at another server with OPENAI_BASE_URL (e.g. Ollama: http://127.0.0.1:11434/v1)")
 
+    OPTIONS = ("temperature", "top_p", "seed", "max_tokens", "stop", "reasoning_effort")  # options.py's names are its own
+
     def complete(
-        self, messages: list[Message], model: str, on_text: OnText, stream: bool = True,
-        temperature: float | None = None, seed: int | None = None,
+        self, messages: list[Message], model: str, on_text: OnText, stream: bool = True, options: dict | None = None,
     ) -> Reply:
-        body = {"model": model, "messages": [{"role": m.role, "content": m.content} for m in messages], **self.options}
-        if temperature is not None:
-            body["temperature"] = temperature
-        if seed is not None:  # OpenAI, llama.cpp's server, vLLM and Ollama sample by it
-            body["seed"] = seed
+        body = {"model": model, "messages": [{"role": m.role, "content": m.content} for m in messages], **self.options,
+                **(options or {})}
         if stream:
             body |= {"stream": True, "stream_options": {"include_usage": True}}
         headers = ({"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}) | self.headers

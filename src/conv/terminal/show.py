@@ -15,11 +15,18 @@ def print_conversation(conv: Conversation, last: int | None = None) -> None:
             f" · updated {ago(conv.updated)}")
     sections = [("summary", conv.summary)] if conv.summary else []
     for n, turn in enumerate(conv.turns[first:], first + 1):
-        meta = [turn.role, turn.created[:16].replace("T", " "), turn.model, _finish(turn),
+        meta = [turn.role, turn.created[:16].replace("T", " "), turn.model, _options(turn.options), _finish(turn),
                 turn.feedback == "negative" and "asked again: the answer before was marked wrong"]
         sections.append((f"{n}. " + " · ".join(x for x in meta if x), turn.content))
     sections += [(f"unreadable, left out: {path}", reason) for path, reason in conv.unreadable.items()]
     transcript(conv.title or "(untitled)", info, sections)
+
+
+def _options(options: dict | None) -> str:
+    """``-o temperature 0.2 -o stop '###'`` as it was asked with."""
+    return " ".join(f"-o {key} {value!r}" if isinstance(value, str) else f"-o {key} {value}"
+                    for key, values in (options or {}).items()
+                    for value in (values if isinstance(values, list) else [values]))
 
 
 def _finish(turn) -> str:

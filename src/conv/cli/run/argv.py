@@ -11,7 +11,7 @@ an incremental push must stay within 1.5 times git's own.
 tests/test_fastpath.py holds these parsers to Typer's results.
 """
 
-_FLAGS = {  # spelling -> (field, takes a value)
+_FLAGS = {  # spelling -> (field, how many values it takes)
     "-c": ("follow", False), "--continue": ("follow", False),
     "--cid": ("cid", True),
     "-n": ("new", False), "--new": ("new", False),
@@ -24,6 +24,7 @@ _FLAGS = {  # spelling -> (field, takes a value)
     "-a": ("agent", True), "--agent": ("agent", True),
     "--dry-run": ("dry_run", False),
     "--plain": ("plain", False),
+    "-o": ("option", 2), "--option": ("option", 2),  # KEY VALUE, repeatable
 }
 
 
@@ -49,7 +50,7 @@ def parse_ask(args: list[str]):
     options = AskOptions(
         words=words, follow=seen.get("follow", False), cid=seen.get("cid"), new=seen.get("new", False),
         model=seen.get("model"), system=seen.get("system"), stream=not seen.get("no_stream", False),
-        save=not seen.get("no_save", False), agent=seen.get("agent"),
+        save=not seen.get("no_save", False), agent=seen.get("agent"), model_options=seen.get("option", []),
     )
     return AskCommand(options, json_out=seen.get("json_out", False), quiet=seen.get("quiet", False),
                       dry_run=seen.get("dry_run", False), plain=seen.get("plain", False))
@@ -82,11 +83,17 @@ def _parse(args: list[str], flags: dict) -> tuple[dict, list[str]] | None:
             spec = flags.get(name)
             if spec is None or (eq and not name.startswith("--")):
                 return None
-            field, takes_value = spec
-            if not takes_value:
+            field, takes = spec
+            if not takes:
                 if eq:
                     return None
                 seen[field] = True
+                continue
+            if takes == 2:  # a pair, repeatable: -o KEY VALUE
+                pair = (next(rest, None), next(rest, None))
+                if eq or None in pair:
+                    return None
+                seen.setdefault(field, []).append(pair)
                 continue
             value = inline if eq else next(rest, None)
             if value is None:

@@ -32,9 +32,10 @@ class LocalProvider:
     def from_config(cls, config: Config) -> "LocalProvider":
         return cls(config)
 
+    OPTIONS = ("temperature", "top_p", "seed", "max_tokens", "stop")  # llama.cpp's server reads these names
+
     def complete(
-        self, messages: list[Message], model: str, on_text: OnText, stream: bool = True,
-        temperature: float | None = None, seed: int | None = None,
+        self, messages: list[Message], model: str, on_text: OnText, stream: bool = True, options: dict | None = None,
     ) -> Reply:
         from . import hosting
 
@@ -51,7 +52,7 @@ class LocalProvider:
         for attempt in (1, 2):
             host = hosting.start(path, self.config)
             try:
-                reply = self._client(host).complete(sent, model, receive, stream, temperature, seed)
+                reply = self._client(host).complete(sent, model, receive, stream, options)
             except ProviderError as exc:
                 if "context size" in exc.message:
                     raise ProviderError(f"the local model cannot take this conversation ({exc.message})",

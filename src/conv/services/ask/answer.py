@@ -10,7 +10,7 @@ from ...format import ids
 from ...format.model import Conversation, Turn, now_iso
 from ...home.secrets import redact
 from ...providers import Message, Provider
-from ...records import dataclass, replace
+from ...records import dataclass, field, replace
 from ...signals import ignoring_interrupts, terminal_loss_interrupts
 from ...store import Written
 from ..fork import child_of
@@ -31,8 +31,7 @@ class Job:
     replaces: str | None = None  # the answer a retry supersedes
     hint: str | None = None  # why the old answer was wrong
     feedback: str | None = None  # "negative": the user said the old answer was wrong
-    temperature: float | None = None
-    seed: int | None = None  # a retry's: sample anew
+    options: dict = field(default_factory=dict)  # model options, those the provider takes (a retry's seed too)
     base: str | None = None  # for a retry: the commit it read the conversation at
 
 
@@ -66,11 +65,11 @@ def _stream(ws: Workspace, conv: Conversation, question: Turn, messages: list[Me
 
     opts = job.opts
     result = AskResult(conv.id, ws.index.queries.short_id(conv.id) if opts.save else conv.id,
-                       question.name if opts.save else None, None, "", job.model, job.provider_name)
+                       question.name if opts.save else None, None, "", job.model, job.provider_name,
+                       options=dict(job.options))
     try:
         with terminal_loss_interrupts():
-            reply = job.provider.complete(messages, job.model, receive, stream=opts.stream, temperature=job.temperature,
-                                           seed=job.seed)
+            reply = job.provider.complete(messages, job.model, receive, stream=opts.stream, options=job.options)
     except (KeyboardInterrupt, Interrupted) as exc:
         with ignoring_interrupts():
             _store(ws, conv, question, result, pieces, "interrupted", job, out)
@@ -97,7 +96,7 @@ def _store(ws: Workspace, conv: Conversation, question: Turn, result: AskResult,
         ids.new_turn_name("assistant"), "assistant", text, now_iso(), question.name,
         model=result.model, provider=result.provider, usage=result.usage or None, finish=finish,
         error=error and redact(error), replaces=job.replaces, hint=job.hint and redact(job.hint),
-        feedback=job.feedback if job.replaces else None,
+        feedback=job.feedback if job.replaces else None, options=job.options or None,
     )
     tokens = result.usage.get("completion_tokens")
     detail = f"{result.model}, {tokens} token{'s' * (tokens != 1)}" if tokens is not None else result.model

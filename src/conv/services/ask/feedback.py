@@ -159,6 +159,7 @@ def _ask_the_model(ws: Workspace, conv, text: str, notice) -> str | None:
     line and says wrong, continue or new (None when it cannot be asked)."""
     from ...providers import Message, get_provider
     from ...providers.choice import choose
+    from ...providers.options import taken
 
     question = next((t.content for t in reversed(conv.turns) if t.role == "user"), "")
     answer = next((t.content for t in reversed(conv.turns) if t.role == "assistant"), "")
@@ -166,8 +167,9 @@ def _ask_the_model(ws: Workspace, conv, text: str, notice) -> str | None:
     choice = choose(ws.config, ws.config.get("feedback.classifier"))
     pieces: list[str] = []
     try:
-        get_provider(choice.provider, ws.config).complete(
-            [Message("system", CLASSIFIER), Message("user", shown)], choice.model, pieces.append, stream=False, temperature=0)
+        provider = get_provider(choice.provider, ws.config)
+        provider.complete([Message("system", CLASSIFIER), Message("user", shown)], choice.model, pieces.append,
+                          stream=False, options=taken({"temperature": 0}, provider))
     except ProviderError as exc:
         notice(f"feedback.classifier {choice.spec} could not be asked ({exc.message}); judging by phrasing")
         return None

@@ -18,6 +18,7 @@ class AskOptions:
     save: bool = True
     last_command: tuple[str, str] | None = None  # (command line, exit status), shared by opt-in
     agent: str | None = None  # -a: start (or with -c continue) this agent's conversation
+    model_options: list[tuple[str, str]] = field(default_factory=list)  # -o KEY VALUE as typed (providers/options.py reads them)
 
 
 @dataclass
@@ -40,10 +41,11 @@ class AskResult:
     usage: dict = field(default_factory=dict)
     finish: str = "stop"
     forked_from: str | None = None  # a retry's answer kept in a fork: the conversation that moved on
+    options: dict = field(default_factory=dict)  # the model options the answer was asked with
 
     def to_dict(self) -> dict:
         return {
             "conversation": self.conversation, "question_turn": self.question, "answer_turn": self.answer,
             "answer": self.text, "model": self.model, "provider": self.provider, "usage": self.usage,
-            "finish": self.finish, "forked_from": self.forked_from,
+            "finish": self.finish, "forked_from": self.forked_from, "options": self.options,
         }

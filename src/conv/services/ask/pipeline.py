@@ -15,6 +15,7 @@ import os
 from ...errors import UsageError
 from ...providers import Message, get_provider
 from ...providers.choice import Choice, choose, going_on_with
+from ...providers.options import check, parse, taken
 from ...records import dataclass, field, replace
 from ..workspace import Workspace
 from . import agents, context, feedback
@@ -88,10 +89,10 @@ class Asker:
         target = choose_target(self.ws, opts, self.out)
         check_question(self.ws.config, target.prompt, target.system, target.agent, target.choice, self.out)
         provider = get_provider(target.choice.provider, self.ws.config)
+        options = _model_options(opts, provider, target.choice.provider, _agent_options(target.agent))
         conv, question = store_question(self.ws, target, opts, self.out)
         messages = messages_for(self.ws, conv, conv, question, target.agent, (provider, target.choice), opts.save, self.out)
-        job = Job(opts, provider, target.choice.provider, target.choice.model,
-                  temperature=target.agent.temperature if target.agent else None)
+        job = Job(opts, provider, target.choice.provider, target.choice.model, options=options)
         return self._finish(stream_answer(self.ws, conv, question, messages, job, self.out), opts)
 
     def preview(self, opts: AskOptions) -> Preview:
@@ -123,12 +124,13 @@ class Asker:
         stored with the answer in the hint's place."""
         ws, at = self.ws, self._retrying(ref, opts)
         provider = get_provider(at.choice.provider, ws.config)
+        asked_with = {k: v for k, v in ((at.old.options or {}) if at.old else {}).items() if k != "seed"}
+        chosen = _agent_options(at.agent) | asked_with | {"seed": int.from_bytes(os.urandom(4)) >> 1}  # sample anew
+        options = _model_options(opts, provider, at.choice.provider, chosen)
         messages = messages_for(ws, at.conv, at.before, at.question, at.agent, (provider, at.choice), opts.save, self.out)
         messages += _told_wrong(at.old, hint, wrong)
         job = Job(opts, provider, at.choice.provider, at.choice.model, replaces=at.old.name if at.old else None,
-                  hint=said or hint, feedback="negative" if hint or wrong else None,
-                  temperature=at.agent.temperature if at.agent else None, seed=int.from_bytes(os.urandom(4)) >> 1,
-                  base=at.base)
+                  hint=said or hint, feedback="negative" if hint or wrong else None, options=options, base=at.base)
         return self._finish(stream_answer(ws, at.conv, at.question, messages, job, self.out), opts)
 
     def _retrying(self, ref: str | None, opts: AskOptions) -> Retrying:
@@ -168,6 +170,20 @@ class Asker:
     def _finish(self, result: AskResult, opts: AskOptions) -> AskResult:
         answered(self.ws, opts.save)
         return result
+
+
+def _agent_options(agent) -> dict:
+    return {"temperature": agent.temperature} if agent and agent.temperature is not None else {}
+
+
+def _model_options(opts: AskOptions, provider, provider_name: str, chosen: dict) -> dict:
+    """What the model is asked with: the user's -o options, refused when the
+    provider takes one not (before anything is stored), over those conv chose
+    (an agent's temperature, what a retried answer was asked with, a retry's
+    seed), which are dropped where the provider takes them not."""
+    asked = parse(opts.model_options)
+    check(asked, provider, provider_name)
+    return taken(chosen, provider) | asked
 
 
 def _told_wrong(old, hint: str | None, wrong: bool) -> list[Message]:
