@@ -124,7 +124,7 @@ def test_retry_title_show_and_fork(fake, chat):
 def test_commands_lines_and_blocks(fake, chat):
     before = chat.say("/title")
     assert "conv: error: no conversation yet. Type a message first" in before
-    assert "conv: error: unknown command /nope. The commands are /retry, /fork, /title, /show, /new, /clear, /history, /model, /stop, /help, /exit" in chat.say("/nope")
+    assert "conv: error: unknown command /nope. The commands are /retry, /fork, /title, /show, /new, /clear, /history, /model, /file, /stop, /help, /exit" in chat.say("/nope")
     chat.p.send("/he\t")  # Tab completes a command
     help_text = chat.say("")
     assert "/retry [HINT]" in help_text and 'two lines of """' in help_text
@@ -329,3 +329,17 @@ def test_a_stop_phrase_offers_to_pause(fake, chat):
     chat.p.expect(pexpect.EOF)
     assert f"paused {short}" in chat.p.before and len(fake.requests) == sent + 1
     assert shown(short)["status"] == "paused"
+
+
+def test_file_goes_with_the_next_message_only(fake, chat, tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("the build fails on arm64\n")
+    assert "conv: error: no such file: nowhere.txt" in chat.say("/file nowhere.txt")  # at once; the chat goes on
+    assert f"{notes} (text/plain, 25 bytes) goes with the next message" in chat.say(f"/file {notes}")
+    chat.say("why?")
+    content = fake.requests[-1]["messages"][-1]["content"]
+    assert content.startswith("why?\n\n") and "the build fails on arm64" in content
+    chat.say("and now?")
+    assert fake.requests[-1]["messages"][-1]["content"] == "and now?"  # sent once; the earlier turn still holds it
+    assert "the build fails on arm64" in fake.requests[-1]["messages"][0]["content"]
+    assert shown(chat.short)["turns"][0]["files"][0]["name"] == str(notes)

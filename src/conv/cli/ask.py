@@ -12,7 +12,8 @@ PANEL = "Ask"
 @app.command(rich_help_panel=PANEL, cls=PairsCommand,
     epilog='Examples:\n\n  conv ask "explain git rebase"\n\n  conv ask -c "what about interactive mode?"\n\n'
     '  git diff | conv ask "review this"\n\n  conv ask --cid k3f9x2 -m gpt-4o "and in Python?"\n\n'
-    '  conv ask -a coder -c "now add tests"\n\n  conv ask -o temperature 0.2 -o max_tokens 500 "name a colour"\n\n'
+    '  conv ask -a coder -c "now add tests"\n\n  conv ask -f main.py -f screenshot.png "why does it look like this?"\n\n'
+    '  conv ask -o temperature 0.2 -o max_tokens 500 "name a colour"\n\n'
     '  conv ask -c --dry-run "what would you be sent?"'
 )
 def ask(
@@ -30,14 +31,16 @@ def ask(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print exactly the messages that would be sent, and to which model; store nothing, call nothing.")] = False,
     plain: Annotated[bool, typer.Option("--plain", help="Print the answer's Markdown as it is, not rendered (as when piped).")] = False,
     option: Annotated[Optional[list[str]], typer.Option("-o", "--option", metavar="KEY VALUE", help=OPTION_HELP, show_default=False)] = None,
+    file: Annotated[Optional[list[str]], typer.Option("-f", "--file", metavar="FILE", help="Send a file with the question (repeatable; - for stdin): text as a fenced block named by its path, a png, jpeg, gif or webp image as an image. Kept with the question; follow-ups send it again.", show_default=False)] = None,
 ) -> None:
-    """Ask a question; text piped on stdin is added to it."""
+    """Ask a question; text piped on stdin is added to it (or, with -f -, sent as a file)."""
     from ..services.ask.options import AskOptions
     from .run.ask import AskCommand, run
 
     options = AskOptions(
         words=words or [], follow=follow, cid=cid, new=new, model=model,
         system=system, stream=not no_stream, save=not no_save, agent=agent, model_options=[tuple(pair) for pair in option or []],
+        files=file or [],
     )
     run(AskCommand(options, json_out=json_out, quiet=quiet, dry_run=dry_run, plain=plain))
 
@@ -101,7 +104,7 @@ def chat(
 ) -> None:
     """Talk with a model turn by turn at a prompt; every turn is saved as it happens.
 
-    Type /help in the chat for its commands (/retry, /fork, /title, /show, /new, /history, /model, /stop, /exit); leaving pauses the conversation."""
+    Type /help in the chat for its commands (/retry, /fork, /title, /show, /new, /history, /model, /file, /stop, /exit); leaving pauses the conversation."""
     from ..services.chat import Chat
     from ..terminal import render
     from .run.chat import Terminal

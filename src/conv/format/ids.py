@@ -60,6 +60,14 @@ def new_turn_name(role: str, now: datetime | None = None) -> str:
     return f"{stamp}-{random_token(4)}-{role}"
 
 
+def attachment_name(turn_name: str, n: int, original: str) -> str:
+    """Where the ``n``th file sent with a turn is kept, beside it: ``<turn>.<n>.<ext>``.
+    Never ``.md`` (that is a turn's), and it sorts just before its turn's file."""
+    ext = original.rsplit(".", 1)[-1].lower() if "." in original.rsplit("/", 1)[-1] else ""
+    ext = "".join(c for c in ext if c.isascii() and c.isalnum())[:10] or "bin"
+    return f"{turn_name}.{n}.{'markdown' if ext == 'md' else ext}"
+
+
 def looks_like_ref(word: str) -> bool:
     """Whether a word after ``-c`` is plausibly a typed id rather than prose.
 

@@ -99,10 +99,12 @@ class Turn:
     feedback: str | None = None  # for a retried answer: "negative", the user's verdict on the one it replaces
     edited: str | None = None  # when a person last changed the text (conv edit)
     options: dict | None = None  # for an answer: the model options it was asked with (-o temperature 0.2…)
+    files: list[dict] | None = None  # files sent with it (-f): [{name, file, type, bytes}], each stored as ``file``
     meta: Any = None  # the parsed mapping, so a rewrite keeps hand-added keys
+    attached: dict = field(default_factory=dict)  # file -> bytes of ``files``, to be stored with the turn (not read back)
 
     FIELDS = ("role", "created", "parent", "model", "provider", "usage", "finish", "error", "replaces", "hint",
-              "feedback", "edited", "options")
+              "feedback", "edited", "options", "files")
 
     @classmethod
     def from_text(cls, name: str, text: str, where: str = "") -> "Turn":
@@ -112,7 +114,7 @@ class Turn:
         role = str(m.get("role", ""))
         if role not in ROLES:
             raise StoreError(f"{where}: role must be one of {', '.join(ROLES)}")
-        usage, options = m.get("usage"), m.get("options")
+        usage, options, files = m.get("usage"), m.get("options"), m.get("files")
         return cls(
             name=name,
             role=role,
@@ -129,6 +131,7 @@ class Turn:
             feedback=_str_or_none(m.get("feedback")),
             edited=_str_or_none(as_time(m.get("edited"))),
             options=_plain(options) if isinstance(options, dict) else None,
+            files=[_plain(f) for f in files if isinstance(f, dict) and f.get("file")] if isinstance(files, list) else None,
             meta=m,
         )
 

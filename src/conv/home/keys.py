@@ -53,6 +53,8 @@ KEYS: dict[str, Key] = {
     "feedback.continue": Key(comma_list, None, "more phrases that follow up the last answer (ending in a space: "
                              "a line starting with it)"),
     "feedback.classifier": Key(one_line, None, "a model that decides instead of the phrases (e.g. gpt-4o-mini)"),
+    "files.max_bytes": Key(whole(1, 100_000_000), 5_000_000, "the largest file conv ask -f sends (5 MB: "
+                           "Anthropic's limit for an image)"),
     "render": Key(render_mode, "markdown", "answers on a terminal: markdown (rendered as they stream) or plain"),
     "timeout.connect": Key(seconds(HOUR), 10.0, "seconds to wait for the model server to accept"),
     "timeout.read": Key(seconds(HOUR), 120.0, "seconds to wait for the next bytes of an answer"),

@@ -19,6 +19,7 @@ from ..records import dataclass, field
 class Message:
     role: str  # system, user or assistant
     content: str
+    images: tuple = ()  # (media type, bytes) of each image sent with it, to providers whose IMAGES is true
 
 
 @dataclass
@@ -33,6 +34,8 @@ OnText = Callable[[str], None]
 
 class Provider(Protocol):
     name: str
+    OPTIONS: tuple  # the model options (options.py) it takes
+    IMAGES: bool  # whether it is sent images (Message.images)
 
     @classmethod
     def from_config(cls, config: Config) -> "Provider":

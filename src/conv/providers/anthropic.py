@@ -35,6 +35,7 @@ class AnthropicProvider(HTTPProvider):
               "Export it (keys are at console.anthropic.com), or point conv at another server with ANTHROPIC_BASE_URL")
 
     OPTIONS = ("temperature", "top_p", "max_tokens", "stop")  # no seed: it samples anew each time
+    IMAGES = True  # as base64 image blocks
 
     def complete(
         self, messages: list[Message], model: str, on_text: OnText, stream: bool = True, options: dict | None = None,
@@ -61,11 +62,30 @@ def _conversation(messages: list[Message]) -> dict:
     for m in messages:
         if m.role == "system":
             continue
+        content = _content(m)
         if turns and turns[-1]["role"] == m.role:
-            turns[-1]["content"] += "\n\n" + m.content
+            before = turns[-1]["content"]
+            if isinstance(before, str) and isinstance(content, str):
+                turns[-1]["content"] = before + "\n\n" + content
+            else:
+                turns[-1]["content"] = _blocks(before) + _blocks(content)
         else:
-            turns.append({"role": m.role, "content": m.content})
+            turns.append({"role": m.role, "content": content})
     return {"system": system, "messages": turns} if system else {"messages": turns}
+
+
+def _content(m: Message) -> str | list:
+    """A message's text, or with images its blocks: the images first, as the API advises."""
+    if not m.images:
+        return m.content
+    from base64 import b64encode
+
+    return [*({"type": "image", "source": {"type": "base64", "media_type": kind, "data": b64encode(data).decode()}}
+              for kind, data in m.images), {"type": "text", "text": m.content}]
+
+
+def _blocks(content: str | list) -> list:
+    return content if isinstance(content, list) else [{"type": "text", "text": content}]
 
 
 def _read_stream(response, model: str, on_text: OnText) -> Reply:

@@ -55,6 +55,7 @@ class CommandProvider:
         return cls(config.get("timeout.read"))
 
     OPTIONS = ()  # a command line has no such knobs
+    IMAGES = False  # it reads text on stdin
 
     def complete(
         self, messages: list[Message], model: str, on_text: OnText, stream: bool = True, options: dict | None = None,

@@ -32,12 +32,12 @@ class OpenAIProvider(HTTPProvider):
               "Export it, or point conv at another server with OPENAI_BASE_URL (e.g. Ollama: http://127.0.0.1:11434/v1)")
 
     OPTIONS = ("temperature", "top_p", "seed", "max_tokens", "stop", "reasoning_effort")  # options.py's names are its own
+    IMAGES = True  # as image_url parts (data: URIs); a model that sees none says so itself
 
     def complete(
         self, messages: list[Message], model: str, on_text: OnText, stream: bool = True, options: dict | None = None,
     ) -> Reply:
-        body = {"model": model, "messages": [{"role": m.role, "content": m.content} for m in messages], **self.options,
-                **(options or {})}
+        body = {"model": model, "messages": [wire_message(m) for m in messages], **self.options, **(options or {})}
         if stream:
             body |= {"stream": True, "stream_options": {"include_usage": True}}
         headers = ({"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}) | self.headers
@@ -46,6 +46,17 @@ class OpenAIProvider(HTTPProvider):
             self.base_url, "/chat/completions", body, headers, (self.connect_timeout, self.read_timeout), self.hints,
             lambda response: read(response, model, on_text), self.ca_file,
         )
+
+
+def wire_message(m: Message) -> dict:
+    """A message as chat completions take it: its text, or text and image parts."""
+    if not m.images:
+        return {"role": m.role, "content": m.content}
+    from base64 import b64encode
+
+    parts = [{"type": "image_url", "image_url": {"url": f"data:{kind};base64,{b64encode(data).decode()}"}}
+             for kind, data in m.images]
+    return {"role": m.role, "content": [{"type": "text", "text": m.content}, *parts]}
 
 
 class OllamaProvider(OpenAIProvider):

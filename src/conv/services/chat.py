@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from ..errors import UsageError
 from ..format.model import Conversation
-from ..records import dataclass
+from ..records import dataclass, field
 from .ask import agents
 from .ask.options import AskOptions, AskResult, Output
 from .ask.pipeline import Asker
@@ -26,6 +26,7 @@ COMMANDS = {
     "clear": ("", "the same as /new: a clean context, in the same chat"),
     "history": ("", "the conversations of this chat"),
     "model": ("[NAME]", "answer with NAME from now on; without NAME, show the model"),
+    "file": ("PATH", "send the file with the next message (text, or an image to a model that sees them)"),
     "stop": ("", "pause this conversation and leave (conv resume takes it up again)"),
     "help": ("", "this help"),
     "exit": ("", "leave (Ctrl-D on an empty line too); the conversation is paused"),
@@ -126,6 +127,7 @@ class Chat:
     model: str | None = None
     system: str | None = None
     agent: str | None = None  # for the conversation the first message starts
+    files: list = field(default_factory=list)  # /file: paths to send with the next message
 
     @classmethod
     def open(cls, ref: str | None, follow: bool, notice: Callable[[str], None], **options) -> "Chat":
@@ -154,8 +156,27 @@ class Chat:
         """Ask ``text``: the first message starts the conversation, the rest follow up."""
         new = self.conv_id is None
         opts = AskOptions(words=[text], cid=self.conv_id, new=new, model=self.model, system=self.system,
-                          agent=self.agent if new else None)
-        return Asker(self.ws, Output(self.notice, on_text)).ask(opts)
+                          agent=self.agent if new else None, files=list(self.files))
+        try:
+            result = Asker(self.ws, Output(self.notice, on_text)).ask(opts)
+        except UsageError:
+            raise  # refused before anything was stored: the files wait for the next message
+        except BaseException:
+            self.files.clear()  # stored with the question, whatever became of the answer
+            raise
+        self.files.clear()
+        return result
+
+    def attach(self, path: str) -> str:
+        """``/file PATH``: checked now (it must exist, be text or an image, within
+        files.max_bytes), sent with the next message; what it is, said."""
+        from .ask.attachments import read
+
+        if not path:
+            raise UsageError("/file takes a path", "e.g. /file src/main.py")
+        found, = read([path], None, self.ws.config.get("files.max_bytes"))
+        self.files.append(path)
+        return f"{path} ({found.type}, {len(found.data):,} bytes)"
 
     def retry(self, hint: str, on_text: Callable[[str], None]) -> AskResult:
         opts = AskOptions(words=[], model=self.model)

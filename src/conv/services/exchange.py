@@ -6,6 +6,7 @@ from ..errors import UsageError
 from ..format.model import Conversation, Turn
 from ..format.words import plural
 from ..records import dataclass
+from .ask.attachments import Speaker
 from .ask.context import transcript_messages
 from .workspace import Workspace
 
@@ -19,20 +20,32 @@ def export(ws: Workspace, ref: str | None, fmt: str):
         raise UsageError(f"unknown format {fmt!r}", "Use one of: " + ", ".join(FORMATS))
     conv = ws.conversation(ws.resolve(ref))
     if fmt == "json":
-        return conv.to_dict()
+        return _with_file_data(conv.to_dict(), Speaker(ws.store, conv.id, None, True), conv.turns)
     if fmt == "openai":
-        system, messages = transcript_messages(conv.turns)
-        return ([{"role": "system", "content": system}] if system else []) + [
-            {"role": m.role, "content": m.content} for m in messages]
-    return markdown(conv)
+        from ..providers.openai import wire_message
+
+        system, messages = transcript_messages(conv.turns, Speaker(ws.store, conv.id, None, True))
+        return ([{"role": "system", "content": system}] if system else []) + [wire_message(m) for m in messages]
+    return markdown(conv, Speaker(ws.store, conv.id, None, False, unsent=""))
 
 
-def markdown(conv: Conversation) -> str:
+def _with_file_data(exported: dict, speaker: Speaker, turns: list[Turn]) -> dict:
+    """The files sent with the turns, their bytes too (base64), so the export holds everything."""
+    from base64 import b64encode
+
+    for out, turn in zip(exported["turns"], turns):
+        for f in out.get("files") or ():
+            f["data_base64"] = b64encode(speaker.data(turn, f["file"])).decode()
+    return exported
+
+
+def markdown(conv: Conversation, speaker: Speaker) -> str:
     head = f"# {conv.title or conv.id}\n\n`{conv.id}` · created {conv.created}" + (f" · {conv.model}" if conv.model else "")
     parts = [head + "\n"] + ([f"> {conv.summary}\n"] if conv.summary else [])
     for n, turn in enumerate(conv.turns, 1):
         facts = " · ".join(x for x in (turn.created, turn.model, turn.finish if turn.finish not in (None, "stop") else None) if x)
-        parts.append(f"## {n}. {turn.role}" + (f" · {facts}" if facts else "") + f"\n\n{turn.content.rstrip()}\n")
+        text = speaker(turn).content
+        parts.append(f"## {n}. {turn.role}" + (f" · {facts}" if facts else "") + f"\n\n{text.rstrip()}\n")
     return "\n".join(parts)
 
 

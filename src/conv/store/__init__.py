@@ -1,9 +1,9 @@
 """The store: conversations and turns kept as Markdown files in a bare git
 repository. This package is the only code in conv that touches git.
 
-Layout (docs/format.md): ``conversations/<c1>/<c2>/<id>/`` holds ``conversation.md``
-and one ``<turn name>.md`` per turn (c1 c2: the id's first two random characters),
-so each commit rewrites only small trees, even at 10,000 conversations.
+Layout (docs/format.md): ``conversations/<c1>/<c2>/<id>/`` holds ``conversation.md``,
+one ``<turn name>.md`` per turn and the files sent with them (c1 c2: the id's first
+two random characters): each commit rewrites only small trees, even at 10,000 of them.
 """
 
 from __future__ import annotations
@@ -37,8 +37,7 @@ __all__ = ["Store", "Written"]
 
 @dataclass
 class Written:
-    """What one commit did: the commits before and after, and the turn names
-    the conversation has after it."""
+    """What one commit did: the commits before and after, and the conversation's turn names after it."""
 
     old: str | None
     new: str
@@ -148,8 +147,7 @@ class Store:
         self._snapshot(commit).preload(blobs)
 
     def turn_text(self, sha: str) -> str:
-        """The text of the turn file with blob id ``sha`` (its body), for the
-        full-text index, which keeps no copy of it."""
+        """The text (body) of the turn file with blob id ``sha``, for the full-text index, which keeps none."""
         from ..format.frontmatter import body_of
         from .layout import decode
 
@@ -160,6 +158,12 @@ class Store:
         from .layout import ROOT, TRASH, files_in
 
         return files_in(self._snapshot(commit), conv_id, TRASH if trashed else ROOT)
+
+    def attachment(self, conv_id: str, file: str, commit: str | None = None) -> bytes:
+        """A file sent with one of a conversation's turns (its ``files``), as stored."""
+        from .layout import attachment
+
+        return attachment(self._snapshot(commit), conv_id, file)
 
     def raw_files(self, conv_id: str) -> list[tuple[str, bytes]]:
         """(path in the store, bytes) of each of a conversation's files, conversation.md first."""
@@ -245,10 +249,8 @@ class Store:
         return Written(old, new, sorted([*names, *(t.name for t in turns)]))
 
     def add_many(self, items: list[tuple[Conversation, list[Turn]]], message: str) -> tuple[Written | None, int, int]:
-        """Conversations and turns that are not in the store yet, in one commit
-        (an import); what exists is left alone, and so is what was purged.
-        Returns (written or None when nothing was new, conversations added,
-        turns added)."""
+        """Conversations and turns not in the store yet, in one commit (an import), what exists or was purged
+        left alone: (written or None when nothing was new, conversations added, turns added)."""
         from .bulk import add_missing
 
         found = add_missing(self._repo, items, message)
@@ -276,16 +278,14 @@ class Store:
     # -- remotes and transfers ---------------------------------------------
     @property
     def remotes(self) -> "Remotes":
-        """The remotes in the store's git config, and transfers to and from them
-        (the store exists from here on)."""
+        """The remotes in the store's git config, and transfers (the store exists from here on)."""
         from .remotes import Remotes
 
         self._made()
         return Remotes(self.location)
 
     def merge_from(self, commit: str, remote: str) -> "MergeResult":
-        """Bring ``commit``, just fetched from ``remote``, into the branch without
-        losing a turn and without anything either side purged (integrate.py)."""
+        """Bring ``commit``, fetched from ``remote``, into the branch, losing no turn and nothing purged (integrate.py)."""
         from .integrate import merge_from
 
         return merge_from(self._repo, commit, remote, self.changed_conversations)

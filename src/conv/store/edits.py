@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from ..errors import RefError, StoreError
 from ..format.model import Conversation, Turn
-from .layout import META_FILE, files_in, folder
+from .layout import META_FILE, attachments_of, files_in, folder, turn_files
 from .snapshot import Existing, Snapshot
 
 
@@ -26,7 +26,7 @@ def appended(snap: Snapshot, conv_id: str, make_turns: Callable[[str | None], li
         raise RefError(f"conversation {conv_id} is not in the store", "See conv list")
     existing = [n[:-3] for n in files]
     for turn in make_turns(existing[-1] if existing else None):
-        changes[f"{where}/{turn.name}.md"] = turn.to_text().encode()
+        changes.update(turn_files(where, turn))
         existing.append(turn.name)
     return changes, sorted(existing)
 
@@ -44,5 +44,8 @@ def forked(snap: Snapshot, source: Snapshot, source_id: str, fork: Conversation,
         raise StoreError(f"conversation {fork.id} already exists")
     changes: dict = {f"{where}/{META_FILE}": fork.to_text().encode()}
     changes.update({f"{where}/{name}.md": Existing(files[f"{name}.md"]) for name in names})
-    changes.update({f"{where}/{turn.name}.md": turn.to_text().encode() for turn in turns})
+    sent = attachments_of(source.files(folder(source_id)), names)  # the files sent with them, the same blobs too
+    changes.update({f"{where}/{name}": Existing(sha) for name, sha in sent.items()})
+    for turn in turns:
+        changes.update(turn_files(where, turn))
     return changes

@@ -59,19 +59,40 @@ class Draft:
         self.changes[f"{self.where}/{META_FILE}"] = self.conv.to_text().encode()
 
     def put(self, turn: Turn) -> None:
-        self.changes[f"{self.where}/{turn.name}.md"] = turn.to_text().encode()
+        self.changes.update(turn_files(self.where, turn))
 
     def remove(self, name: str) -> None:
         self.turn(name)  # it must exist
         self.changes[f"{self.where}/{name}.md"] = None
+        for file in attachments_of(self._snap.files(self.where), [name]):
+            self.changes[f"{self.where}/{file}"] = None
 
     def names_after(self) -> list[str]:
         names = set(self.turn_names)
         for path, content in self.changes.items():
             name = path.rsplit("/", 1)[1]
-            if name != META_FILE:
+            if name != META_FILE and name.endswith(".md"):  # not a file sent with a turn
                 (names.discard if content is None else names.add)(name[:-3])
         return sorted(names)
+
+
+def turn_files(where: str, turn: Turn) -> dict[str, bytes]:
+    """path -> content of a turn's file and of the files sent with it (-f)."""
+    return {f"{where}/{turn.name}.md": turn.to_text().encode(),
+            **{f"{where}/{file}": data for file, data in turn.attached.items()}}
+
+
+def attachments_of(files: dict[str, str], turn_names: list[str]) -> dict[str, str]:
+    """Of a folder's files (name -> blob id), those sent with the named turns."""
+    prefixes = tuple(f"{name}." for name in turn_names)
+    return {n: sha for n, sha in files.items() if n.startswith(prefixes) and not n.endswith(".md")} if prefixes else {}
+
+
+def attachment(snap: Snapshot, conv_id: str, file: str) -> bytes:
+    data = snap.read(f"{folder(conv_id)}/{file}")
+    if data is None:
+        raise StoreError(f"conversation {conv_id} has no file {file}", "Restore it from history with conv git")
+    return data
 
 
 def files_in(snap: Snapshot, conv_id: str, root: str = ROOT) -> dict[str, str]:

@@ -17,7 +17,7 @@ def print_conversation(conv: Conversation, last: int | None = None) -> None:
     for n, turn in enumerate(conv.turns[first:], first + 1):
         meta = [turn.role, turn.created[:16].replace("T", " "), turn.model, _options(turn.options), _finish(turn),
                 turn.feedback == "negative" and "asked again: the answer before was marked wrong"]
-        sections.append((f"{n}. " + " · ".join(x for x in meta if x), turn.content))
+        sections.append((f"{n}. " + " · ".join(x for x in meta if x), turn.content + _files(turn.files)))
     sections += [(f"unreadable, left out: {path}", reason) for path, reason in conv.unreadable.items()]
     transcript(conv.title or "(untitled)", info, sections)
 
@@ -27,6 +27,12 @@ def _options(options: dict | None) -> str:
     return " ".join(f"-o {key} {value!r}" if isinstance(value, str) else f"-o {key} {value}"
                     for key, values in (options or {}).items()
                     for value in (values if isinstance(values, list) else [values]))
+
+
+def _files(files: list[dict] | None) -> str:
+    """The files sent with a turn, under its text: name, type and size."""
+    return "".join(f"\n\n[file: {f.get('name')}, {f.get('type')}, {count(int(f.get('bytes') or 0))} bytes]"
+                   for f in files or ())
 
 
 def _finish(turn) -> str:

@@ -25,7 +25,9 @@ _FLAGS = {  # spelling -> (field, how many values it takes)
     "--dry-run": ("dry_run", False),
     "--plain": ("plain", False),
     "-o": ("option", 2), "--option": ("option", 2),  # KEY VALUE, repeatable
+    "-f": ("files", 1), "--file": ("files", 1),  # repeatable
 }
+_REPEATABLE = ("option", "files")
 
 
 _COMMAND_FLAGS = {
@@ -51,6 +53,7 @@ def parse_ask(args: list[str]):
         words=words, follow=seen.get("follow", False), cid=seen.get("cid"), new=seen.get("new", False),
         model=seen.get("model"), system=seen.get("system"), stream=not seen.get("no_stream", False),
         save=not seen.get("no_save", False), agent=seen.get("agent"), model_options=seen.get("option", []),
+        files=seen.get("files", []),
     )
     return AskCommand(options, json_out=seen.get("json_out", False), quiet=seen.get("quiet", False),
                       dry_run=seen.get("dry_run", False), plain=seen.get("plain", False))
@@ -89,16 +92,18 @@ def _parse(args: list[str], flags: dict) -> tuple[dict, list[str]] | None:
                     return None
                 seen[field] = True
                 continue
-            if takes == 2:  # a pair, repeatable: -o KEY VALUE
-                pair = (next(rest, None), next(rest, None))
-                if eq or None in pair:
+            if takes == 2:  # a pair: -o KEY VALUE
+                value = (next(rest, None), next(rest, None))
+                if eq or None in value:
                     return None
-                seen.setdefault(field, []).append(pair)
-                continue
-            value = inline if eq else next(rest, None)
-            if value is None:
-                return None  # let Typer say a value is missing
-            seen[field] = value
+            else:
+                value = inline if eq else next(rest, None)
+                if value is None:
+                    return None  # let Typer say a value is missing
+            if field in _REPEATABLE:
+                seen.setdefault(field, []).append(value)
+            else:
+                seen[field] = value
             continue
         words.append(arg)
     return seen, words

@@ -28,8 +28,11 @@ def run(command: AskCommand, how=None) -> None:
     from ...terminal import render
 
     opts = command.options
-    if how is None:
+    if how is None and "-" in opts.files:  # -f -: stdin is a file (an image, perhaps), not more of the question
+        opts.stdin_file = piped()
+    elif how is None:
         opts.stdin_text = read_stdin()
+    if how is None:
         opts.last_command = shared_last_command()
     notice = (lambda m: None) if command.quiet else render.notice
     ws = Workspace(notice=notice)
@@ -70,8 +73,8 @@ def show_preview(preview, json_out: bool) -> None:
         render.plain(f"--- {message.role} ---\n{message.content}\n")
 
 
-def read_stdin() -> str | None:
-    """Piped text, checked: it must be UTF-8 text of a sane size."""
+def piped() -> bytes | None:
+    """What is piped on stdin, of a sane size (None on a terminal)."""
     from ...errors import UsageError
 
     if sys.stdin is None or sys.stdin.isatty():
@@ -82,6 +85,16 @@ def read_stdin() -> str | None:
             f"stdin holds more than {MAX_STDIN // 1048576} MB",
             "Send a part of it, e.g. | tail -c 1000000",
         )
+    return data
+
+
+def read_stdin() -> str | None:
+    """Piped text, checked: it must be UTF-8 text of a sane size."""
+    from ...errors import UsageError
+
+    data = piped()
+    if data is None:
+        return None
     if b"\0" in data:
         raise UsageError("stdin holds NUL bytes (binary data?)", "Pipe text only")
     try:

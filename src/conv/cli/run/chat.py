@@ -133,6 +133,8 @@ class Terminal:
         elif entry.name == "model":
             spec = chat.switch_model(entry.arg)
             render.notice(f"the next answers come from {spec}" if entry.arg else f"model: {spec}")
+        elif entry.name == "file":
+            render.notice(f"{chat.attach(entry.arg)} goes with the next message")
         elif entry.name == "retry":
             self._answer(lambda out: chat.retry(entry.arg, out))
         elif entry.name == "fork":

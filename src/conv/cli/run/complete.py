@@ -9,7 +9,7 @@ below are held to Typer's own by tests/test_completion.py."""
 import sys
 
 COMMANDS: dict[str, tuple[str, ...]] = {  # command -> its options
-    "ask": ("-a", "-c", "-m", "-n", "-o", "-q", "-s", "--agent", "--cid", "--continue", "--dry-run", "--json", "--model", "--new", "--no-save", "--no-stream", "--option", "--plain", "--quiet", "--system"),
+    "ask": ("-a", "-c", "-f", "-m", "-n", "-o", "-q", "-s", "--agent", "--cid", "--continue", "--dry-run", "--file", "--json", "--model", "--new", "--no-save", "--no-stream", "--option", "--plain", "--quiet", "--system"),
     "retry": ("-m", "-o", "-q", "--hint", "--json", "--model", "--no-stream", "--option", "--plain", "--quiet", "--wrong"),
     "cmd": ("-m", "-q", "--json", "--model", "--quiet", "--shell"),
     "chat": ("-a", "-c", "-m", "-s", "--agent", "--continue", "--model", "--plain", "--system"),

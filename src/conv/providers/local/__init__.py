@@ -33,6 +33,7 @@ class LocalProvider:
         return cls(config)
 
     OPTIONS = ("temperature", "top_p", "seed", "max_tokens", "stop")  # llama.cpp's server reads these names
+    IMAGES = False  # SmolLM2 and GGUF text models see none (a vision model needs its projector: not set up here)
 
     def complete(
         self, messages: list[Message], model: str, on_text: OnText, stream: bool = True, options: dict | None = None,

@@ -13,6 +13,7 @@ summary itself may take a quarter of the budget; older messages too long to
 go whole into the request that makes it go cut in the middle, never left out.
 """
 
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 
 from ...format.model import Conversation, Turn, seconds_since
@@ -21,6 +22,7 @@ from ...providers import Message
 from ...records import dataclass, field
 
 CHARS_PER_TOKEN = 4  # a rough count for ASCII text; no tokenizer is worth its import here
+IMAGE_TOKENS = 1600  # what an image may cost (Anthropic's for about a megapixel; OpenAI's high detail is less)
 SAFE_SHARE = 0.85  # of a model's window, what an estimate that rough may fill
 NEARLY_FULL = 0.8  # of the budget: a follow-up this far in warns, once
 SUMMARY_HEADING = "Summary of the earlier part of this conversation:"
@@ -79,9 +81,9 @@ class Plan:
         return ([Message("system", head)] if head else []) + self.history + [self.question]
 
 
-def transcript_messages(turns: list[Turn]) -> tuple[str | None, list[Message]]:
+def transcript_messages(turns: list[Turn], say: Callable[[Turn], Message] | None = None) -> tuple[str | None, list[Message]]:
     """The latest system prompt, and the user and assistant messages in order."""
-    return _system(turns), [Message(t.role, t.content) for t in _spoken(turns)]
+    return _system(turns), [(say or plain)(t) for t in _spoken(turns)]
 
 
 def _system(turns: list[Turn]) -> str | None:
@@ -90,21 +92,27 @@ def _system(turns: list[Turn]) -> str | None:
 
 def _spoken(turns: list[Turn]) -> list[Turn]:
     """User and assistant turns, without empty ones (an answer that failed before any text)."""
-    return [t for t in turns if t.role in ("user", "assistant") and t.content.strip()]
+    return [t for t in turns if t.role in ("user", "assistant") and (t.content.strip() or t.files)]
 
 
 def tokens(messages: list[Message]) -> int:
     """About how many tokens: a quarter of the characters, and more for the
     rest of Unicode (a CJK character is a token or two, not a quarter)."""
-    return sum(len(m.content) // CHARS_PER_TOKEN + (len(m.content.encode()) - len(m.content)) // 2 for m in messages)
+    return sum(len(m.content) // CHARS_PER_TOKEN + (len(m.content.encode()) - len(m.content)) // 2
+               + IMAGE_TOKENS * len(m.images) for m in messages)
 
 
-def plan(conv: Conversation, question: Turn, budget: Budget) -> Plan:
-    """The whole conversation while it fits; then a summary and the latest turns."""
+def plain(turn: Turn) -> Message:
+    return Message(turn.role, turn.content)
+
+
+def plan(conv: Conversation, question: Turn, budget: Budget, say: Callable[[Turn], Message] = plain) -> Plan:
+    """The whole conversation while it fits; then a summary and the latest
+    turns. ``say`` makes a turn a message (with the files sent with it)."""
     earlier = [t for t in conv.turns if t.name != question.name]
     system, said = _system(earlier), _spoken(earlier)
-    history = [Message(t.role, t.content) for t in said]
-    ask = Message("user", question.content)
+    history = [say(t) for t in said]
+    ask = say(question)
     budget = budget.beside([ask] + ([Message("system", system)] if system else []))
     if budget.fits(history):
         nearly = not budget.fits(history, NEARLY_FULL) and budget.fits(history[:-2], NEARLY_FULL)

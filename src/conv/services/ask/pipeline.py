@@ -18,7 +18,7 @@ from ...providers.choice import Choice, choose, going_on_with
 from ...providers.options import check, parse, taken
 from ...records import dataclass, field, replace
 from ..workspace import Workspace
-from . import agents, context, feedback
+from . import agents, attachments, context, feedback
 from .answer import Job, stream_answer
 from .finish import answered
 from .options import AskOptions, AskResult, Output
@@ -87,10 +87,15 @@ class Asker:
         if waiting is not None:  # conv ask -c alone, after a fork at a question: answer it
             return self.retry(waiting, None, False, opts)
         target = choose_target(self.ws, opts, self.out)
-        check_question(self.ws.config, target.prompt, target.system, target.agent, target.choice, self.out)
+        attached = attachments.read(opts.files, opts.stdin_file, self.ws.config.get("files.max_bytes"))
+        texts = [a.data.decode() for a in attached if not a.image]
+        check_question(self.ws.config, "\n\n".join([target.prompt, *texts]), target.system, target.agent,
+                       target.choice, self.out)
         provider = get_provider(target.choice.provider, self.ws.config)
+        attachments.refuse_images([a.name for a in attached if a.image], provider, target.choice.provider,
+                                  target.choice.model)
         options = _model_options(opts, provider, target.choice.provider, _agent_options(target.agent))
-        conv, question = store_question(self.ws, target, opts, self.out)
+        conv, question = store_question(self.ws, target, opts, self.out, attached)
         messages = messages_for(self.ws, conv, conv, question, target.agent, (provider, target.choice), opts.save, self.out)
         job = Job(opts, provider, target.choice.provider, target.choice.model, options=options)
         return self._finish(stream_answer(self.ws, conv, question, messages, job, self.out), opts)
@@ -110,8 +115,10 @@ class Asker:
             opts = replace(opts, cid=reading.conv_id)
         opts = replace(opts, save=False)
         target = choose_target(self.ws, opts, self.out)
-        conv, question = store_question(self.ws, target, opts, self.out)
-        return Preview(target.choice, planned(self.ws.config, conv, question, target.agent, target.choice),
+        attached = attachments.read(opts.files, opts.stdin_file, self.ws.config.get("files.max_bytes"))
+        conv, question = store_question(self.ws, target, opts, self.out, attached)
+        say = attachments.Speaker(self.ws.store, conv.id, None, True)
+        return Preview(target.choice, planned(self.ws.config, conv, question, target.agent, target.choice, say),
                        taken_as=f"a follow-up to {reading.conv_id}" if reading else None)
 
     def retry(self, ref: str | None, hint: str | None, wrong: bool, opts: AskOptions,
@@ -124,6 +131,8 @@ class Asker:
         stored with the answer in the hint's place."""
         ws, at = self.ws, self._retrying(ref, opts)
         provider = get_provider(at.choice.provider, ws.config)
+        images = [str(f.get("name")) for f in at.question.files or [] if str(f.get("type")).startswith("image/")]
+        attachments.refuse_images(images, provider, at.choice.provider, at.choice.model)
         asked_with = {k: v for k, v in ((at.old.options or {}) if at.old else {}).items() if k != "seed"}
         chosen = _agent_options(at.agent) | asked_with | {"seed": int.from_bytes(os.urandom(4)) >> 1}  # sample anew
         options = _model_options(opts, provider, at.choice.provider, chosen)

@@ -7,14 +7,17 @@ from ...format import ids
 from ...format.model import Conversation, Turn, now_iso, title_from
 from ..workspace import Workspace
 from .agents import Agent
+from .attachments import Attachment, attach
 from .finish import committed
 from .options import AskOptions, Output
 from .target import Target
 
 
-def store_question(ws: Workspace, target: Target, opts: AskOptions, out: Output) -> tuple[Conversation, Turn]:
-    """The conversation as it now is, and the question's turn (with
-    ``opts.save`` off, the same, built in memory and stored nowhere)."""
+def store_question(ws: Workspace, target: Target, opts: AskOptions, out: Output,
+                   attached: list[Attachment] = ()) -> tuple[Conversation, Turn]:
+    """The conversation as it now is, and the question's turn, with the files
+    sent with it stored beside it (with ``opts.save`` off, the same, built in
+    memory and stored nowhere)."""
     conv_id, agent = target.conv_id, target.agent
     new_conv = None
     if conv_id is None:
@@ -36,7 +39,7 @@ def store_question(ws: Workspace, target: Target, opts: AskOptions, out: Output)
         if system is not None:
             made.append(Turn(ids.new_turn_name("system"), "system", system, now_iso(), parent))
             parent = made[-1].name
-        made.append(Turn(ids.new_turn_name("user"), "user", target.prompt, now_iso(), parent))
+        made.append(attach(Turn(ids.new_turn_name("user"), "user", target.prompt, now_iso(), parent), list(attached)))
         return made
 
     if not opts.save:

@@ -3,6 +3,8 @@
 calls for: made by the model that is answering, kept in conversation.md,
 extended as the conversation grows."""
 
+from collections.abc import Callable
+
 from ...errors import ProviderError, UsageError
 from ...format.model import Conversation, Turn
 from ...home.config import Config
@@ -13,6 +15,7 @@ from ...store import Written
 from ..workspace import Workspace
 from . import context
 from .agents import Agent
+from .attachments import Speaker
 from .context import Plan
 from .options import Output
 
@@ -80,10 +83,12 @@ def check_question(config: Config, prompt: str, system: str | None, agent: Agent
                "at once; sent as it is (the server may cut it)")
 
 
-def planned(config: Config, conv: Conversation, question: Turn, agent: Agent | None, choice: Choice) -> Plan:
+def planned(config: Config, conv: Conversation, question: Turn, agent: Agent | None, choice: Choice,
+            say: Callable[[Turn], Message] = context.plain) -> Plan:
     """The plan for ``question`` within the budget, with the resume note a
-    conversation taken up after a break gets (``context.resume_after``)."""
-    wanted = context.plan(conv, question, budget(config, agent, choice))
+    conversation taken up after a break gets (``context.resume_after``);
+    ``say`` makes a turn a message, files and all (attachments.Speaker)."""
+    wanted = context.plan(conv, question, budget(config, agent, choice), say)
     return replace(wanted, note=context.resume_note(conv, question, config.get("context.resume_after")))
 
 
@@ -95,7 +100,7 @@ def messages_for(ws: Workspace, conv: Conversation, sent: Conversation, question
     make it, the latest turns alone, and that said too."""
     provider, choice = answering
     limit = budget(ws.config, agent, choice).limit
-    wanted = planned(ws.config, sent, question, agent, choice)
+    wanted = planned(ws.config, sent, question, agent, choice, Speaker(ws.store, sent.id, None, provider.IMAGES))
     if wanted.nearly_full:
         out.notice(f"this conversation nears {limit}: soon its older turns go as a summary "
                    "(conv config set context.max_tokens N to choose how much goes whole)")

@@ -1,0 +1,132 @@
+"""Files in a question (``conv ask -f FILE``, chat's ``/file``): read and
+checked before anything is stored or sent, kept beside the question's turn
+as files of their own (git keeps one copy of each, however often it is
+sent), and sent with the turn whenever it is in the context: a text file as
+a fenced block named by its path, an image (png, jpeg, gif, webp) as an
+image part to a provider that takes them, and as a line saying it was
+left out to one that takes none."""
+
+import os
+
+from ...errors import UsageError
+from ...format.ids import attachment_name
+from ...format.model import Turn
+from ...providers import Message
+from ...records import dataclass
+
+IMAGES = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF87a": "image/gif",
+          b"GIF89a": "image/gif"}  # and webp: RIFF....WEBP (image_type)
+STDIN = "-"
+
+
+@dataclass
+class Attachment:
+    name: str  # as given: the path, or "stdin"
+    data: bytes
+    type: str  # image/png…, or text/plain
+
+    @property
+    def image(self) -> bool:
+        return self.type.startswith("image/")
+
+
+def image_type(data: bytes) -> str | None:
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return next((kind for magic, kind in IMAGES.items() if data.startswith(magic)), None)
+
+
+def read(paths: list[str], stdin: bytes | None, most: int) -> list[Attachment]:
+    """The files named, each checked: at most ``most`` bytes, and UTF-8 text or an image."""
+    out = []
+    for path in paths:
+        name = "stdin" if path == STDIN else path
+        if path == STDIN:
+            if not stdin:
+                raise UsageError("-f - reads stdin, but nothing was piped", "Pipe the file in: conv ask -f - … < FILE")
+            data = stdin
+        else:
+            data = _read(path, most)
+        if len(data) > most:
+            raise UsageError(f"{name} is {len(data):,} bytes, more than files.max_bytes ({most:,}); nothing was "
+                             "stored or sent", "Send a part of it, or raise the limit: conv config set files.max_bytes N")
+        kind = image_type(data)
+        if kind is None:
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                text = "\0"
+            if "\0" in text:
+                raise UsageError(f"{name} is binary: neither text nor a png, jpeg, gif or webp image; nothing was "
+                                 "stored or sent", "Send text (UTF-8) or an image")
+        out.append(Attachment(name, data, kind or "text/plain"))
+    return out
+
+
+def _read(path: str, most: int) -> bytes:
+    try:
+        if os.path.isdir(path):
+            raise UsageError(f"{path} is a directory", "Name the files in it, e.g. -f DIR/a.py -f DIR/b.py")
+        with open(path, "rb") as f:
+            return f.read(most + 1)
+    except FileNotFoundError:
+        raise UsageError(f"no such file: {path}", "Check the path") from None
+    except PermissionError:
+        raise UsageError(f"cannot read {path}: permission denied", "Check its permissions") from None
+
+
+def refuse_images(images: list[str], provider: object, provider_name: str, model: str) -> None:
+    """Before anything is stored or sent: images (their names) to a provider that sees none."""
+    if images and not getattr(provider, "IMAGES", False):
+        raise UsageError(f"{provider_name}:{model} takes no images ({', '.join(images)}); nothing was stored or sent",
+                         "Ask a model that sees images, e.g. -m gpt-4o or -m anthropic:claude-sonnet-4-5")
+
+
+def attach(turn: Turn, attached: list[Attachment]) -> Turn:
+    """``turn`` with the files, to be stored beside it."""
+    if attached:
+        turn.files, turn.attached = [], {}
+        for n, a in enumerate(attached, 1):
+            file = attachment_name(turn.name, n, a.name)
+            turn.files.append({"name": a.name, "file": file, "type": a.type, "bytes": len(a.data)})
+            turn.attached[file] = a.data
+    return turn
+
+
+class Speaker:
+    """Turns as messages, with their files: the bytes come from the turn when
+    it is not stored yet (``--no-save``, ``--dry-run``), else from the store."""
+
+    def __init__(self, store, conv_id: str, commit: str | None, images: bool,
+                 unsent: str = ", not sent: this model takes no images"):
+        self.store, self.conv_id, self.commit, self.images, self.unsent = store, conv_id, commit, images, unsent
+
+    def __call__(self, turn: Turn) -> Message:
+        if not turn.files:
+            return Message(turn.role, turn.content)
+        texts, images = [turn.content], []
+        for f in turn.files:
+            data = self.data(turn, f["file"])
+            kind = str(f.get("type") or "")
+            if not kind.startswith("image/"):
+                texts.append(fenced(str(f.get("name") or f["file"]), data.decode("utf-8", "replace")))
+            elif self.images:
+                texts.append(f"[image: {f.get('name')}]")
+                images.append((kind, data))
+            else:
+                texts.append(f"[image: {f.get('name')}{self.unsent}]")
+        return Message(turn.role, "\n\n".join(t for t in texts if t), tuple(images))
+
+    def data(self, turn: Turn, file: str) -> bytes:
+        found = turn.attached.get(file)
+        return found if found is not None else self.store.attachment(self.conv_id, file, self.commit)
+
+
+def fenced(name: str, text: str) -> str:
+    """A file's text as a fenced block headed by its name, the fence longer than any run of backticks in it."""
+    longest, run = 0, 0
+    for c in text:
+        run = run + 1 if c == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * max(3, longest + 1)
+    return f"{name}:\n{fence}\n{text.rstrip(chr(10))}\n{fence}"
