@@ -181,3 +181,23 @@ def test_a_retry_of_an_image_question_by_a_model_that_sees_none_is_refused(fake,
     head, sent = git(store_path, "rev-parse", "HEAD"), len(fake.requests)
     assert "cmd:cat takes no images" in fails("retry", "-m", "cmd:cat", code=2)
     assert git(store_path, "rev-parse", "HEAD") == head and len(fake.requests) == sent
+
+
+def test_an_export_imported_into_another_store_keeps_its_files(fake, files, tmp_path):
+    from test_sync import Machine
+
+    ok("ask", "-f", str(files / "main.py"), "-f", str(files / "red.png"), QUESTION)
+    exported = tmp_path / "one.json"
+    exported.write_bytes(ok("export", "--format", "json").stdout)
+    other = Machine(tmp_path, "other")
+    done = json.loads(other.ok("import", "--from", "conv", str(exported), "--json").stdout)
+    assert (done["added"], done["turns_added"]) == (1, 2)
+    assert json.loads(other.ok("import", "--from", "conv", str(exported), "--json").stdout)["turns_added"] == 0
+    other.ok("ask", "-c", "go on")
+    sent = fake.requests[-1]["messages"][0]["content"]
+    assert 'print("hi")' in sent[0]["text"] and sent[1]["image_url"]["url"] == data_uri(png(8, 8))
+    git(other.store, "fsck", "--strict")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"id": "x", "turns": [{"role": "user", "content": "q", "created": "2026-01-01T00:00:00Z", '
+                   '"files": [{"name": "a.png"}]}]}')
+    assert "turn 1: a file without its bytes (data_base64)" in fails("import", "--from", "conv", str(bad), code=2)

@@ -27,13 +27,14 @@ def export(
 
 
 @app.command("import", rich_help_panel=PANEL, epilog="Examples:\n\n  conv import --from llm \"$(llm logs path)\"\n\n"
-             "  conv import --from chatgpt ~/Downloads/chatgpt-export.zip")
+             "  conv import --from chatgpt ~/Downloads/chatgpt-export.zip\n\n"
+             "  conv import --from conv k3f9x2.json       # conv export --format json, files and all")
 def import_(
-    path: Annotated[str, typer.Argument(help="llm's logs.db, or a ChatGPT export (conversations.json, its folder or the zip).")],
-    source: Annotated[str, typer.Option("--from", help="llm or chatgpt.")] = ...,
+    path: Annotated[str, typer.Argument(help="llm's logs.db, a ChatGPT export (conversations.json, its folder or the zip), or conv's own JSON export.")],
+    source: Annotated[str, typer.Option("--from", help="llm, chatgpt or conv.")] = ...,
     json_out: Annotated[bool, typer.Option("--json", help="Print what was added as JSON.")] = False,
 ) -> None:
-    """Import conversations from llm or a ChatGPT export (running it again adds only what is new).
+    """Import conversations from llm, a ChatGPT export or conv's own JSON export (running it again adds only what is new).
 
     ChatGPT branches other than the one you ended on become forks."""
     from ..services.exchange import import_from

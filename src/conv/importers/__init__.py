@@ -26,7 +26,7 @@ from ..records import dataclass, field
 
 # source name -> module with ``read(path) -> list[ImportedConversation]``;
 # imported only when asked for (conv's startup budget).
-READERS = {"llm": "conv.importers.llm", "chatgpt": "conv.importers.chatgpt"}
+READERS = {"llm": "conv.importers.llm", "chatgpt": "conv.importers.chatgpt", "conv": "conv.importers.conv"}
 
 
 @dataclass
@@ -37,6 +37,7 @@ class ImportedTurn:
     model: str | None = None
     usage: dict | None = None  # {"prompt_tokens", "completion_tokens"} when known
     source_id: str = ""  # stable id of this message in the source
+    files: list = field(default_factory=list)  # (name, bytes) of each file sent with it
 
 
 @dataclass

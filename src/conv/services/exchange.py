@@ -6,7 +6,7 @@ from ..errors import UsageError
 from ..format.model import Conversation, Turn
 from ..format.words import plural
 from ..records import dataclass
-from .ask.attachments import Speaker
+from .ask.attachments import Speaker, attach, classified
 from .ask.context import transcript_messages
 from .workspace import Workspace
 
@@ -76,9 +76,10 @@ def import_from(ws: Workspace, source: str, path: str) -> Imported:
         turns, parent = [], None
         for index, src in enumerate(imported.turns):
             name = importers.turn_name(src, index)
-            turns.append(Turn(name, src.role, src.content, src.created, parent, model=src.model,
-                              provider=source if src.role == "assistant" else None, usage=src.usage,
-                              finish="stop" if src.role == "assistant" else None))
+            turn = Turn(name, src.role, src.content, src.created, parent, model=src.model,
+                        provider=source if src.role == "assistant" else None, usage=src.usage,
+                        finish="stop" if src.role == "assistant" else None)
+            turns.append(attach(turn, [classified(file, data) for file, data in src.files]))
             parent = name
         forked_from = None
         if imported.fork_of in ids_by_source and imported.fork_at:

@@ -6,7 +6,7 @@ from ..errors import RefError
 from ..format.model import Conversation, Turn
 from ..home import progress
 from .git import GitStore
-from .layout import META_FILE, ROOT, TRASH, folder, purged_ids, shard_path
+from .layout import META_FILE, ROOT, TRASH, folder, purged_ids, shard_path, turn_files
 from .snapshot import Snapshot
 
 
@@ -43,7 +43,7 @@ def _add(snap: Snapshot, conv: Conversation, turns: list[Turn], changes: dict, c
         counts[0] += 1
     for turn in turns:
         if f"{turn.name}.md" not in present:
-            changes[f"{where}/{turn.name}.md"] = turn.to_text().encode()
+            changes.update(turn_files(where, turn))
             counts[1] += 1
 
 

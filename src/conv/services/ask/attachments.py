@@ -50,17 +50,22 @@ def read(paths: list[str], stdin: bytes | None, most: int) -> list[Attachment]:
         if len(data) > most:
             raise UsageError(f"{name} is {len(data):,} bytes, more than files.max_bytes ({most:,}); nothing was "
                              "stored or sent", "Send a part of it, or raise the limit: conv config set files.max_bytes N")
-        kind = image_type(data)
-        if kind is None:
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError:
-                text = "\0"
-            if "\0" in text:
-                raise UsageError(f"{name} is binary: neither text nor a png, jpeg, gif or webp image; nothing was "
-                                 "stored or sent", "Send text (UTF-8) or an image")
-        out.append(Attachment(name, data, kind or "text/plain"))
+        out.append(classified(name, data))
     return out
+
+
+def classified(name: str, data: bytes) -> Attachment:
+    """An image or UTF-8 text; anything else is refused."""
+    kind = image_type(data)
+    if kind is None:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = "\0"
+        if "\0" in text:
+            raise UsageError(f"{name} is binary: neither text nor a png, jpeg, gif or webp image; nothing was "
+                             "stored or sent", "Send text (UTF-8) or an image")
+    return Attachment(name, data, kind or "text/plain")
 
 
 def _read(path: str, most: int) -> bytes:
