@@ -56,11 +56,8 @@ def suggest(notice, description: str, shell: str, model: str | None = None) -> S
 
     ws = CommandWorkspace(notice)
     conv_id = session.command_conversation(session.session_name() or session.DEFAULT)
-    if conv_id is not None:
-        try:
-            ws.store.read(conv_id)
-        except Exception:  # noqa: BLE001 - deleted or damaged: a new one, as after expiry
-            conv_id = None
+    if conv_id is not None and not ws.store.has(conv_id):
+        conv_id = None  # deleted: a new one, as after expiry
     system = SYSTEM.format(shell=shell, os=_os_name())
     opts = AskOptions(words=[description], cid=conv_id, model=model,  # no cid: a new conversation
                       system=None if conv_id else system, stream=False)
