@@ -12,6 +12,12 @@ Modes: ok; error (an overloaded_error event after two pieces); short (the body
 ends properly but without message_stop); cut (the connection drops inside
 the body, after two pieces). ``status`` answers the first ``fail_times``
 requests (all when None) with that HTTP status and ``retry_after``.
+
+``script``, a list of answers, each a list of content blocks (text, thinking,
+tool_use), answers the next streamed requests in turn, as an agent such as
+Claude Code is answered (a tool_use block ends its answer with stop_reason
+tool_use); when it is empty, ``reply`` answers. The path may carry a query
+(Claude Code asks ``/v1/messages?beta=true``).
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ class AnthropicFake:
         self.fail_times: int | None = None
         self.retry_after: str | None = None
         self.requests: list[dict] = []
+        self.script: list[list[dict]] = []
         self.headers: list[CIDict] = []
         self._failed = 0
         self._lock = threading.Lock()
@@ -90,7 +97,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         fake: AnthropicFake = self.server.fake
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-        if self.path != "/v1/messages":
+        if self.path.split("?")[0] != "/v1/messages":
             return self._json(404, _error("not_found_error", f"no route {self.path}"))
         status = fake._record(body, CIDict(self.headers.items()))
         if status is not None:
@@ -99,6 +106,10 @@ class _Handler(BaseHTTPRequestHandler):
         model, pieces = body.get("model"), split_reply(fake.reply)
         usage = {"input_tokens": INPUT_TOKENS, "cache_creation_input_tokens": 0,
                  "cache_read_input_tokens": CACHE_READ_TOKENS}
+        with fake._lock:
+            blocks = fake.script.pop(0) if fake.script and body.get("stream") else None
+        if blocks is not None:
+            return self._blocks(model, usage, blocks)
         if not body.get("stream"):
             return self._json(200, {
                 "id": "msg_fake", "type": "message", "role": "assistant", "model": model,
@@ -129,6 +140,34 @@ class _Handler(BaseHTTPRequestHandler):
                                       "usage": {"output_tokens": len(pieces)}})
         if fake.mode != "short":
             self._event("message_stop", {"type": "message_stop"})
+        self._end()
+
+    def _blocks(self, model, usage, blocks):
+        """A streamed answer of these content blocks, each as the API streams its kind."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self._event("message_start", {"type": "message_start", "message": {
+            "id": f"msg_fake{len(self.server.fake.requests)}", "type": "message", "role": "assistant", "model": model,
+            "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage | {"output_tokens": 1}}})
+        for index, block in enumerate(blocks):
+            kind = block["type"]
+            start = {"text": {"type": "text", "text": ""}, "thinking": {"type": "thinking", "thinking": ""},
+                     "tool_use": {"type": "tool_use", "id": block.get("id"), "name": block.get("name"), "input": {}}}[kind]
+            self._event("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})
+            deltas = {"text": [{"type": "text_delta", "text": block.get("text")}],
+                      "thinking": [{"type": "thinking_delta", "thinking": block.get("thinking")},
+                                   {"type": "signature_delta", "signature": "c2lnbmF0dXJl"}],
+                      "tool_use": [{"type": "input_json_delta", "partial_json": json.dumps(block.get("input"))}]}[kind]
+            for delta in deltas:
+                self._event("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+            self._event("content_block_stop", {"type": "content_block_stop", "index": index})
+        stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
+        self._event("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                                      "usage": {"output_tokens": 7}})
+        self._event("message_stop", {"type": "message_stop"})
         self._end()
 
     def _json(self, status, obj, extra=None):

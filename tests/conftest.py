@@ -120,6 +120,27 @@ def pulled_model() -> Path:
     return shared
 
 
+AGENTS_HOME = Path(__file__).resolve().parent / ".agents"
+CLAUDE_CODE = "@anthropic-ai/claude-code@2.1.328"  # the version whose session files the importer was tested on
+
+
+@pytest.fixture(scope="session")
+def claude_code() -> Path:
+    """The real Claude Code, installed once for the suite from the npm registry
+    (as its users install it) into AGENTS_HOME, to write the session files
+    conv imports."""
+    import fcntl
+
+    binary = AGENTS_HOME / "node_modules" / ".bin" / "claude"
+    AGENTS_HOME.mkdir(exist_ok=True)
+    with open(AGENTS_HOME / "install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the other worker may be installing it
+        if not binary.exists():
+            subprocess.run(["npm", "install", "--prefix", str(AGENTS_HOME), "--no-audit", "--no-fund", "--silent",
+                            CLAUDE_CODE], check=True, stdin=subprocess.DEVNULL, timeout=600)
+    return binary
+
+
 @pytest.fixture
 def local_model(conv_home, pulled_model) -> Path:
     """The pulled model in this test's CONV_HOME, where a user's sits in their data folder."""

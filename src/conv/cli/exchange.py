@@ -28,20 +28,24 @@ def export(
 
 @app.command("import", rich_help_panel=PANEL, epilog="Examples:\n\n  conv import --from llm \"$(llm logs path)\"\n\n"
              "  conv import --from chatgpt ~/Downloads/chatgpt-export.zip\n\n"
-             "  conv import --from conv k3f9x2.json       # conv export --format json, files and all")
+             "  conv import --from conv k3f9x2.json       # conv export --format json, files and all\n\n"
+             "  conv import --from claude-code           # every Claude Code session in ~/.claude/projects")
 def import_(
-    path: Annotated[str, typer.Argument(help="llm's logs.db, a ChatGPT export (conversations.json, its folder or the zip), or conv's own JSON export.")],
-    source: Annotated[str, typer.Option("--from", help="llm, chatgpt or conv.")] = ...,
+    path: Annotated[Optional[str], typer.Argument(help="llm's logs.db, a ChatGPT export (conversations.json, its folder or the zip), conv's own JSON export, or Claude Code's sessions (a .jsonl, a project's folder; default ~/.claude/projects).", show_default=False)] = None,
+    source: Annotated[str, typer.Option("--from", help="llm, chatgpt, conv or claude-code.")] = ...,
     json_out: Annotated[bool, typer.Option("--json", help="Print what was added as JSON.")] = False,
 ) -> None:
-    """Import conversations from llm, a ChatGPT export or conv's own JSON export (running it again adds only what is new).
+    """Import conversations from llm, a ChatGPT export, conv's own JSON export or Claude Code (running it again adds only what is new).
 
     ChatGPT branches other than the one you ended on become forks."""
     from ..services.exchange import import_from
     from ..terminal import render
 
     done = import_from(workspace(), source, path)
+    for line in done.skipped:
+        render.notice(line)
     if json_out:
         render.emit_json(done.to_dict())
     else:
-        render.notice(f"{plural(done.conversations, 'conversation')} in {path}: {done.added} new, {plural(done.turns, 'turn')} added")
+        render.notice(f"{plural(done.conversations, 'conversation')} in {done.path}: {done.added} new, "
+                      f"{plural(done.turns, 'turn')} added")

@@ -100,11 +100,12 @@ class Turn:
     edited: str | None = None  # when a person last changed the text (conv edit)
     options: dict | None = None  # for an answer: the model options it was asked with (-o temperature 0.2…)
     files: list[dict] | None = None  # files sent with it (-f): [{name, file, type, bytes}], each stored as ``file``
+    thinking: str | None = None  # for an imported answer: the model's thinking, kept, never sent
     meta: Any = None  # the parsed mapping, so a rewrite keeps hand-added keys
     attached: dict = field(default_factory=dict)  # file -> bytes of ``files``, to be stored with the turn (not read back)
 
     FIELDS = ("role", "created", "parent", "model", "provider", "usage", "finish", "error", "replaces", "hint",
-              "feedback", "edited", "options", "files")
+              "feedback", "edited", "options", "files", "thinking")
 
     @classmethod
     def from_text(cls, name: str, text: str, where: str = "") -> "Turn":
@@ -131,6 +132,7 @@ class Turn:
             feedback=_str_or_none(m.get("feedback")),
             edited=_str_or_none(as_time(m.get("edited"))),
             options=_plain(options) if isinstance(options, dict) else None,
+            thinking=_str_or_none(m.get("thinking")),
             files=[_plain(f) for f in files if isinstance(f, dict) and f.get("file")] if isinstance(files, list) else None,
             meta=m,
         )

@@ -26,7 +26,8 @@ from ..records import dataclass, field
 
 # source name -> module with ``read(path) -> list[ImportedConversation]``;
 # imported only when asked for (conv's startup budget).
-READERS = {"llm": "conv.importers.llm", "chatgpt": "conv.importers.chatgpt", "conv": "conv.importers.conv"}
+READERS = {"llm": "conv.importers.llm", "chatgpt": "conv.importers.chatgpt", "conv": "conv.importers.conv",
+           "claude-code": "conv.importers.claude_code"}
 
 
 @dataclass
@@ -38,6 +39,8 @@ class ImportedTurn:
     usage: dict | None = None  # {"prompt_tokens", "completion_tokens"} when known
     source_id: str = ""  # stable id of this message in the source
     files: list = field(default_factory=list)  # (name, bytes) of each file sent with it
+    kept: list = field(default_factory=list)  # (name, bytes) kept beside it, never sent (a tool's whole output)
+    thinking: str | None = None  # the model's thinking: kept, never sent
 
 
 @dataclass
@@ -50,6 +53,18 @@ class ImportedConversation:
     turns: list[ImportedTurn] = field(default_factory=list)
     fork_of: str | None = None  # source_id of the conversation this branch forks from
     fork_at: int | None = None  # number of leading turns shared with it
+    origin: dict = field(default_factory=dict)  # where it happened, as the source knew it (cwd, git_branch)
+    skipped: list = field(default_factory=list)  # what of the source could not be read, said to the user
+
+
+def place(source: str, path: str | None) -> Path:
+    """``path``, or where ``source`` keeps its conversations when none is given."""
+    if path is not None:
+        return Path(path).expanduser()
+    module = importlib.import_module(READERS[source]) if source in READERS else None
+    if module is None or not hasattr(module, "default_path"):
+        raise UsageError(f"conv import --from {source} needs a path", "Give the file or folder to import")
+    return module.default_path()
 
 
 def read(source: str, path: Path) -> list[ImportedConversation]:

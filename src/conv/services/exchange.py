@@ -1,11 +1,10 @@
-"""Conversations out of conv (export) and into it (import from llm and ChatGPT)."""
+"""Conversations out of conv (export) and into it (import from llm, ChatGPT, Claude Code and conv itself)."""
 
-from pathlib import Path
 
 from ..errors import UsageError
 from ..format.model import Conversation, Turn
 from ..format.words import plural
-from ..records import dataclass
+from ..records import dataclass, field, replace
 from .ask.attachments import Speaker, attach, classified
 from .ask.context import transcript_messages
 from .workspace import Workspace
@@ -56,19 +55,23 @@ class Imported:
     added: int  # new in the store
     turns: int  # turns added
     commit: str | None
+    path: str = ""  # where they were read
+    skipped: list = field(default_factory=list)  # what could not be read, one line each
 
     def to_dict(self) -> dict:
         return {"source": self.source, "found": self.conversations, "added": self.added,
-                "turns_added": self.turns, "commit": self.commit}
+                "turns_added": self.turns, "commit": self.commit, "skipped": self.skipped}
 
 
-def import_from(ws: Workspace, source: str, path: str) -> Imported:
+def import_from(ws: Workspace, source: str, path: str | None) -> Imported:
     """Bring another tool's conversations in, in one commit. Ids and turn names
     are derived from the source's own ids, so importing again adds only what
-    is new (nothing, if nothing changed)."""
+    is new (nothing, if nothing changed; a session that grew, its new turns).
+    Without a path, the source's own place (for the sources that have one)."""
     from .. import importers
 
-    found = importers.read(source, Path(path).expanduser())
+    where = importers.place(source, path)
+    found = importers.read(source, where)
     ids_by_source = {c.source_id: importers.conversation_id(c) for c in found}
     items = []
     for imported in found:
@@ -78,16 +81,18 @@ def import_from(ws: Workspace, source: str, path: str) -> Imported:
             name = importers.turn_name(src, index)
             turn = Turn(name, src.role, src.content, src.created, parent, model=src.model,
                         provider=source if src.role == "assistant" else None, usage=src.usage,
-                        finish="stop" if src.role == "assistant" else None)
-            turns.append(attach(turn, [classified(file, data) for file, data in src.files]))
+                        finish="stop" if src.role == "assistant" else None, thinking=src.thinking)
+            turns.append(attach(turn, [classified(file, data) for file, data in src.files]
+                                + [replace(classified(file, data), sent=False) for file, data in src.kept]))
             parent = name
         forked_from = None
         if imported.fork_of in ids_by_source and imported.fork_at:
             forked_from = {"conversation": ids_by_source[imported.fork_of], "turn": turns[imported.fork_at - 1].name}
         conv = Conversation(id=conv_id, created=imported.created, title=imported.title,
                             model=imported.model, provider=source, forked_from=forked_from,
-                            imported_from={"source": source, "id": imported.source_id})
+                            imported_from={"source": source, "id": imported.source_id, **imported.origin})
         items.append((conv, turns))
     written, added, turn_count = ws.store.add_many(items, f"import: {plural(len(found), 'conversation')} from {source}")
     ws.index.refresh()
-    return Imported(source, len(found), added, turn_count, written.new if written else None)
+    return Imported(source, len(found), added, turn_count, written.new if written else None, str(where),
+                    [line for imported in found for line in imported.skipped])

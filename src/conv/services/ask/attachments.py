@@ -9,6 +9,7 @@ left out to one that takes none."""
 import os
 
 from ...errors import UsageError
+from ...format.fence import fenced
 from ...format.ids import attachment_name
 from ...format.model import Turn
 from ...providers import Message
@@ -24,6 +25,7 @@ class Attachment:
     name: str  # as given: the path, or "stdin"
     data: bytes
     type: str  # image/png…, or text/plain
+    sent: bool = True  # False: kept beside the turn, never sent (an imported tool's whole output)
 
     @property
     def image(self) -> bool:
@@ -93,7 +95,8 @@ def attach(turn: Turn, attached: list[Attachment]) -> Turn:
         turn.files, turn.attached = [], {}
         for n, a in enumerate(attached, 1):
             file = attachment_name(turn.name, n, a.name)
-            turn.files.append({"name": a.name, "file": file, "type": a.type, "bytes": len(a.data)})
+            turn.files.append({"name": a.name, "file": file, "type": a.type, "bytes": len(a.data)}
+                              | ({} if a.sent else {"sent": False}))
             turn.attached[file] = a.data
     return turn
 
@@ -111,10 +114,12 @@ class Speaker:
             return Message(turn.role, turn.content)
         texts, images = [turn.content], []
         for f in turn.files:
+            if f.get("sent") is False:
+                continue
             data = self.data(turn, f["file"])
             kind = str(f.get("type") or "")
             if not kind.startswith("image/"):
-                texts.append(fenced(str(f.get("name") or f["file"]), data.decode("utf-8", "replace")))
+                texts.append(f"{f.get('name') or f['file']}:\n{fenced(data.decode('utf-8', 'replace'))}")
             elif self.images:
                 texts.append(f"[image: {f.get('name')}]")
                 images.append((kind, data))
@@ -125,13 +130,3 @@ class Speaker:
     def data(self, turn: Turn, file: str) -> bytes:
         found = turn.attached.get(file)
         return found if found is not None else self.store.attachment(self.conv_id, file, self.commit)
-
-
-def fenced(name: str, text: str) -> str:
-    """A file's text as a fenced block headed by its name, the fence longer than any run of backticks in it."""
-    longest, run = 0, 0
-    for c in text:
-        run = run + 1 if c == "`" else 0
-        longest = max(longest, run)
-    fence = "`" * max(3, longest + 1)
-    return f"{name}:\n{fence}\n{text.rstrip(chr(10))}\n{fence}"

@@ -1,0 +1,177 @@
+"""Reader for Claude Code's sessions: ``<project>/<session id>.jsonl`` under
+``~/.claude/projects`` (``CLAUDE_CONFIG_DIR`` moves ``~/.claude``), one JSON
+record a line, appended as the session goes.
+
+Records of type ``user`` and ``assistant`` hold the messages (``message``:
+role, content as text or blocks); every record has a ``uuid`` and a
+``parentUuid``, and the chain from a message to the one before it may pass
+through records that are no message (``attachment``: context Claude Code
+added). Other types (queue operations, request shapes, costs…) are not the
+conversation and are passed over; ``summary`` records give a title.
+Sidechains (a subagent's own messages) are left out: what they found comes
+back to the main line as a tool result.
+
+In conv a session becomes user turns (what was typed) and assistant turns
+(everything the agent did until the next typed line): its text, each tool
+call and its result as a fenced block (a result longer than CLIP is cut in
+the turn, and kept whole beside it, not sent again), and its thinking, kept
+with the turn and never sent. A message that starts a second line after an
+earlier one (a rewind) makes the other line a fork.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ..errors import UsageError
+from ..format.fence import fenced
+from . import ImportedConversation, ImportedTurn, first_question, shared_prefix, strictly_increasing
+
+CLIP = 2000  # characters of a tool's result kept in the turn; the whole is kept beside it
+HINT = "Claude Code keeps its sessions in ~/.claude/projects"
+
+
+def default_path() -> Path:
+    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or "~/.claude").expanduser() / "projects"
+
+
+def read(path: Path) -> list[ImportedConversation]:
+    if path.is_file():
+        files = [path]
+    elif path.is_dir():
+        files = sorted(path.rglob("*.jsonl"))
+    else:
+        raise UsageError(f"no such file or folder: {path}", HINT)
+    out: list[ImportedConversation] = []
+    for file in files:
+        out += session(file)
+    return out
+
+
+def session(file: Path) -> list[ImportedConversation]:
+    """One session file: its main line, and a fork for each other line."""
+    records, skipped = _records(file)
+    by_uuid = {r["uuid"]: r for r in records if isinstance(r.get("uuid"), str)}
+    messages = [r for r in records if _is_message(r)]
+    if not messages:
+        return []
+    parent = {r["uuid"]: _message_parent(r, by_uuid) for r in messages}
+    has_child = {p for p in parent.values() if p}
+    leaves = [r for r in messages if r["uuid"] not in has_child]
+    first = messages[0]
+    session_id = str(first.get("sessionId") or file.stem)
+    titles = [r.get("summary") for r in records if r.get("type") == "summary" and r.get("summary")]
+    lines = []
+    for leaf in sorted(leaves, key=lambda r: r is not leaves[-1]):  # the latest line first: the conversation
+        chain, at = [], leaf
+        while at is not None:
+            chain.append(at)
+            at = by_uuid.get(parent[at["uuid"]]) if parent[at["uuid"]] else None
+        lines.append((leaf, strictly_increasing(_turns(list(reversed(chain))))))
+    main_turns = lines[0][1]
+    model = next((t.model for t in reversed(main_turns) if t.model), None)
+    origin = {k: v for k, v in (("cwd", first.get("cwd")), ("git_branch", first.get("gitBranch"))) if v}
+    out = []
+    for n, (leaf, turns) in enumerate(lines):
+        fork = n > 0
+        out.append(ImportedConversation(
+            source="claude-code", source_id=f"{session_id}#{leaf['uuid']}" if fork else session_id,
+            title=(str(titles[-1]) if titles else first_question(turns))[:200], created=turns[0].created,
+            model=model, turns=turns, fork_of=session_id if fork else None,
+            fork_at=shared_prefix(main_turns, turns) if fork else None, origin=origin,
+            skipped=skipped if not fork else []))
+    return out
+
+
+def _records(file: Path) -> tuple[list[dict], list[str]]:
+    """The file's records; lines that are no JSON object are named and passed over
+    (the last one may be half-written: the session is still going)."""
+    records, skipped = [], []
+    try:
+        raw = file.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {file}: {exc.strerror}", HINT) from None
+    for number, line in enumerate(raw.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            record = None
+        if not isinstance(record, dict):
+            skipped.append(f"{file} line {number}: not a JSON record (half-written?), left out")
+            continue
+        records.append(record)
+    return records, skipped
+
+
+def _is_message(r: dict) -> bool:
+    return (r.get("type") in ("user", "assistant") and isinstance(r.get("message"), dict)
+            and isinstance(r.get("uuid"), str) and not r.get("isSidechain"))
+
+
+def _message_parent(r: dict, by_uuid: dict) -> str | None:
+    """The nearest earlier message, passing over records that are none."""
+    seen = set()
+    at = by_uuid.get(r.get("parentUuid"))
+    while at is not None and not _is_message(at) and at["uuid"] not in seen:
+        seen.add(at["uuid"])
+        at = by_uuid.get(at.get("parentUuid"))
+    return at["uuid"] if at is not None and _is_message(at) else None
+
+
+def _turns(chain: list[dict]) -> list[ImportedTurn]:
+    """Messages as conv's turns: a typed line is a user turn, the rest up to the
+    next one (the agent's text, tool calls and their results) one assistant turn."""
+    turns: list[ImportedTurn] = []
+    calls: dict[str, str] = {}  # tool_use id -> the tool's name, for its result's heading
+    for r in chain:
+        content = r["message"].get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else [
+            b for b in content or () if isinstance(b, dict)]
+        typed = r["type"] == "user" and any(b.get("type") in ("text", "image") for b in blocks)
+        if typed:
+            text = "\n\n".join(b.get("text") or "" if b.get("type") == "text" else "[image]" for b in blocks)
+            turns.append(ImportedTurn("user", text, str(r.get("timestamp") or ""), source_id=r["uuid"]))
+            continue
+        if not turns or turns[-1].role != "assistant":
+            turns.append(ImportedTurn("assistant", "", str(r.get("timestamp") or ""), source_id=r["uuid"]))
+        turn = turns[-1]
+        turn.model = r["message"].get("model") or turn.model
+        for block in blocks:
+            _add(turn, block, calls)
+    return [t for t in turns if t.content.strip() or t.role == "assistant" and t.thinking]
+
+
+def _add(turn: ImportedTurn, block: dict, calls: dict) -> None:
+    kind = block.get("type")
+    if kind == "text" and block.get("text"):
+        _append(turn, block["text"])
+    elif kind == "thinking" and block.get("thinking"):
+        turn.thinking = "\n\n".join(t for t in (turn.thinking, block["thinking"]) if t)
+    elif kind == "tool_use":
+        calls[str(block.get("id"))] = name = str(block.get("name") or "tool")
+        _append(turn, fenced(json.dumps(block.get("input"), ensure_ascii=False, indent=1), f"tool call: {name}"))
+    elif kind == "tool_result":
+        name = calls.get(str(block.get("tool_use_id")), "tool")
+        text = _result_text(block.get("content"))
+        label = f"tool result: {name}" + (" (error)" if block.get("is_error") else "")
+        if len(text) > CLIP:
+            kept = f"{name}-result-{len(turn.kept) + 1}.txt"
+            turn.kept.append((kept, text.encode()))
+            text = text[:CLIP] + f"\n[… {len(text) - CLIP:,} more characters, kept whole beside this turn as {kept}]"
+        _append(turn, fenced(text, label))
+
+
+def _result_text(content) -> str:
+    if isinstance(content, str):
+        return content
+    parts = [b.get("text", "") if b.get("type") == "text" else f"[{b.get('type')}]"
+             for b in content or () if isinstance(b, dict)]
+    return "\n".join(parts)
+
+
+def _append(turn: ImportedTurn, text: str) -> None:
+    turn.content = f"{turn.content}\n\n{text}" if turn.content else text

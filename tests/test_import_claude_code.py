@@ -1,0 +1,134 @@
+"""conv import --from claude-code, on session files written by the real Claude
+Code (installed from npm by the suite), pointed at the loopback fake of
+Anthropic's API that answers as a model would: thinking, tool calls, text."""
+
+import json
+import shutil
+import subprocess
+
+import pytest
+from anthropic_fake import AnthropicFake
+from conftest import conv_env, fails, git, ok
+
+NOTES = "the build fails on arm64\n"
+BIG = "".join(f"log line {n:04d}: all is well\n" for n in range(200))  # a tool result longer than the clip
+
+
+@pytest.fixture
+def project(tmp_path):
+    where = tmp_path / "proj"
+    where.mkdir()
+    (where / "notes.txt").write_text(NOTES)
+    (where / "build.log").write_text(BIG)
+    git(where, "init", "-q", "-b", "feature")
+    return where
+
+
+class ClaudeCode:
+    """The real Claude Code in ``project``, with its own HOME, asking the fake."""
+
+    def __init__(self, binary, project, home, server):
+        self.binary, self.project, self.server = binary, project, server
+        self.env = conv_env({"HOME": str(home), "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "sk-ant-test",
+                             "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"})
+        self.sessions = home / ".claude" / "projects"
+
+    def __call__(self, *args: str) -> str:
+        done = subprocess.run([str(self.binary), "-p", *args], cwd=self.project, env=self.env,
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=180)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout
+
+
+@pytest.fixture
+def claude(claude_code, project, tmp_path):
+    with AnthropicFake() as server:
+        yield ClaudeCode(claude_code, project, tmp_path / "home", server)
+
+
+def first_session(claude) -> None:
+    """One question, answered after thinking and reading two files."""
+    claude.server.script = [
+        [{"type": "thinking", "thinking": "I should read the notes first."},
+         {"type": "tool_use", "id": "toolu_01", "name": "Read", "input": {"file_path": str(claude.project / "notes.txt")}}],
+        [{"type": "tool_use", "id": "toolu_02", "name": "Read", "input": {"file_path": str(claude.project / "build.log")}}],
+        [{"type": "text", "text": "Your notes say the build fails on arm64; the log looks fine."}]]
+    assert "arm64" in claude("what do my notes say?")
+
+
+def imported(env: dict) -> dict:
+    return json.loads(ok("import", "--from", "claude-code", "--json", env=env).stdout)
+
+
+def test_a_session_becomes_turns_with_tool_calls_readable_and_thinking_kept_unsent(claude, fake, store_path):
+    first_session(claude)
+    done = imported({"HOME": claude.env["HOME"]})  # the default place: ~/.claude/projects
+    assert (done["found"], done["added"], done["turns_added"], done["skipped"]) == (1, 1, 2, [])
+    conv = json.loads(ok("show", "--json").stdout)
+    question, answer = conv["turns"]
+    assert (question["role"], question["content"]) == ("user", "what do my notes say?")
+    assert answer["role"] == "assistant" and answer["model"] == "claude-opus-5-5"
+    assert answer["thinking"] == "I should read the notes first." and "I should read" not in answer["content"]
+    body = answer["content"]
+    assert f'```tool call: Read\n{{\n "file_path": "{claude.project / "notes.txt"}"\n}}\n```' in body
+    assert "```tool result: Read\n" in body and "the build fails on arm64" in body
+    assert body.endswith("Your notes say the build fails on arm64; the log looks fine.")
+    assert "log line 0199" not in body and "more characters, kept whole beside this turn as Read-result-1.txt" in body
+    kept, = answer["files"]
+    assert kept["sent"] is False and kept["name"] == "Read-result-1.txt"
+    whole = git(store_path, "show", f"HEAD:{next(p for p in git(store_path, 'ls-tree', '-r', '--name-only', 'HEAD').split() if p.endswith(kept['file']))}")
+    assert "log line 0199: all is well" in whole
+    origin = json.loads(ok("list", "--json").stdout)[0]
+    assert origin["title"] == "what do my notes say?"
+    meta = git(store_path, "show", f"HEAD:{next(p for p in git(store_path, 'ls-tree', '-r', '--name-only', 'HEAD').split() if p.endswith('conversation.md'))}")
+    assert "source: claude-code" in meta and f'cwd: "{claude.project}"' in meta and "git_branch: feature" in meta
+    git(store_path, "fsck", "--strict")
+
+    ok("ask", "-c", "and what should I do?")
+    sent = [m["content"] for m in fake.requests[-1]["messages"]]
+    assert sent[0] == "what do my notes say?" and "```tool call: Read" in sent[1] and "the log looks fine" in sent[1]
+    assert all("I should read the notes" not in s and "log line 0199" not in s for s in sent)  # thinking, whole output: kept, unsent
+
+
+def test_importing_again_adds_only_what_the_session_grew_by(claude, store_path):
+    first_session(claude)
+    env = {"CLAUDE_CONFIG_DIR": str(claude.sessions.parent)}  # the place Claude Code was told to use, else ~/.claude
+    assert imported(env)["turns_added"] == 2
+    head = git(store_path, "rev-parse", "HEAD")
+    assert imported(env)["turns_added"] == 0 and git(store_path, "rev-parse", "HEAD") == head
+    claude.server.script = [[{"type": "text", "text": "En français : la compilation échoue sur arm64."}]]
+    claude("--continue", "and in French?")
+    again = imported(env)
+    assert (again["added"], again["turns_added"]) == (0, 2)  # the same conversation, two turns longer
+    conv = json.loads(ok("show", "--json").stdout)
+    assert [t["role"] for t in conv["turns"]] == ["user", "assistant", "user", "assistant"]
+    assert conv["turns"][-1]["content"] == "En français : la compilation échoue sur arm64."
+    assert len(json.loads(ok("list", "--json").stdout)) == 1
+
+
+def test_a_rewound_line_becomes_a_fork_and_a_half_written_line_is_named(claude, tmp_path):
+    first_session(claude)
+    session, = claude.sessions.rglob("*.jsonl")
+    records = [json.loads(line) for line in session.read_text().splitlines()]
+    question = next(r for r in records if r.get("type") == "user" and isinstance(r["message"]["content"], str))
+    # a second line from the first question, as a rewind in Claude Code writes it, then a line cut short
+    again = dict(question, uuid="rewound-answer", parentUuid=question["uuid"], type="assistant",
+                 timestamp="2099-01-01T00:00:00.000Z",
+                 message={"role": "assistant", "model": "claude-opus-5-5", "content": [{"type": "text", "text": "Another answer."}]})
+    copy = tmp_path / "copy" / session.name
+    copy.parent.mkdir()
+    copy.write_text(session.read_text() + json.dumps(again) + '\n{"type": "user", "mess')
+    done = json.loads(ok("import", "--from", "claude-code", "--json", str(copy.parent)).stdout)
+    assert done["found"] == 2 and done["skipped"] == [f"{copy} line {len(records) + 2}: not a JSON record (half-written?), left out"]
+    convs = {c["id"]: c for c in json.loads(ok("list", "--json").stdout)}
+    fork = next(c for c in convs.values() if c["forked_from"])  # the line left behind; the latest is the conversation
+    latest = json.loads(ok("show", "--json", fork["forked_from"]).stdout)
+    assert [t["content"] for t in latest["turns"]] == ["what do my notes say?", "Another answer."]
+    left = json.loads(ok("show", "--json", fork["id"]).stdout)["turns"]
+    assert left[0]["name"] == latest["turns"][0]["name"] and left[1]["content"].endswith("the log looks fine.")
+
+
+def test_a_path_that_is_not_there_is_one_line(conv_home, tmp_path):
+    line = fails("import", "--from", "claude-code", str(tmp_path / "nowhere"), code=2)
+    assert "no such file or folder" in line and "~/.claude/projects" in line and "Traceback" not in line
+    shutil.rmtree(tmp_path, ignore_errors=True)
