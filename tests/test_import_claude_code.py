@@ -70,7 +70,7 @@ def test_a_session_becomes_turns_with_tool_calls_readable_and_thinking_kept_unse
     assert answer["role"] == "assistant" and answer["model"] == "claude-opus-5-5"
     assert answer["thinking"] == "I should read the notes first." and "I should read" not in answer["content"]
     body = answer["content"]
-    assert f'```tool call: Read\n{{\n "file_path": "{claude.project / "notes.txt"}"\n}}\n```' in body
+    assert f'```tool call: Read\n{{"file_path": "{claude.project / "notes.txt"}"}}\n```' in body
     assert "```tool result: Read\n" in body and "the build fails on arm64" in body
     assert body.endswith("Your notes say the build fails on arm64; the log looks fine.")
     assert "log line 0199" not in body and "more characters, kept whole beside this turn as Read-result-1.txt" in body
@@ -95,11 +95,13 @@ def test_importing_again_adds_only_what_the_session_grew_by(claude, store_path):
     env = {"CLAUDE_CONFIG_DIR": str(claude.sessions.parent)}  # the place Claude Code was told to use, else ~/.claude
     assert imported(env)["turns_added"] == 2
     head = git(store_path, "rev-parse", "HEAD")
-    assert imported(env)["turns_added"] == 0 and git(store_path, "rev-parse", "HEAD") == head
+    again = imported(env)
+    assert (again["found"], again["unchanged_files"], again["turns_added"]) == (0, 1, 0)  # not even read
+    assert git(store_path, "rev-parse", "HEAD") == head
     claude.server.script = [[{"type": "text", "text": "En français : la compilation échoue sur arm64."}]]
     claude("--continue", "and in French?")
     again = imported(env)
-    assert (again["added"], again["turns_added"]) == (0, 2)  # the same conversation, two turns longer
+    assert (again["found"], again["added"], again["turns_added"]) == (1, 0, 2)  # the same conversation, two turns longer
     conv = json.loads(ok("show", "--json").stdout)
     assert [t["role"] for t in conv["turns"]] == ["user", "assistant", "user", "assistant"]
     assert conv["turns"][-1]["content"] == "En français : la compilation échoue sur arm64."

@@ -419,7 +419,7 @@ def test_conv_import_from_llm_and_chatgpt_into_the_store(llm_bins, llm_home, exp
 
     first = json.loads(ok("import", "--from", "llm", str(logs), "--json").stdout)
     assert first == {"source": "llm", "found": 2, "added": 2, "turns_added": 7,
-                     "commit": git(store_path, "rev-parse", "HEAD").strip(), "skipped": []}
+                     "commit": git(store_path, "rev-parse", "HEAD").strip(), "skipped": [], "unchanged_files": 0}
     done = ok("import", "--from", "chatgpt", str(export))
     assert done.stdout == b""
     assert done.stderr.decode() == f"conv: 4 conversations in {export}: 4 new, 11 turns added\n"

@@ -47,5 +47,6 @@ def import_(
     if json_out:
         render.emit_json(done.to_dict())
     else:
-        render.notice(f"{plural(done.conversations, 'conversation')} in {done.path}: {done.added} new, "
+        unchanged = f" ({plural(done.unchanged, 'session')} unchanged since the last import)" if done.unchanged else ""
+        render.notice(f"{plural(done.conversations, 'conversation')} in {done.path}{unchanged}: {done.added} new, "
                       f"{plural(done.turns, 'turn')} added")

@@ -1,11 +1,11 @@
 """A fenced code block around any text: the fence is longer than every run of
 backticks in the text, so nothing inside can close it early."""
 
+import re
+
+_TICKS = re.compile("`+")
+
 
 def fenced(text: str, info: str = "") -> str:
-    longest = run = 0
-    for c in text:
-        run = run + 1 if c == "`" else 0
-        longest = max(longest, run)
-    fence = "`" * max(3, longest + 1)
+    fence = "`" * max(3, max(map(len, _TICKS.findall(text)), default=0) + 1)
     return f"{fence}{info}\n{text.rstrip(chr(10))}\n{fence}"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -59,21 +60,47 @@ class ImportedConversation:
 
 def place(source: str, path: str | None) -> Path:
     """``path``, or where ``source`` keeps its conversations when none is given."""
+    reader = _reader(source)
     if path is not None:
         return Path(path).expanduser()
-    module = importlib.import_module(READERS[source]) if source in READERS else None
-    if module is None or not hasattr(module, "default_path"):
+    if not hasattr(reader, "default_path"):
         raise UsageError(f"conv import --from {source} needs a path", "Give the file or folder to import")
-    return module.default_path()
+    return reader.default_path()
 
 
 def read(source: str, path: Path) -> list[ImportedConversation]:
     """The conversations in ``path`` as ``source`` wrote them."""
+    return _reader(source).read(Path(path))
+
+
+def by_session(source: str) -> bool:
+    """Whether ``source`` keeps one file a session (Claude Code), so that only the changed ones need reading."""
+    return hasattr(_reader(source), "session_files")
+
+
+def read_changed(source: str, path: Path, changed: Callable[[list[Path]], list[Path]]
+                 ) -> tuple[list[ImportedConversation], dict[Path, list[str]], int]:
+    """For a source kept as a file a session: the conversations of the files
+    ``changed`` keeps (those that changed since they were last read whole);
+    the files read whole, each with the source ids of its conversations; how
+    many files were passed over."""
+    reader = _reader(source)
+    found, whole = [], {}
+    files = reader.session_files(Path(path))
+    to_read = changed(files)
+    for file in to_read:
+        conversations = reader.session(file)
+        found += conversations
+        if not any(c.skipped for c in conversations):
+            whole[file] = [c.source_id for c in conversations]
+    return found, whole, len(files) - len(to_read)
+
+
+def _reader(source: str):
     module = READERS.get(source)
     if module is None:
-        raise UsageError(f"unknown import source {source!r}",
-                         f"Use one of: {', '.join(sorted(READERS))}")
-    return importlib.import_module(module).read(Path(path))
+        raise UsageError(f"unknown import source {source!r}", f"Use one of: {', '.join(sorted(READERS))}")
+    return importlib.import_module(module)
 
 
 def conversation_id(imported: ImportedConversation) -> str:

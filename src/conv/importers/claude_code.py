@@ -38,16 +38,16 @@ def default_path() -> Path:
 
 
 def read(path: Path) -> list[ImportedConversation]:
+    return [c for file in session_files(path) for c in session(file)]
+
+
+def session_files(path: Path) -> list[Path]:
+    """The session files at ``path``: one, or those of a project, or of every project."""
     if path.is_file():
-        files = [path]
-    elif path.is_dir():
-        files = sorted(path.rglob("*.jsonl"))
-    else:
-        raise UsageError(f"no such file or folder: {path}", HINT)
-    out: list[ImportedConversation] = []
-    for file in files:
-        out += session(file)
-    return out
+        return [path]
+    if path.is_dir():
+        return sorted(path.rglob("*.jsonl"))
+    raise UsageError(f"no such file or folder: {path}", HINT)
 
 
 def session(file: Path) -> list[ImportedConversation]:
@@ -57,7 +57,8 @@ def session(file: Path) -> list[ImportedConversation]:
     messages = [r for r in records if _is_message(r)]
     if not messages:
         return []
-    parent = {r["uuid"]: _message_parent(r, by_uuid) for r in messages}
+    is_message = {r["uuid"] for r in messages}
+    parent = {r["uuid"]: _message_parent(r, by_uuid, is_message) for r in messages}
     has_child = {p for p in parent.values() if p}
     leaves = [r for r in messages if r["uuid"] not in has_child]
     first = messages[0]
@@ -90,14 +91,15 @@ def _records(file: Path) -> tuple[list[dict], list[str]]:
     (the last one may be half-written: the session is still going)."""
     records, skipped = [], []
     try:
-        raw = file.read_bytes()
+        raw = file.read_bytes().decode("utf-8", "replace")
     except OSError as exc:
         raise UsageError(f"cannot read {file}: {exc.strerror}", HINT) from None
-    for number, line in enumerate(raw.splitlines(), 1):
+    decode = json.JSONDecoder().decode
+    for number, line in enumerate(raw.split("\n"), 1):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = decode(line)
         except ValueError:
             record = None
         if not isinstance(record, dict):
@@ -112,14 +114,14 @@ def _is_message(r: dict) -> bool:
             and isinstance(r.get("uuid"), str) and not r.get("isSidechain"))
 
 
-def _message_parent(r: dict, by_uuid: dict) -> str | None:
+def _message_parent(r: dict, by_uuid: dict, messages: set) -> str | None:
     """The nearest earlier message, passing over records that are none."""
     seen = set()
-    at = by_uuid.get(r.get("parentUuid"))
-    while at is not None and not _is_message(at) and at["uuid"] not in seen:
-        seen.add(at["uuid"])
-        at = by_uuid.get(at.get("parentUuid"))
-    return at["uuid"] if at is not None and _is_message(at) else None
+    at = r.get("parentUuid")
+    while at in by_uuid and at not in messages and at not in seen:
+        seen.add(at)
+        at = by_uuid[at].get("parentUuid")
+    return at if at in messages else None
 
 
 def _turns(chain: list[dict]) -> list[ImportedTurn]:
@@ -153,7 +155,7 @@ def _add(turn: ImportedTurn, block: dict, calls: dict) -> None:
         turn.thinking = "\n\n".join(t for t in (turn.thinking, block["thinking"]) if t)
     elif kind == "tool_use":
         calls[str(block.get("id"))] = name = str(block.get("name") or "tool")
-        _append(turn, fenced(json.dumps(block.get("input"), ensure_ascii=False, indent=1), f"tool call: {name}"))
+        _append(turn, fenced(json.dumps(block.get("input"), ensure_ascii=False), f"tool call: {name}"))
     elif kind == "tool_result":
         name = calls.get(str(block.get("tool_use_id")), "tool")
         text = _result_text(block.get("content"))

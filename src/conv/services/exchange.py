@@ -1,9 +1,12 @@
 """Conversations out of conv (export) and into it (import from llm, ChatGPT, Claude Code and conv itself)."""
 
 
+import os
+
 from ..errors import UsageError
 from ..format.model import Conversation, Turn
 from ..format.words import plural
+from ..home import imports
 from ..records import dataclass, field, replace
 from .ask.attachments import Speaker, attach, classified
 from .ask.context import transcript_messages
@@ -57,10 +60,12 @@ class Imported:
     commit: str | None
     path: str = ""  # where they were read
     skipped: list = field(default_factory=list)  # what could not be read, one line each
+    unchanged: int = 0  # session files passed over: as they were when last imported
 
     def to_dict(self) -> dict:
         return {"source": self.source, "found": self.conversations, "added": self.added,
-                "turns_added": self.turns, "commit": self.commit, "skipped": self.skipped}
+                "turns_added": self.turns, "commit": self.commit, "skipped": self.skipped,
+                "unchanged_files": self.unchanged}
 
 
 def import_from(ws: Workspace, source: str, path: str | None) -> Imported:
@@ -71,7 +76,11 @@ def import_from(ws: Workspace, source: str, path: str | None) -> Imported:
     from .. import importers
 
     where = importers.place(source, path)
-    found = importers.read(source, where)
+    if importers.by_session(source):
+        found, whole, unchanged = importers.read_changed(source, where,
+                                                         lambda files: imports.changed(source, files, ws.store.has))
+    else:
+        found, whole, unchanged = importers.read(source, where), {}, 0
     ids_by_source = {c.source_id: importers.conversation_id(c) for c in found}
     items = []
     for imported in found:
@@ -94,5 +103,7 @@ def import_from(ws: Workspace, source: str, path: str | None) -> Imported:
         items.append((conv, turns))
     written, added, turn_count = ws.store.add_many(items, f"import: {plural(len(found), 'conversation')} from {source}")
     ws.index.refresh()
+    imports.remember(source, {os.fspath(file): [*imports.fingerprint(file), [ids_by_source[s] for s in sources]]
+                              for file, sources in whole.items()})
     return Imported(source, len(found), added, turn_count, written.new if written else None, str(where),
-                    [line for imported in found for line in imported.skipped])
+                    [line for imported in found for line in imported.skipped], unchanged)
