@@ -167,18 +167,26 @@ def conv_env(extra: dict | None = None) -> dict:
 
 
 def run_conv(*args, input: bytes | str | None = None, env: dict | None = None, timeout: float = 60,
-             process: bool = False) -> subprocess.CompletedProcess:
-    """``conv ARGS`` (stdin empty unless given): in this process unless
-    ``process`` is true or the test is marked ``conv_process``."""
+             process: bool = False, cwd: Path | str | None = None) -> subprocess.CompletedProcess:
+    """``conv ARGS`` (stdin empty unless given), in folder ``cwd`` if given: in
+    this process unless ``process`` is true or the test is marked ``conv_process``."""
     if isinstance(input, str):
         input = input.encode()
     if process or _process_marked or ALL_PROCESSES:
-        return run_conv_process(*args, input=input, env=env, timeout=timeout)
-    return _run_in_process(list(args), input, conv_env(env), timeout)
+        return run_conv_process(*args, input=input, env=env, timeout=timeout, cwd=cwd)
+    if cwd is None:
+        return _run_in_process(list(args), input, conv_env(env), timeout)
+    was = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return _run_in_process(list(args), input, conv_env(env), timeout)
+    finally:
+        os.chdir(was)
 
 
-def run_conv_process(*args, input: bytes | str | None = None, env: dict | None = None, timeout: float = 60):
-    """``conv ARGS`` as a real process (stdin empty unless given)."""
+def run_conv_process(*args, input: bytes | str | None = None, env: dict | None = None, timeout: float = 60,
+                     cwd: Path | str | None = None):
+    """``conv ARGS`` as a real process (stdin empty unless given), in folder ``cwd`` if given."""
     if isinstance(input, str):
         input = input.encode()
     return subprocess.run(
@@ -188,6 +196,7 @@ def run_conv_process(*args, input: bytes | str | None = None, env: dict | None =
         capture_output=True,
         env=conv_env(env),
         timeout=timeout,
+        cwd=cwd,
     )
 
 

@@ -2,6 +2,8 @@
 
 Measured (wall time of the whole ``conv`` process, stdin empty):
   * index current, stdout a pipe (plain text) and a pseudo-terminal (rich table);
+  * the same with ``--here`` in a git work tree's subfolder (the project's root
+    found from the folder's files, the index filtered by it);
   * full index rebuild: cache/index.sqlite deleted, then ``conv list``,
     beside ``git cat-file --batch-all-objects --batch`` (git reading every
     object once; the build's budget is 10 times that);
@@ -18,6 +20,7 @@ Budget: <= 150 ms median with the index current.
 import argparse
 import os
 import random
+import subprocess
 import sys
 from pathlib import Path
 
@@ -56,6 +59,12 @@ def main(argv=None) -> list[dict]:
     common.run(LIST, env, tty=True)
     rows.append(common.row(f"list -n 50, index current, terminal @{n}",
                            common.stats([common.run(LIST, env, tty=True) for _ in range(a.runs)]), BUDGET_MS))
+    project = home.parent / "project" / "src" / "deep"  # a work tree's subfolder: --here finds its root, then filters
+    project.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(project.parent.parent)], check=True)
+    here = LIST + ["--here"]
+    rows.append(common.row(f"list -n 50 --here, in a project's subfolder @{n}",
+                           common.stats([common.run(here, env, cwd=project) for _ in range(a.runs)]), BUDGET_MS))
 
     picks = random.Random(1).sample(common.conversation_ids(home), 2 * a.after)
     with common.fake_server() as url:

@@ -56,12 +56,12 @@ def child_env(home: Path, base_url: str | None = None) -> dict:
     return env
 
 
-def run(cmd: list[str], env: dict, tty: bool = False) -> float:
-    """Wall time of one process, stdin empty, stdout a pipe (or a pseudo-terminal)."""
+def run(cmd: list[str], env: dict, tty: bool = False, cwd: Path | None = None) -> float:
+    """Wall time of one process, stdin empty, stdout a pipe (or a pseudo-terminal), run in ``cwd``."""
     if tty:
         return _run_tty(cmd, env)
     t = time.perf_counter()
-    done = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True)
+    done = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True, cwd=cwd)
     elapsed = time.perf_counter() - t
     if done.returncode:
         sys.exit(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.decode()[-2000:]}")

@@ -19,8 +19,10 @@ Status = Annotated[Optional[str], typer.Option("--status", help="Only active, pa
 
 Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
+Here = Annotated[bool, typer.Option("--here", help="Only the conversations of the git project you are in (started in it, or imported from a session run in it).")]
 
-@app.command("list", rich_help_panel=PANEL, epilog="Examples:\n\n  conv list\n\n  conv list -n 10 --tag work --since 7d\n\n  conv list --tree --json")
+
+@app.command("list", rich_help_panel=PANEL, epilog="Examples:\n\n  conv list\n\n  conv list -n 10 --tag work --since 7d\n\n  conv list --here           # this project's\n\n  conv list --tree --json")
 @app.command("c", rich_help_panel=PANEL, help="Short for conv list.", epilog="Examples:\n\n  conv c\n\n  conv c -a coder -n 5")
 def list_(
     limit: Annotated[int, typer.Option("-n", "--limit", min=1, help="How many, newest first.")] = 50,
@@ -30,13 +32,14 @@ def list_(
     status: Status = None,
     tree: Annotated[bool, typer.Option("--tree", help="Show forks under the conversations they came from.")] = False,
     deleted: Annotated[bool, typer.Option("--deleted", help="List the trash instead (conv restore REF).")] = False,
+    here: Here = False,
     json_out: Json = False,
 ) -> None:
     """List conversations, most recently updated first (* marks the current one)."""
     from ..services import browse
     from ..terminal import render
 
-    ws, filters = workspace(), browse.filters_from(agent, tag, since, status, deleted)
+    ws, filters = workspace(), browse.filters_from(agent, tag, since, status, deleted, here)
     listing = browse.listing(ws, limit, filters, tree)
     if json_out:
         render.emit_json([item.to_dict() for item in listing])
@@ -44,6 +47,7 @@ def list_(
     if not listing:
         asked = " ".join(f"{flag} {value}" for flag, value in
                          (("--agent", agent), ("--tag", tag), ("--since", since), ("--status", status)) if value)
+        asked = f"{asked} --here ({filters.here})".strip() if here else asked
         trashed = 0 if asked or deleted else browse.total(ws, browse.filters_from(deleted=True))
         render.notice(f"no conversation matches {asked}" if asked else "the trash is empty" if deleted
                       else f"no conversations but {trashed} in the trash: conv list --deleted, then conv restore REF"
@@ -75,13 +79,14 @@ def search(
     tag: Tag = None,
     since: Since = None,
     status: Status = None,
+    here: Here = False,
     json_out: Json = False,
 ) -> None:
     """Search every turn of every conversation (best matches first)."""
     from ..services import browse
     from ..terminal import render
 
-    hits = browse.search(workspace(), " ".join(text), limit, browse.filters_from(agent, tag, since, status))
+    hits = browse.search(workspace(), " ".join(text), limit, browse.filters_from(agent, tag, since, status, here=here))
     if json_out:
         render.emit_json([{"id": h.row.id, "short": short, "title": h.row.title, "turn": h.turn, "role": h.role,
                            "snippet": "".join(t for t, _ in h.spans())} for h, short in hits])

@@ -165,13 +165,14 @@ class Conversation:
     imported_from: dict | None = None  # {source, id} for conversations brought in by conv import
     system_hash: str | None = None  # the agent's system prompt (agents.prompt_hash) the turns were asked under
     context_summary: dict | None = None  # {through: turn name, text, model}: the older turns, summarized by the model
+    project: dict | None = None  # {root, remote, branch, commit}: the git work tree it was started in
     notes: str = ""  # the body of conversation.md: free text for people
     turns: list[Turn] = field(default_factory=list)
     unreadable: dict[str, str] = field(default_factory=dict)  # turn file -> why it could not be read (left out)
     meta: Any = None
 
     FIELDS = ("id", "title", "created", "model", "provider", "agent", "tags", "status", "forked_from", "summary",
-              "imported_from", "system_hash", "context_summary")
+              "imported_from", "system_hash", "context_summary", "project")
 
     @classmethod
     def from_text(cls, text: str, where: str = "conversation.md") -> "Conversation":
@@ -199,6 +200,7 @@ class Conversation:
             imported_from=_plain(m.get("imported_from")) if isinstance(m.get("imported_from"), dict) else None,
             system_hash=_str_or_none(m.get("system_hash")),
             context_summary=_plain(m.get("context_summary")) if isinstance(m.get("context_summary"), dict) else None,
+            project=_plain(m.get("project")) if isinstance(m.get("project"), dict) else None,
             notes=doc.body,
             meta=m,
         )

@@ -78,7 +78,7 @@ class Builder:
         self.db.executemany(
             "INSERT INTO turns (rowid, conv_id, name, role, sha, usage, feedback) VALUES (?, ?, ?, ?, ?, ?, ?)", rows["turns"])
         self.db.executemany("INSERT INTO turn_fts (rowid, content) VALUES (?, ?)", rows["fts"])
-        self.db.executemany(f"INSERT OR REPLACE INTO conversations ({Row.COLUMNS}) VALUES ({', '.join('?' * 17)})",
+        self.db.executemany(f"INSERT OR REPLACE INTO conversations ({Row.COLUMNS}) VALUES ({', '.join('?' * 18)})",
                             rows["conversations"])
 
     def _reindex(self, found: Found, known: "dict[str, _Known]") -> None:
@@ -91,7 +91,8 @@ class Builder:
         if found.error is not None:  # there but unreadable: listed as broken, never hidden
             db.execute("DELETE FROM turns WHERE conv_id = ?", (conv_id,))
             self._rows["conversations"].append(
-                (conv_id, "", "", "", None, None, None, "[]", "active", 0, found.error, None, None, int(found.trashed), 0, None, 0))
+                (conv_id, "", "", "", None, None, None, "[]", "active", 0, found.error, None, None, int(found.trashed), 0, None, 0,
+                 None))
             return
         now = found.files
         stale = [(row.rowid,) for name, row in known.items() if now.get(name) != row.sha]
@@ -121,7 +122,8 @@ class Builder:
             (conv.id, conv.title, conv.created, updated, conv.model, conv.provider, conv.agent,
              json.dumps(conv.tags), conv.status, len(turns), broken, forked, conv.summary, int(found.trashed),
              used["prompt_tokens"] + used["completion_tokens"], used["cost"],
-             sum(t.feedback == "negative" for t in turns)))
+             sum(t.feedback == "negative" for t in turns),
+             (conv.project or {}).get("root") or (conv.imported_from or {}).get("cwd")))
 
     def add_history(self) -> None:
         """Record the commits the cache has not seen, with the conversations each touched."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import StoreError
 
-SCHEMA = 10  # bump when the tables change: an old cache is rebuilt, never migrated
+SCHEMA = 11  # bump when the tables change: an old cache is rebuilt, never migrated
 BUSY_SECONDS = 30
 
 # The index keeps no turn text: turn_body(sha), a function conv registers on
@@ -25,7 +25,8 @@ CREATE TABLE conversations (
     turns INTEGER, broken TEXT, forked_from TEXT, summary TEXT,
     trashed INTEGER NOT NULL DEFAULT 0,
     tokens INTEGER NOT NULL DEFAULT 0, cost REAL,  -- over its answers; cost NULL when not every answer has one
-    wrong INTEGER NOT NULL DEFAULT 0  -- answers asked again because the user said the one before was wrong
+    wrong INTEGER NOT NULL DEFAULT 0,  -- answers asked again because the user said the one before was wrong
+    project TEXT  -- the root of the git work tree it was about (an import's: the folder it ran in)
 );
 CREATE INDEX conversations_updated ON conversations (trashed, updated);
 CREATE TABLE turns (

@@ -30,14 +30,15 @@ class Row:
     tokens: int  # prompt and answer tokens over its answers
     cost: float | None  # US dollars, when every answer that used tokens has a cost
     wrong: int = 0  # answers given again after the user said the one before was wrong
+    project: str | None = None  # the root of the work tree it was about
 
     COLUMNS = ("id, title, created, updated, model, provider, agent, tags, status, turns, broken, forked_from, summary,"
-               " trashed, tokens, cost, wrong")
+               " trashed, tokens, cost, wrong, project")
 
     @classmethod
     def from_sql(cls, r: tuple) -> "Row":
         return cls(r[0], r[1] or "", r[2] or "", r[3] or "", r[4], r[5], r[6], json.loads(r[7] or "[]"),
-                   r[8] or "active", r[9] or 0, r[10], r[11], r[12], bool(r[13]), r[14] or 0, r[15], r[16] or 0)
+                   r[8] or "active", r[9] or 0, r[10], r[11], r[12], bool(r[13]), r[14] or 0, r[15], r[16] or 0, r[17])
 
 
 @dataclass
@@ -49,6 +50,7 @@ class Filters:
     since: str | None = None  # ISO time: updated at or after
     status: str | None = None
     trashed: bool = False
+    here: str | None = None  # a work tree's root: its conversations, and imports run in a folder of it
 
     def sql(self, alias: str = "c") -> tuple[str, dict]:
         """A WHERE clause with named parameters (``:trashed``, ``:agent`` …)."""
@@ -65,6 +67,9 @@ class Filters:
         if self.status:
             where.append(f"{alias}.status = :status")
             args["status"] = self.status
+        if self.here:
+            where.append(f"({alias}.project = :here OR substr({alias}.project, 1, :here_len) = :here_dir)")
+            args |= {"here": self.here, "here_dir": self.here.rstrip("/") + "/", "here_len": len(self.here.rstrip("/")) + 1}
         return " AND ".join(where), args
 
 

@@ -4,6 +4,7 @@ from datetime import datetime, timedelta, timezone
 
 from ..errors import UsageError
 from ..format.model import STATUSES, Conversation, iso
+from ..home import project
 from ..home.values import duration
 from ..index import Filters, Hit, Row
 from ..records import dataclass
@@ -44,11 +45,15 @@ def since(text: str | None) -> str | None:
 
 
 def filters_from(agent: str | None = None, tag: str | None = None, since_text: str | None = None,
-            status: str | None = None, deleted: bool = False) -> Filters:
-    """The filters ``conv list`` and ``conv search`` take, checked."""
+                 status: str | None = None, deleted: bool = False, here: bool = False) -> Filters:
+    """The filters ``conv list`` and ``conv search`` take, checked; ``here``: the
+    conversations of the git work tree around the current folder."""
     if status and status not in STATUSES:
         raise UsageError(f"unknown status {status!r}", "Use one of: " + ", ".join(STATUSES))
-    return Filters(agent=agent, tag=tag, since=since(since_text), status=status, trashed=deleted)
+    top = project.root() if here else None
+    if here and top is None:
+        raise UsageError("--here: the current folder is in no git work tree", "cd into a project, or leave out --here")
+    return Filters(agent=agent, tag=tag, since=since(since_text), status=status, trashed=deleted, here=top)
 
 
 def listing(ws: Workspace, limit: int | None, filters: Filters | None = None, tree: bool = False) -> list[Listed]:

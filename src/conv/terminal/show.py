@@ -12,7 +12,7 @@ def print_conversation(conv: Conversation, last: int | None = None) -> None:
     spent = used["prompt_tokens"] + used["completion_tokens"]
     usage = f" · {count(spent)} tokens" + (f" · {dollars(used['cost'])}" if used["cost"] is not None else "")
     info = (f"{conv.id} · {len(conv.turns)} turns · {conv.model or '-'}{usage if spent else ''}"
-            f" · updated {ago(conv.updated)}")
+            f" · updated {ago(conv.updated)}{_project(conv)}")
     sections = [("summary", conv.summary)] if conv.summary else []
     for n, turn in enumerate(conv.turns[first:], first + 1):
         meta = [turn.role, turn.created[:16].replace("T", " "), turn.model, _options(turn.options), _finish(turn),
@@ -20,6 +20,17 @@ def print_conversation(conv: Conversation, last: int | None = None) -> None:
         sections.append((f"{n}. " + " · ".join(x for x in meta if x), turn.content + _files(turn.files)))
     sections += [(f"unreadable, left out: {path}", reason) for path, reason in conv.unreadable.items()]
     transcript(conv.title or "(untitled)", info, sections)
+
+
+def _project(conv: Conversation) -> str:
+    """Where it was started: the project, its branch and commit (an import's: the folder and branch)."""
+    p = conv.project or {}
+    where = p.get("root") or (conv.imported_from or {}).get("cwd")
+    if not where:
+        return ""
+    branch = p.get("branch") or (conv.imported_from or {}).get("git_branch")
+    commit = (p.get("commit") or "")[:10]
+    return f"\nin {where}" + (f" on {branch}" if branch else "") + (f" at {commit}" if commit else "")
 
 
 def _options(options: dict | None) -> str:

@@ -5,6 +5,7 @@ conversation becomes active again."""
 
 from ...format import ids
 from ...format.model import Conversation, Turn, now_iso, title_from
+from ...home import project
 from ..workspace import Workspace
 from .agents import Agent
 from .attachments import Attachment, attach
@@ -25,7 +26,7 @@ def store_question(ws: Workspace, target: Target, opts: AskOptions, out: Output,
             id=ids.new_conversation_id(agent.name if agent else None), created=now_iso(),
             title=title_from(" ".join(opts.words) or target.prompt), model=target.choice.model,
             provider=target.choice.provider, agent=agent.name if agent else None,
-            system_hash=agent.prompt_hash if agent else None,
+            system_hash=agent.prompt_hash if agent else None, project=project.here(),
         )
         conv_id = new_conv.id
     existing = target.existing
