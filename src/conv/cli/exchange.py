@@ -10,20 +10,39 @@ from .app import app, workspace
 PANEL = "Import and export"
 
 
-@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv export k3f9x2 > rebase.md\n\n  conv export --format openai | jq .")
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv export k3f9x2 > rebase.md\n\n  conv export --format openai | jq .\n\n"
+             "  conv export --all -o notes/              # every conversation, a Markdown file each\n\n"
+             "  conv export --all --here --format sharegpt -o project.jsonl")
 def export(
     ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).", show_default=False)] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="md, json, or openai (the messages array a chat API takes).")] = "md",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="md, json, openai (the messages array a chat API takes) or sharegpt.")] = "md",
+    everything: Annotated[bool, typer.Option("--all", help="Every conversation (or those --tag, --since, --here keep): Markdown files into the folder -o; json as one list; openai and sharegpt as JSONL, one a line.")] = False,
+    tag: Annotated[Optional[str], typer.Option("--tag", help="With --all: only those with this tag.")] = None,
+    since: Annotated[Optional[str], typer.Option("--since", metavar="AGE|DATE", help="With --all: updated within AGE (7d) or since DATE.")] = None,
+    here: Annotated[bool, typer.Option("--here", help="With --all: only this git project's.")] = False,
+    output: Annotated[Optional[str], typer.Option("-o", "--output", help="With --all: the folder (md) or file to write (default: stdout).")] = None,
 ) -> None:
-    """Print a conversation as Markdown, JSON or OpenAI chat messages."""
-    from ..services.exchange import export as export_conv
+    """Print a conversation as Markdown, JSON, OpenAI chat messages or ShareGPT; with --all, every one."""
+    from ..errors import UsageError
     from ..terminal import render
 
-    out = export_conv(workspace(), ref, fmt)
-    if isinstance(out, str):
-        render.plain(out, end="")
+    if not everything:
+        if tag or since or here or output:
+            raise UsageError("--tag, --since, --here and -o go with --all", "e.g. conv export --all --tag work -o notes/")
+        from ..services.exchange import export as export_conv
+
+        out = export_conv(workspace(), ref, fmt)
+        return render.plain(out, end="") if isinstance(out, str) else render.emit_json(out)
+    if ref:
+        raise UsageError("give a conversation or --all, not both", "conv export --all exports every one")
+    from ..services import browse
+    from ..services.exchange import export_all
+
+    done = export_all(workspace(), browse.filters_from(tag=tag, since_text=since, here=here), fmt, output)
+    if done.text is not None:
+        render.plain(done.text, end="")
     else:
-        render.emit_json(out)
+        render.notice(f"{plural(done.count, 'conversation')} written to {done.output}")
 
 
 @app.command("import", rich_help_panel=PANEL, epilog="Examples:\n\n  conv import --from llm \"$(llm logs path)\"\n\n"

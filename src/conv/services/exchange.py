@@ -2,33 +2,87 @@
 
 
 import os
+from pathlib import Path
 
 from ..errors import UsageError
 from ..format.model import Conversation, Turn
 from ..format.words import plural
 from ..home import imports
+from ..home.files import write_atomic
 from ..records import dataclass, field, replace
 from .ask.attachments import Speaker, attach, classified
 from .ask.context import transcript_messages
 from .workspace import Workspace
 
-FORMATS = ("md", "json", "openai")
+FORMATS = ("md", "json", "openai", "sharegpt")
+SHAREGPT_ROLES = {"system": "system", "user": "human", "assistant": "gpt"}
 
 
 def export(ws: Workspace, ref: str | None, fmt: str):
-    """The conversation as Markdown text, a JSON-ready dict, or the messages
-    list a chat-completions API takes."""
+    """The conversation as Markdown text, a JSON-ready dict, the messages list
+    a chat-completions API takes, or ShareGPT's record."""
+    _check(fmt)
+    return rendered(ws, ws.conversation(ws.resolve(ref)), fmt)
+
+
+def _check(fmt: str) -> None:
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}", "Use one of: " + ", ".join(FORMATS))
-    conv = ws.conversation(ws.resolve(ref))
+
+
+def rendered(ws: Workspace, conv: Conversation, fmt: str):
     if fmt == "json":
         return _with_file_data(conv.to_dict(), Speaker(ws.store, conv.id, None, True), conv.turns)
-    if fmt == "openai":
-        from ..providers.openai import wire_message
+    if fmt == "md":
+        return markdown(conv, Speaker(ws.store, conv.id, None, False, unsent=""))
+    system, messages = transcript_messages(conv.turns, Speaker(ws.store, conv.id, None, fmt == "openai", unsent=""))
+    if fmt == "sharegpt":
+        said = ([("system", system)] if system else []) + [(m.role, m.content) for m in messages]
+        return {"id": conv.id, "conversations": [{"from": SHAREGPT_ROLES[role], "value": text} for role, text in said]}
+    from ..providers.openai import wire_message
 
-        system, messages = transcript_messages(conv.turns, Speaker(ws.store, conv.id, None, True))
-        return ([{"role": "system", "content": system}] if system else []) + [wire_message(m) for m in messages]
-    return markdown(conv, Speaker(ws.store, conv.id, None, False, unsent=""))
+    return ([{"role": "system", "content": system}] if system else []) + [wire_message(m) for m in messages]
+
+
+@dataclass
+class ExportedAll:
+    count: int
+    output: str | None  # where they were written; None: ``text`` is for stdout
+    text: str | None = None
+
+
+def export_all(ws: Workspace, filters, fmt: str, output: str | None) -> ExportedAll:
+    """Every conversation ``filters`` keep, newest first: Markdown, one file each
+    in the folder ``output``; json, one list (what conv import --from conv
+    reads); openai and sharegpt, one conversation a line (JSONL, as fine-tuning
+    tools read them): into the file ``output``, or as text for stdout."""
+    import json
+
+    from ..home import progress
+
+    _check(fmt)
+    if fmt == "md" and not output:
+        raise UsageError("--all --format md writes one file a conversation", "Name their folder: -o DIR")
+    rows = ws.index.refresh().recent(None, filters)
+    out: list[str] = []
+    folder = Path(output) if output else None
+    if fmt == "md":
+        folder.mkdir(parents=True, exist_ok=True)
+    with progress.steps("exporting conversations", len(rows)) as advance:
+        for row in rows:
+            item = rendered(ws, ws.conversation(row.id), fmt)
+            item = {"messages": item} if fmt == "openai" else item  # a line of a fine-tuning file
+            if fmt == "md":
+                write_atomic(folder / f"{row.id}.md", item)
+            else:
+                out.append(json.dumps(item, ensure_ascii=False))
+            advance()
+    if fmt == "md":
+        return ExportedAll(len(rows), str(folder))
+    text = "[" + ",\n".join(out) + "]\n" if fmt == "json" else "".join(f"{line}\n" for line in out)
+    if output:
+        write_atomic(Path(output), text)
+    return ExportedAll(len(rows), output, None if output else text)
 
 
 def _with_file_data(exported: dict, speaker: Speaker, turns: list[Turn]) -> dict:

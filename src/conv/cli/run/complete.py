@@ -36,7 +36,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {  # command -> its options
     "gc": (),
     "fsck": (),
     "reindex": (),
-    "export": ("-f", "--format"),
+    "export": ("-f", "-o", "--all", "--format", "--here", "--output", "--since", "--tag"),
     "import": ("--from", "--json"),
     "sync": ("--json",),
     "push": ("--json",),
