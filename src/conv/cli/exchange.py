@@ -45,6 +45,30 @@ def export(
         render.notice(f"{plural(done.count, 'conversation')} written to {done.output}")
 
 
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv share k3f9x2                  # writes k3f9x2.html here\n\n"
+             "  conv share -o /tmp/rebase.html")
+def share(
+    ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).", show_default=False)] = None,
+    output: Annotated[Optional[str], typer.Option("-o", "--output", help="The file to write (default: ID.html in this folder).")] = None,
+) -> None:
+    """Write a conversation as one self-contained HTML page to send someone: rendered as on a
+    terminal, code highlighted, forks listed; no script, nothing fetched. Secrets conv knows of
+    are masked, and so is anything shaped like a key, each named so you can check."""
+    from pathlib import Path
+
+    from ..home.files import write_atomic
+    from ..services.share import share as prepare
+    from ..terminal import html, render
+
+    ws = workspace()
+    shared = prepare(ws, ref)
+    path = Path(output or f"{ws.index.queries.short_id(shared.conv.id)}.html")
+    write_atomic(path, html.page(shared))
+    for line in shared.masked:
+        render.notice(f"masked: {line}")
+    render.plain(str(path))
+
+
 @app.command("import", rich_help_panel=PANEL, epilog="Examples:\n\n  conv import --from llm \"$(llm logs path)\"\n\n"
              "  conv import --from chatgpt ~/Downloads/chatgpt-export.zip\n\n"
              "  conv import --from conv k3f9x2.json       # conv export --format json, files and all\n\n"

@@ -54,6 +54,26 @@ def redact(text: str) -> str:
     return text
 
 
+def look_alikes(text: str) -> list[tuple[str, str]]:
+    """(what it looks like, the text) of each thing in ``text`` shaped like a
+    key: the store's pre-commit hook's own patterns (API keys, tokens, a
+    private key's first line), for a warning before text leaves the machine."""
+    return [(what, found[0]) for what, pattern in _hook_patterns() for found in pattern.finditer(text)]
+
+
+@cache
+def _hook_patterns() -> list:
+    """The pre-commit hook's PATTERNS: one list of shapes, in the hook, which must run without conv."""
+    from importlib.machinery import SourceFileLoader
+    from importlib.util import module_from_spec, spec_from_loader
+    from pathlib import Path
+
+    loader = SourceFileLoader("conv_pre_commit_hook", str(Path(__file__).resolve().parent.parent / "hooks" / "pre-commit"))
+    module = module_from_spec(spec_from_loader(loader.name, loader))
+    loader.exec_module(module)
+    return module.PATTERNS
+
+
 def gather() -> None:
     """Find the secrets now (reading conv's config for them), not at the first
     redaction: conv push does it while git pushes."""

@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {  # command -> its options
     "reindex": (),
     "export": ("-f", "-o", "--all", "--format", "--here", "--output", "--since", "--tag"),
     "import": ("--from", "--json"),
+    "share": ("-o", "--output"),
     "sync": ("--json",),
     "push": ("--json",),
     "pull": ("--json",),
@@ -47,7 +48,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {  # command -> its options
 GROUPS: dict[str, tuple[str, ...]] = {"models": ("pull",), "hooks": ("install", "list"),
                                       "config": ("get", "set", "unset", "path"), "remote": ("add", "remove", "list", "purge")}
 TAKE_A_CONVERSATION = ("retry", "chat", "use", "show", "log", "diff", "fork", "title", "tag", "status", "summary",
-                       "edit", "delete", "restore", "clean", "export")
+                       "edit", "delete", "restore", "clean", "export", "share")
 MOST = 200  # conversations offered at once: the newest that match what is typed
 
 
