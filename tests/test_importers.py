@@ -170,6 +170,21 @@ def test_chatgpt_reads_the_export_zip_and_folder(export, tmp_path):
     assert read("chatgpt", archive) == read("chatgpt", tmp_path) == read("chatgpt", export)
 
 
+def test_chatgpt_reads_an_export_split_into_parts(export, tmp_path):
+    """Newer exports: conversations-000.json, conversations-001.json… in the folder or the zip."""
+    whole = json.loads(export.read_text())
+    folder = tmp_path / "split"
+    folder.mkdir()
+    for n, part in enumerate((whole[:1], whole[1:])):
+        (folder / f"conversations-{n:03d}.json").write_text(json.dumps(part))
+    archive = tmp_path / "split.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for n in (1, 0):  # stored out of order: read in order all the same
+            z.write(folder / f"conversations-{n:03d}.json", f"export/conversations-{n:03d}.json")
+    assert read("chatgpt", folder) == read("chatgpt", archive) == read("chatgpt", export)
+    assert len(whole) > 1
+
+
 @pytest.mark.parametrize("content", [
     "{not json", '{"conversations": []}', '[{"title": "no mapping"}]', '[42]',
     '[{"title": "no id", "mapping": {}}]', "\x89PNG"])

@@ -13,11 +13,15 @@ text. Tool messages, the assistant's calls to tools (``recipient`` other than
 non-text parts (images, files) are left out.
 
 PATH may be ``conversations.json``, the unpacked export folder, or the zip.
+Newer exports split the list into ``conversations-000.json``,
+``conversations-001.json``…: in a folder or a zip, those parts are read in
+order, as one list.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -36,29 +40,47 @@ HINT = "Give the conversations.json of a ChatGPT data export (or the export's zi
 
 
 def read(path: Path) -> list[ImportedConversation]:
-    data = _load(path)
-    if not isinstance(data, list):
-        raise UsageError(f"{path} is not a ChatGPT export: expected a list of conversations", HINT)
     found: list[ImportedConversation] = []
-    for index, item in enumerate(data):
-        found.extend(_conversation(item, f"{path}: conversation {index + 1}"))
+    for where, data in _load(path):
+        if not isinstance(data, list):
+            raise UsageError(f"{where} is not a ChatGPT export: expected a list of conversations", HINT)
+        for index, item in enumerate(data):
+            found.extend(_conversation(item, f"{where}: conversation {index + 1}"))
     return found
 
 
-def _load(path: Path):
+_PART = re.compile(r"conversations-\d+\.json")
+
+
+def _pick(names: list[str]) -> list[str]:
+    """Of the files of an export, those holding its conversations: the parts of a
+    split export in order, else conversations.json (the outermost, if several)."""
+    def base(name: str) -> str:
+        return name.rsplit("/", 1)[-1]
+
+    parts = sorted((n for n in names if _PART.fullmatch(base(n))), key=lambda n: (n.count("/"), n))
+    if parts:
+        top = parts[0].count("/")
+        return [n for n in parts if n.count("/") == top]
+    whole = [n for n in names if base(n) == "conversations.json"]
+    return [min(whole, key=len)] if whole else []
+
+
+def _load(path: Path) -> list[tuple[str, object]]:
+    """(where, parsed JSON) of each file holding conversations."""
     try:
-        if path.is_dir():
-            path = path / "conversations.json"
         if zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as archive:
-                names = [n for n in archive.namelist()
-                         if n == "conversations.json" or n.endswith("/conversations.json")]
+                names = _pick(archive.namelist())
                 if not names:
                     raise UsageError(f"{path} holds no conversations.json", HINT)
-                raw = archive.read(min(names, key=len))
-        else:
-            raw = path.read_bytes()
-        return json.loads(raw)
+                return [(f"{path}:{name}", json.loads(archive.read(name))) for name in names]
+        if path.is_dir():
+            names = _pick([p.name for p in path.iterdir()])
+            if not names:
+                raise UsageError(f"cannot read {path}: it holds no conversations.json", HINT)
+            return [(str(path / name), json.loads((path / name).read_bytes())) for name in names]
+        return [(str(path), json.loads(path.read_bytes()))]
     except OSError as e:
         raise UsageError(f"cannot read {path} ({e.strerror or e})", HINT) from None
     except zipfile.BadZipFile as e:
