@@ -115,14 +115,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "id": "msg_fake", "type": "message", "role": "assistant", "model": model,
                 "content": [{"type": "text", "text": fake.reply}], "stop_reason": fake.stop_reason,
                 "stop_sequence": None, "usage": usage | {"output_tokens": len(pieces)}})
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self._event("message_start", {"type": "message_start", "message": {
-            "id": "msg_fake", "type": "message", "role": "assistant", "model": model, "content": [],
-            "stop_reason": None, "stop_sequence": None, "usage": usage | {"output_tokens": 1}}})
+        self._open_stream("msg_fake", model, usage)
         self._event("content_block_start", {"type": "content_block_start", "index": 0,
                                             "content_block": {"type": "text", "text": ""}})
         self._event("ping", {"type": "ping"})
@@ -144,14 +137,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _blocks(self, model, usage, blocks):
         """A streamed answer of these content blocks, each as the API streams its kind."""
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self._event("message_start", {"type": "message_start", "message": {
-            "id": f"msg_fake{len(self.server.fake.requests)}", "type": "message", "role": "assistant", "model": model,
-            "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage | {"output_tokens": 1}}})
+        self._open_stream(f"msg_fake{len(self.server.fake.requests)}", model, usage)
         for index, block in enumerate(blocks):
             kind = block["type"]
             start = {"text": {"type": "text", "text": ""}, "thinking": {"type": "thinking", "thinking": ""},
@@ -169,6 +155,17 @@ class _Handler(BaseHTTPRequestHandler):
                                       "usage": {"output_tokens": 7}})
         self._event("message_stop", {"type": "message_stop"})
         self._end()
+
+    def _open_stream(self, message_id, model, usage):
+        """The headers of a streamed answer, and its message_start event."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self._event("message_start", {"type": "message_start", "message": {
+            "id": message_id, "type": "message", "role": "assistant", "model": model, "content": [],
+            "stop_reason": None, "stop_sequence": None, "usage": usage | {"output_tokens": 1}}})
 
     def _json(self, status, obj, extra=None):
         data = json.dumps(obj).encode()

@@ -157,6 +157,20 @@ def fake(monkeypatch):
         yield server
 
 
+ANTHROPIC_KEY = "sk-ant-test-123"
+
+
+@pytest.fixture
+def claude(monkeypatch):
+    """A loopback fake of Anthropic's Messages API (anthropic_fake.py) that conv is pointed at."""
+    from anthropic_fake import AnthropicFake
+
+    with AnthropicFake() as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+        yield server
+
+
 def conv_env(extra: dict | None = None) -> dict:
     """The environment for a conv process. Bytecode caching stays on (this
     machine exports PYTHONDONTWRITEBYTECODE=1, which would recompile conv at

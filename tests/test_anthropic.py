@@ -6,8 +6,8 @@ and stored, how it is chosen, and each fault keeping what arrived before it.
 import json
 
 import pytest
-from anthropic_fake import CACHE_READ_TOKENS, DEFAULT_REPLY, INPUT_TOKENS, AnthropicFake
-from conftest import fails, ok, run_conv
+from anthropic_fake import CACHE_READ_TOKENS, DEFAULT_REPLY, INPUT_TOKENS
+from conftest import ANTHROPIC_KEY, fails, ok, run_conv
 from test_provider_faults import (
     QUESTION,
     assert_fault,
@@ -20,17 +20,9 @@ from conv.home.config import Config
 from conv.providers import Message
 from conv.providers.anthropic import AnthropicProvider
 
-KEY = "sk-ant-test-123"
+KEY = ANTHROPIC_KEY
 HAIKU = "claude-haiku-4-5"
 USAGE = {"prompt_tokens": INPUT_TOKENS + CACHE_READ_TOKENS, "completion_tokens": 4}  # 4 pieces in DEFAULT_REPLY
-
-
-@pytest.fixture
-def claude(monkeypatch):
-    with AnthropicFake() as server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-        yield server
 
 
 # -- a whole exchange ----------------------------------------------------------------------

@@ -10,7 +10,6 @@ import struct
 import zlib
 
 import pytest
-from anthropic_fake import AnthropicFake
 from conftest import fails, git, ok
 
 QUESTION = "what is in these?"
@@ -31,13 +30,6 @@ def files(tmp_path):
     (tmp_path / "main.py").write_text('print("hi")\n# a fence inside: ```\n')
     return tmp_path
 
-
-@pytest.fixture
-def claude(monkeypatch):
-    with AnthropicFake() as server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-123")
-        yield server
 
 
 def data_uri(data: bytes, kind: str = "image/png") -> str:

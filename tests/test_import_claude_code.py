@@ -41,28 +41,28 @@ class ClaudeCode:
 
 
 @pytest.fixture
-def claude(claude_code, project, tmp_path):
+def agent(claude_code, project, tmp_path):
     with AnthropicFake() as server:
         yield ClaudeCode(claude_code, project, tmp_path / "home", server)
 
 
-def first_session(claude) -> None:
+def first_session(agent) -> None:
     """One question, answered after thinking and reading two files."""
-    claude.server.script = [
+    agent.server.script = [
         [{"type": "thinking", "thinking": "I should read the notes first."},
-         {"type": "tool_use", "id": "toolu_01", "name": "Read", "input": {"file_path": str(claude.project / "notes.txt")}}],
-        [{"type": "tool_use", "id": "toolu_02", "name": "Read", "input": {"file_path": str(claude.project / "build.log")}}],
+         {"type": "tool_use", "id": "toolu_01", "name": "Read", "input": {"file_path": str(agent.project / "notes.txt")}}],
+        [{"type": "tool_use", "id": "toolu_02", "name": "Read", "input": {"file_path": str(agent.project / "build.log")}}],
         [{"type": "text", "text": "Your notes say the build fails on arm64; the log looks fine."}]]
-    assert "arm64" in claude("what do my notes say?")
+    assert "arm64" in agent("what do my notes say?")
 
 
 def imported(env: dict) -> dict:
     return json.loads(ok("import", "--from", "claude-code", "--json", env=env).stdout)
 
 
-def test_a_session_becomes_turns_with_tool_calls_readable_and_thinking_kept_unsent(claude, fake, store_path):
-    first_session(claude)
-    done = imported({"HOME": claude.env["HOME"]})  # the default place: ~/.claude/projects
+def test_a_session_becomes_turns_with_tool_calls_readable_and_thinking_kept_unsent(agent, fake, store_path):
+    first_session(agent)
+    done = imported({"HOME": agent.env["HOME"]})  # the default place: ~/.claude/projects
     assert (done["found"], done["added"], done["turns_added"], done["skipped"]) == (1, 1, 2, [])
     conv = json.loads(ok("show", "--json").stdout)
     question, answer = conv["turns"]
@@ -70,7 +70,7 @@ def test_a_session_becomes_turns_with_tool_calls_readable_and_thinking_kept_unse
     assert answer["role"] == "assistant" and answer["model"] == "claude-opus-5-5"
     assert answer["thinking"] == "I should read the notes first." and "I should read" not in answer["content"]
     body = answer["content"]
-    assert f'```tool call: Read\n{{"file_path": "{claude.project / "notes.txt"}"}}\n```' in body
+    assert f'```tool call: Read\n{{"file_path": "{agent.project / "notes.txt"}"}}\n```' in body
     assert "```tool result: Read\n" in body and "the build fails on arm64" in body
     assert body.endswith("Your notes say the build fails on arm64; the log looks fine.")
     assert "log line 0199" not in body and "more characters, kept whole beside this turn as Read-result-1.txt" in body
@@ -81,7 +81,7 @@ def test_a_session_becomes_turns_with_tool_calls_readable_and_thinking_kept_unse
     origin = json.loads(ok("list", "--json").stdout)[0]
     assert origin["title"] == "what do my notes say?"
     meta = git(store_path, "show", f"HEAD:{next(p for p in git(store_path, 'ls-tree', '-r', '--name-only', 'HEAD').split() if p.endswith('conversation.md'))}")
-    assert "source: claude-code" in meta and f'cwd: "{claude.project}"' in meta and "git_branch: feature" in meta
+    assert "source: claude-code" in meta and f'cwd: "{agent.project}"' in meta and "git_branch: feature" in meta
     git(store_path, "fsck", "--strict")
 
     ok("ask", "-c", "and what should I do?")
@@ -90,16 +90,16 @@ def test_a_session_becomes_turns_with_tool_calls_readable_and_thinking_kept_unse
     assert all("I should read the notes" not in s and "log line 0199" not in s for s in sent)  # thinking, whole output: kept, unsent
 
 
-def test_importing_again_adds_only_what_the_session_grew_by(claude, store_path):
-    first_session(claude)
-    env = {"CLAUDE_CONFIG_DIR": str(claude.sessions.parent)}  # the place Claude Code was told to use, else ~/.claude
+def test_importing_again_adds_only_what_the_session_grew_by(agent, store_path):
+    first_session(agent)
+    env = {"CLAUDE_CONFIG_DIR": str(agent.sessions.parent)}  # the place Claude Code was told to use, else ~/.claude
     assert imported(env)["turns_added"] == 2
     head = git(store_path, "rev-parse", "HEAD")
     again = imported(env)
     assert (again["found"], again["unchanged_files"], again["turns_added"]) == (0, 1, 0)  # not even read
     assert git(store_path, "rev-parse", "HEAD") == head
-    claude.server.script = [[{"type": "text", "text": "En français : la compilation échoue sur arm64."}]]
-    claude("--continue", "and in French?")
+    agent.server.script = [[{"type": "text", "text": "En français : la compilation échoue sur arm64."}]]
+    agent("--continue", "and in French?")
     again = imported(env)
     assert (again["found"], again["added"], again["turns_added"]) == (1, 0, 2)  # the same conversation, two turns longer
     conv = json.loads(ok("show", "--json").stdout)
@@ -108,9 +108,9 @@ def test_importing_again_adds_only_what_the_session_grew_by(claude, store_path):
     assert len(json.loads(ok("list", "--json").stdout)) == 1
 
 
-def test_a_rewound_line_becomes_a_fork_and_a_half_written_line_is_named(claude, tmp_path):
-    first_session(claude)
-    session, = claude.sessions.rglob("*.jsonl")
+def test_a_rewound_line_becomes_a_fork_and_a_half_written_line_is_named(agent, tmp_path):
+    first_session(agent)
+    session, = agent.sessions.rglob("*.jsonl")
     records = [json.loads(line) for line in session.read_text().splitlines()]
     question = next(r for r in records if r.get("type") == "user" and isinstance(r["message"]["content"], str))
     # a second line from the first question, as a rewind in Claude Code writes it, then a line cut short

@@ -6,17 +6,8 @@ is stored or sent."""
 import json
 
 import pytest
-from anthropic_fake import AnthropicFake
 from conftest import fails, git, ok
 from test_provider_faults import by_role, stored_turns
-
-
-@pytest.fixture
-def claude(monkeypatch):
-    with AnthropicFake() as server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-123")
-        yield server
 
 
 def test_options_are_sent_kept_with_the_answer_and_shown(fake, store_path):
