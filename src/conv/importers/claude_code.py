@@ -26,10 +26,9 @@ import os
 from pathlib import Path
 
 from ..errors import UsageError
-from ..format.fence import fenced
 from . import ImportedConversation, ImportedTurn, first_question, shared_prefix, strictly_increasing
+from .agent import AgentTurns
 
-CLIP = 2000  # characters of a tool's result kept in the turn; the whole is kept beside it
 HINT = "Claude Code keeps its sessions in ~/.claude/projects"
 
 
@@ -125,46 +124,32 @@ def _message_parent(r: dict, by_uuid: dict, messages: set) -> str | None:
 
 
 def _turns(chain: list[dict]) -> list[ImportedTurn]:
-    """Messages as conv's turns: a typed line is a user turn, the rest up to the
-    next one (the agent's text, tool calls and their results) one assistant turn."""
-    turns: list[ImportedTurn] = []
-    calls: dict[str, str] = {}  # tool_use id -> the tool's name, for its result's heading
+    """Messages as conv's turns (agent.py): a user message with text is a typed
+    line; tool results come back to the agent as user messages too."""
+    turns = AgentTurns()
     for r in chain:
         content = r["message"].get("content")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else [
             b for b in content or () if isinstance(b, dict)]
-        typed = r["type"] == "user" and any(b.get("type") in ("text", "image") for b in blocks)
-        if typed:
-            text = "\n\n".join(b.get("text") or "" if b.get("type") == "text" else "[image]" for b in blocks)
-            turns.append(ImportedTurn("user", text, str(r.get("timestamp") or ""), source_id=r["uuid"]))
+        time, source_id = str(r.get("timestamp") or ""), r["uuid"]
+        if r["type"] == "user" and any(b.get("type") in ("text", "image") for b in blocks):
+            turns.typed("\n\n".join(b.get("text") or "" if b.get("type") == "text" else "[image]" for b in blocks),
+                        time, source_id)
             continue
-        if not turns or turns[-1].role != "assistant":
-            turns.append(ImportedTurn("assistant", "", str(r.get("timestamp") or ""), source_id=r["uuid"]))
-        turn = turns[-1]
-        turn.model = r["message"].get("model") or turn.model
-        for block in blocks:
-            _add(turn, block, calls)
-    return [t for t in turns if t.content.strip() or t.role == "assistant" and t.thinking]
-
-
-def _add(turn: ImportedTurn, block: dict, calls: dict) -> None:
-    kind = block.get("type")
-    if kind == "text" and block.get("text"):
-        _append(turn, block["text"])
-    elif kind == "thinking" and block.get("thinking"):
-        turn.thinking = "\n\n".join(t for t in (turn.thinking, block["thinking"]) if t)
-    elif kind == "tool_use":
-        calls[str(block.get("id"))] = name = str(block.get("name") or "tool")
-        _append(turn, fenced(json.dumps(block.get("input"), ensure_ascii=False), f"tool call: {name}"))
-    elif kind == "tool_result":
-        name = calls.get(str(block.get("tool_use_id")), "tool")
-        text = _result_text(block.get("content"))
-        label = f"tool result: {name}" + (" (error)" if block.get("is_error") else "")
-        if len(text) > CLIP:
-            kept = f"{name}-result-{len(turn.kept) + 1}.txt"
-            turn.kept.append((kept, text.encode()))
-            text = text[:CLIP] + f"\n[… {len(text) - CLIP:,} more characters, kept whole beside this turn as {kept}]"
-        _append(turn, fenced(text, label))
+        if r["type"] == "assistant" and r["message"].get("model"):
+            turns.answered_by(r["message"]["model"], time, source_id)
+        for b in blocks:
+            kind = b.get("type")
+            if kind == "text":
+                turns.said(b.get("text") or "", time, source_id)
+            elif kind == "thinking":
+                turns.thought(b.get("thinking") or "", time, source_id)
+            elif kind == "tool_use":
+                turns.called(str(b.get("id")), str(b.get("name") or ""), b.get("input"), time, source_id)
+            elif kind == "tool_result":
+                turns.result(str(b.get("tool_use_id")), _result_text(b.get("content")), bool(b.get("is_error")),
+                             time, source_id)
+    return turns.done()
 
 
 def _result_text(content) -> str:
@@ -173,7 +158,3 @@ def _result_text(content) -> str:
     parts = [b.get("text", "") if b.get("type") == "text" else f"[{b.get('type')}]"
              for b in content or () if isinstance(b, dict)]
     return "\n".join(parts)
-
-
-def _append(turn: ImportedTurn, text: str) -> None:
-    turn.content = f"{turn.content}\n\n{text}" if turn.content else text
