@@ -121,24 +121,33 @@ def pulled_model() -> Path:
 
 
 AGENTS_HOME = Path(__file__).resolve().parent / ".agents"
-CLAUDE_CODE = "@anthropic-ai/claude-code@2.1.328"  # the version whose session files the importer was tested on
+AGENTS = {"claude": "@anthropic-ai/claude-code@2.1.328", "codex": "@openai/codex@0.169.0"}  # the versions read
 
 
-@pytest.fixture(scope="session")
-def claude_code() -> Path:
-    """The real Claude Code, installed once for the suite from the npm registry
+def agent_installed(command: str) -> Path:
+    """A real coding agent, installed once for the suite from the npm registry
     (as its users install it) into AGENTS_HOME, to write the session files
     conv imports."""
     import fcntl
 
-    binary = AGENTS_HOME / "node_modules" / ".bin" / "claude"
+    binary = AGENTS_HOME / "node_modules" / ".bin" / command
     AGENTS_HOME.mkdir(exist_ok=True)
     with open(AGENTS_HOME / "install.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # the other worker may be installing it
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the other worker may be installing
         if not binary.exists():
             subprocess.run(["npm", "install", "--prefix", str(AGENTS_HOME), "--no-audit", "--no-fund", "--silent",
-                            CLAUDE_CODE], check=True, stdin=subprocess.DEVNULL, timeout=600)
+                            AGENTS[command]], check=True, stdin=subprocess.DEVNULL, timeout=600)
     return binary
+
+
+@pytest.fixture(scope="session")
+def claude_code() -> Path:
+    return agent_installed("claude")
+
+
+@pytest.fixture(scope="session")
+def codex() -> Path:
+    return agent_installed("codex")
 
 
 @pytest.fixture

@@ -74,11 +74,11 @@ def share(
              "  conv import --from conv k3f9x2.json       # conv export --format json, files and all\n\n"
              "  conv import --from claude-code           # every Claude Code session in ~/.claude/projects")
 def import_(
-    path: Annotated[Optional[str], typer.Argument(help="llm's logs.db, a ChatGPT export (conversations.json, its folder or the zip), conv's own JSON export, or Claude Code's sessions (a .jsonl, a project's folder; default ~/.claude/projects).", show_default=False)] = None,
-    source: Annotated[str, typer.Option("--from", help="llm, chatgpt, conv or claude-code.")] = ...,
+    path: Annotated[Optional[str], typer.Argument(help="llm's logs.db, a ChatGPT export (conversations.json, its folder or the zip), conv's own JSON export, or a coding agent's sessions (a .jsonl or a folder; default: Claude Code's ~/.claude/projects, Codex's ~/.codex/sessions).", show_default=False)] = None,
+    source: Annotated[str, typer.Option("--from", help="llm, chatgpt, conv, claude-code or codex.")] = ...,
     json_out: Annotated[bool, typer.Option("--json", help="Print what was added as JSON.")] = False,
 ) -> None:
-    """Import conversations from llm, a ChatGPT export, conv's own JSON export or Claude Code (running it again adds only what is new).
+    """Import conversations from llm, a ChatGPT export, conv's own JSON export, Claude Code or Codex (running it again adds only what is new).
 
     ChatGPT branches other than the one you ended on become forks."""
     from ..services.exchange import import_from

@@ -28,7 +28,7 @@ from ..records import dataclass, field
 # source name -> module with ``read(path) -> list[ImportedConversation]``;
 # imported only when asked for (conv's startup budget).
 READERS = {"llm": "conv.importers.llm", "chatgpt": "conv.importers.chatgpt", "conv": "conv.importers.conv",
-           "claude-code": "conv.importers.claude_code"}
+           "claude-code": "conv.importers.claude_code", "codex": "conv.importers.codex"}
 
 
 @dataclass
