@@ -70,7 +70,10 @@ def place(source: str, path: str | None) -> Path:
 
 def read(source: str, path: Path) -> list[ImportedConversation]:
     """The conversations in ``path`` as ``source`` wrote them."""
-    return _reader(source).read(Path(path))
+    reader = _reader(source)
+    if hasattr(reader, "session_files"):  # a file a session
+        return [c for file in reader.session_files(Path(path)) for c in reader.session(file)]
+    return reader.read(Path(path))
 
 
 def by_session(source: str) -> bool:

@@ -6,7 +6,9 @@ and kept whole beside it, never sent again), and its thinking, kept with the
 turn and never sent."""
 
 import json
+from pathlib import Path
 
+from ..errors import UsageError
 from ..format.fence import fenced
 from . import ImportedTurn
 
@@ -64,3 +66,35 @@ class AgentTurns:
     @staticmethod
     def _append(turn: ImportedTurn, text: str) -> None:
         turn.content = f"{turn.content}\n\n{text}" if turn.content else text
+
+
+def session_files(path: Path, hint: str) -> list[Path]:
+    """An agent's session files at ``path``: the one named, or every .jsonl below it."""
+    if path.is_file():
+        return [path]
+    if path.is_dir():
+        return sorted(path.rglob("*.jsonl"))
+    raise UsageError(f"no such file or folder: {path}", hint)
+
+
+def records(file: Path, hint: str) -> tuple[list[dict], list[str]]:
+    """A session file's JSON records; lines that are no JSON object are named and
+    passed over (the last one may be half-written: the session is still going)."""
+    found, skipped = [], []
+    try:
+        raw = file.read_bytes().decode("utf-8", "replace")
+    except OSError as exc:
+        raise UsageError(f"cannot read {file}: {exc.strerror}", hint) from None
+    decode = json.JSONDecoder().decode
+    for number, line in enumerate(raw.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            record = decode(line)
+        except ValueError:
+            record = None
+        if not isinstance(record, dict):
+            skipped.append(f"{file} line {number}: not a JSON record (half-written?), left out")
+            continue
+        found.append(record)
+    return found, skipped

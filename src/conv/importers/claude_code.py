@@ -21,12 +21,10 @@ earlier one (a rewind) makes the other line a fork.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
-from ..errors import UsageError
-from . import ImportedConversation, ImportedTurn, first_question, shared_prefix, strictly_increasing
+from . import ImportedConversation, ImportedTurn, agent, first_question, shared_prefix, strictly_increasing
 from .agent import AgentTurns
 
 HINT = "Claude Code keeps its sessions in ~/.claude/projects"
@@ -36,22 +34,14 @@ def default_path() -> Path:
     return Path(os.environ.get("CLAUDE_CONFIG_DIR") or "~/.claude").expanduser() / "projects"
 
 
-def read(path: Path) -> list[ImportedConversation]:
-    return [c for file in session_files(path) for c in session(file)]
-
-
 def session_files(path: Path) -> list[Path]:
     """The session files at ``path``: one, or those of a project, or of every project."""
-    if path.is_file():
-        return [path]
-    if path.is_dir():
-        return sorted(path.rglob("*.jsonl"))
-    raise UsageError(f"no such file or folder: {path}", HINT)
+    return agent.session_files(path, HINT)
 
 
 def session(file: Path) -> list[ImportedConversation]:
     """One session file: its main line, and a fork for each other line."""
-    records, skipped = _records(file)
+    records, skipped = agent.records(file, HINT)
     by_uuid = {r["uuid"]: r for r in records if isinstance(r.get("uuid"), str)}
     messages = [r for r in records if _is_message(r)]
     if not messages:
@@ -83,29 +73,6 @@ def session(file: Path) -> list[ImportedConversation]:
             fork_at=shared_prefix(main_turns, turns) if fork else None, origin=origin,
             skipped=skipped if not fork else []))
     return out
-
-
-def _records(file: Path) -> tuple[list[dict], list[str]]:
-    """The file's records; lines that are no JSON object are named and passed over
-    (the last one may be half-written: the session is still going)."""
-    records, skipped = [], []
-    try:
-        raw = file.read_bytes().decode("utf-8", "replace")
-    except OSError as exc:
-        raise UsageError(f"cannot read {file}: {exc.strerror}", HINT) from None
-    decode = json.JSONDecoder().decode
-    for number, line in enumerate(raw.split("\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            record = decode(line)
-        except ValueError:
-            record = None
-        if not isinstance(record, dict):
-            skipped.append(f"{file} line {number}: not a JSON record (half-written?), left out")
-            continue
-        records.append(record)
-    return records, skipped
 
 
 def _is_message(r: dict) -> bool:

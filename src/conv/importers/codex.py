@@ -20,8 +20,7 @@ import os
 import re
 from pathlib import Path
 
-from ..errors import UsageError
-from . import ImportedConversation, first_question, strictly_increasing
+from . import ImportedConversation, agent, first_question, strictly_increasing
 from .agent import AgentTurns
 
 HINT = "Codex keeps its sessions in ~/.codex/sessions"
@@ -34,35 +33,13 @@ def default_path() -> Path:
     return Path(os.environ.get("CODEX_HOME") or "~/.codex").expanduser() / "sessions"
 
 
-def read(path: Path) -> list[ImportedConversation]:
-    return [c for file in session_files(path) for c in session(file)]
-
-
 def session_files(path: Path) -> list[Path]:
-    if path.is_file():
-        return [path]
-    if path.is_dir():
-        return sorted(path.rglob("*.jsonl"))
-    raise UsageError(f"no such file or folder: {path}", HINT)
+    return agent.session_files(path, HINT)
 
 
 def session(file: Path) -> list[ImportedConversation]:
-    records, skipped = [], []
-    try:
-        lines = file.read_bytes().decode("utf-8", "replace").split("\n")
-    except OSError as exc:
-        raise UsageError(f"cannot read {file}: {exc.strerror}", HINT) from None
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError:
-            record = None
-        if not isinstance(record, dict) or not isinstance(record.get("payload"), dict):
-            skipped.append(f"{file} line {number}: not a JSON record (half-written?), left out")
-            continue
-        records.append(record)
+    records, skipped = agent.records(file, HINT)
+    records = [r for r in records if isinstance(r.get("payload"), dict)]
     meta = next((r["payload"] for r in records if r.get("type") == "session_meta"), {})
     turns, model = AgentTurns(), None
     for n, r in enumerate(records):
