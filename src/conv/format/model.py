@@ -162,7 +162,7 @@ class Conversation:
     status: str = "active"
     forked_from: dict | None = None
     summary: str | None = None
-    imported_from: dict | None = None  # {source, id} for conversations brought in by conv import
+    imported_from: dict | None = None  # {source, id, and cwd, git_branch when known} for those brought in by conv import
     system_hash: str | None = None  # the agent's system prompt (agents.prompt_hash) the turns were asked under
     context_summary: dict | None = None  # {through: turn name, text, model}: the older turns, summarized by the model
     project: dict | None = None  # {root, remote, branch, commit}: the git work tree it was started in

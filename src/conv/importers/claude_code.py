@@ -13,9 +13,9 @@ back to the main line as a tool result.
 
 In conv a session becomes user turns (what was typed) and assistant turns
 (everything the agent did until the next typed line): its text, each tool
-call and its result as a fenced block (a result longer than CLIP is cut in
-the turn, and kept whole beside it, not sent again), and its thinking, kept
-with the turn and never sent. A message that starts a second line after an
+call and its result as a fenced block (a long result cut in the turn, and
+kept whole beside it, not sent again), and its thinking, kept with the turn
+and never sent (agent.py). A message that starts a second line after an
 earlier one (a rewind) makes the other line a fork.
 """
 

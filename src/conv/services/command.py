@@ -13,6 +13,7 @@ import sys
 
 from ..errors import ProviderError
 from ..home import session
+from ..inert import strip
 from ..records import dataclass
 from .ask.options import AskOptions, Output
 from .workspace import Workspace
@@ -25,8 +26,6 @@ _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _SHELL_FENCES = {"", "sh", "bash", "zsh", "fish", "shell", "console", "shell-session", "terminal"}
 _SPAN = re.compile(r"^(?:[^`]*:\s*)?`([^`]+)`[.;,]?$")  # `ls -la`, or in prose: Run this: `ls -la`.
 _MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)]|\$|%|>|#\s*\$)\s+")  # a list item's marker or a prompt sign
-_UNSAFE = re.compile("[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]")
-_SEQUENCE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?")
 
 
 @dataclass
@@ -77,8 +76,8 @@ def first_command(answer: str) -> str:
     fences = _FENCE.findall(answer)
     shell = [code for language, code in fences if language.lower() in _SHELL_FENCES]
     text = (shell or [code for _, code in fences] or [answer])[0]
-    text = _SEQUENCE.sub("", text.replace("\r\n", "\n").replace("\t", " "))
-    lines = [line for line in (_UNSAFE.sub("", line) for line in text.split("\n")) if line.strip()]
+    text = strip(text.replace("\r\n", "\n").replace("\t", " "))
+    lines = [line for line in text.split("\n") if line.strip()]
     out: list[str] = []
     for line in lines:
         if out and not out[-1].endswith("\\"):

@@ -7,7 +7,8 @@ dropped), escape and control characters stripped first."""
 import io
 from html import escape
 
-from .sanitize import inert_entities, strip
+from ..inert import strip
+from .sanitize import inert_entities
 
 WIDTH = 100
 # formatted twice: here (title, warning), then by rich (code, colours): CSS braces are written four times

@@ -1,33 +1,16 @@
-"""Model output and store text are data: before they reach a terminal, every
-escape sequence (colours, OSC titles and clipboard writes, screen clears),
-every other control character except newline and tab (C0, DEL and C1, such
-as U+009B, the one-character CSI) and every bidirectional override, isolate
-and mark (U+202A–U+202E, U+2066–U+2069, U+061C, U+200E, U+200F: they make a
-line read differently from what it holds) is removed, and every secret is
-masked (home/secrets.py). JSON escapes the same characters instead, so it
-parses back to the exact text. The store keeps the text as it came.
+"""Model output and store text are data: before they reach a terminal, what
+would act on it (inert.py: escape sequences, control and bidi
+characters) is removed, and every secret is masked (home/secrets.py). JSON
+escapes the same characters instead, so it parses back to the exact text.
+The store keeps the text as it came.
 """
 
 import re
 
 from ..home.secrets import redact, unfinished
+from ..inert import BIDI, CONTROL, strip
 
-# CSI ... final byte, OSC/DCS/APC/PM/SOS ... terminator, and two-byte ESC sequences.
-_SEQUENCE = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"
-    r"|\x1b[\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
-    r"|\x9b[0-?]*[ -/]*[@-~]"
-    r"|[\x90\x9d\x98\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
-    r"|\x1b[ -~]?"
-)
-_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-_CONTROL = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_BIDI}]")
-_JSON_UNSAFE = re.compile(f"[\\x7f-\\x9f{_BIDI}]")  # json.dumps escapes the C0 controls itself
-
-
-def strip(text: str) -> str:
-    """No escape sequences, no control or bidi characters but \\n and \\t."""
-    return _CONTROL.sub("", _SEQUENCE.sub("", text))
+_JSON_UNSAFE = re.compile(f"[\\x7f-\\x9f{BIDI}]")  # json.dumps escapes the C0 controls itself
 
 
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
@@ -41,7 +24,7 @@ def inert_entities(text: str) -> str:
         return text
     from html import unescape
 
-    return _ENTITY.sub(lambda m: "&amp;" + m[0][1:] if _CONTROL.search(unescape(m[0])) else m[0], text)
+    return _ENTITY.sub(lambda m: "&amp;" + m[0][1:] if CONTROL.search(unescape(m[0])) else m[0], text)
 
 
 def clean(text: str) -> str:
