@@ -22,6 +22,7 @@ FENCED = "Here it is:\n```bash\nfind . -size +100M -mtime -7\n```\nOr with fd:\n
     ("```sh\ntar -czf out.tgz \\\n  src \\\n  docs\necho done\n```", "tar -czf out.tgz \\\n  src \\\n  docs"),
     ("```\r\nls\r\n```", "ls"),
     ("ls \x1b[31m-la\x1b[0m\x1b]0;title\x07", "ls -la"),  # escape sequences go
+    ("\x9b31mls -la\x9b0m\x9d0;title\x9c", "ls -la"),  # C1 ones too (one-byte CSI, OSC), whole
     ("echo hi\x07\x08 \u202eevil\u202c\x00", "echo hi evil"),  # control and bidi characters go
     ("ls $(touch X) `id`; rm -rf x", "ls $(touch X) `id`; rm -rf x"),  # data: left as it is, never run
     ("```python\nimport os\n```\nor:\n```console\nls -la\n```", "ls -la"),  # a shell's fence first
