@@ -32,10 +32,10 @@ def _check(fmt: str) -> None:
 
 def rendered(ws: Workspace, conv: Conversation, fmt: str):
     if fmt == "json":
-        return _with_file_data(conv.to_dict(), Speaker(ws.store, conv.id, None, True), conv.turns)
+        return _with_file_data(conv.to_dict(), Speaker(ws.store, conv.id, True), conv.turns)
     if fmt == "md":
-        return markdown(conv, Speaker(ws.store, conv.id, None, False, unsent=""))
-    system, messages = transcript_messages(conv.turns, Speaker(ws.store, conv.id, None, fmt == "openai", unsent=""))
+        return markdown(conv, Speaker(ws.store, conv.id, False, unsent=""))
+    system, messages = transcript_messages(conv.turns, Speaker(ws.store, conv.id, fmt == "openai", unsent=""))
     if fmt == "sharegpt":
         said = ([("system", system)] if system else []) + [(m.role, m.content) for m in messages]
         return {"id": conv.id, "conversations": [{"from": SHAREGPT_ROLES[role], "value": text} for role, text in said]}

@@ -21,7 +21,7 @@ class Shared:
 
 def share(ws: Workspace, ref: str | None) -> Shared:
     conv = ws.conversation(ws.resolve(ref))
-    speaker, masked = Speaker(ws.store, conv.id, None, False, unsent=""), []
+    speaker, masked = Speaker(ws.store, conv.id, False, unsent=""), []
 
     def mask(text: str, where: str) -> str:
         text = redact(text)

@@ -159,11 +159,11 @@ class Store:
 
         return files_in(self._snapshot(commit), conv_id, TRASH if trashed else ROOT)
 
-    def attachment(self, conv_id: str, file: str, commit: str | None = None) -> bytes:
+    def attachment(self, conv_id: str, file: str) -> bytes:
         """A file sent with one of a conversation's turns (its ``files``), as stored."""
         from .layout import attachment
 
-        return attachment(self._snapshot(commit), conv_id, file)
+        return attachment(self._snapshot(None), conv_id, file)
 
     def raw_files(self, conv_id: str) -> list[tuple[str, bytes]]:
         """(path in the store, bytes) of each of a conversation's files, conversation.md first."""

@@ -105,9 +105,8 @@ class Speaker:
     """Turns as messages, with their files: the bytes come from the turn when
     it is not stored yet (``--no-save``, ``--dry-run``), else from the store."""
 
-    def __init__(self, store, conv_id: str, commit: str | None, images: bool,
-                 unsent: str = ", not sent: this model takes no images"):
-        self.store, self.conv_id, self.commit, self.images, self.unsent = store, conv_id, commit, images, unsent
+    def __init__(self, store, conv_id: str, images: bool, unsent: str = ", not sent: this model takes no images"):
+        self.store, self.conv_id, self.images, self.unsent = store, conv_id, images, unsent
 
     def __call__(self, turn: Turn) -> Message:
         if not turn.files:
@@ -129,4 +128,4 @@ class Speaker:
 
     def data(self, turn: Turn, file: str) -> bytes:
         found = turn.attached.get(file)
-        return found if found is not None else self.store.attachment(self.conv_id, file, self.commit)
+        return found if found is not None else self.store.attachment(self.conv_id, file)

@@ -117,7 +117,7 @@ class Asker:
         target = choose_target(self.ws, opts, self.out)
         attached = attachments.read(opts.files, opts.stdin_file, self.ws.config.get("files.max_bytes"))
         conv, question = store_question(self.ws, target, opts, self.out, attached)
-        say = attachments.Speaker(self.ws.store, conv.id, None, True)
+        say = attachments.Speaker(self.ws.store, conv.id, True)
         return Preview(target.choice, planned(self.ws.config, conv, question, target.agent, target.choice, say),
                        taken_as=f"a follow-up to {reading.conv_id}" if reading else None)
 

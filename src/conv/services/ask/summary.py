@@ -100,7 +100,7 @@ def messages_for(ws: Workspace, conv: Conversation, sent: Conversation, question
     make it, the latest turns alone, and that said too."""
     provider, choice = answering
     limit = budget(ws.config, agent, choice).limit
-    wanted = planned(ws.config, sent, question, agent, choice, Speaker(ws.store, sent.id, None, provider.IMAGES))
+    wanted = planned(ws.config, sent, question, agent, choice, Speaker(ws.store, sent.id, provider.IMAGES))
     if wanted.nearly_full:
         out.notice(f"this conversation nears {limit}: soon its older turns go as a summary "
                    "(conv config set context.max_tokens N to choose how much goes whole)")
