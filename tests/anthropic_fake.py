@@ -25,9 +25,9 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
-from fakeserver import CIDict, split_reply
+from fakeserver import CIDict, Loopback, split_reply
 
 DEFAULT_REPLY = "Hello from fake Claude."
 INPUT_TOKENS = 21  # message_start's usage: input, plus cache reads below
@@ -42,8 +42,9 @@ ERRORS = {
 }
 
 
-class AnthropicFake:
+class AnthropicFake(Loopback):
     def __init__(self):
+        super().__init__(_Handler)
         self.reply, self.mode, self.stop_reason = DEFAULT_REPLY, "ok", "end_turn"
         self.status: int | None = None
         self.fail_times: int | None = None
@@ -53,21 +54,6 @@ class AnthropicFake:
         self.headers: list[CIDict] = []
         self._failed = 0
         self._lock = threading.Lock()
-        self._httpd = self._thread = None
-        self.url = ""
-
-    def __enter__(self):
-        self._httpd = _HTTPServer(("127.0.0.1", 0), _Handler)
-        self._httpd.fake = self
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
 
     def _record(self, body, headers) -> int | None:
         """Keep the request; the error status to answer it with, if any."""
@@ -78,14 +64,6 @@ class AnthropicFake:
                 return None
             self._failed += 1
             return self.status
-
-
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-    def handle_error(self, request, client_address):
-        pass  # a client hanging up mid-stream is expected here
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -179,6 +179,28 @@ class FakeServer:
             return True
 
 
+class Loopback:
+    """A fake of another API, served on 127.0.0.1 by ``handler`` in a thread
+    for the length of a ``with`` block (``url``: where); the handler reaches
+    the fake as ``self.server.fake``."""
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler]):
+        self._handler, self.url = handler, ""
+
+    def __enter__(self):
+        self._httpd = _HTTPServer(("127.0.0.1", 0), self._handler)
+        self._httpd.fake = self
+        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True  # server_close() must not join hung handler threads
     allow_reuse_address = True

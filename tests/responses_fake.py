@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from fakeserver import Loopback
 
 
 def message(text: str, item_id: str = "msg_fake") -> dict:
@@ -20,25 +22,12 @@ def message(text: str, item_id: str = "msg_fake") -> dict:
             "content": [{"type": "output_text", "text": text, "annotations": []}]}
 
 
-class ResponsesFake:
+class ResponsesFake(Loopback):
     def __init__(self):
+        super().__init__(_Handler)
         self.script: list[list[dict]] = []
         self.requests: list[dict] = []
         self._lock = threading.Lock()
-        self.url = ""
-
-    def __enter__(self):
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self._httpd.daemon_threads, self._httpd.fake = True, self
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
 
 
 class _Handler(BaseHTTPRequestHandler):
