@@ -212,7 +212,9 @@ def test_asking_and_following_up_never_import_dulwich_or_dataclasses(fake, store
         ok("ask", "-c", f"turn {n}")
     subprocess.run(["git", "--git-dir", str(store_path), "gc", "--quiet"], check=True)
     heavy = lambda names: {m for m in names if m.startswith("dulwich") or m in ("dataclasses", "inspect")}  # noqa: E731
-    assert not heavy(imported_by("ask", "-c", "a follow-up"))
+    follow_up = imported_by("ask", "-c", "a follow-up")
+    assert not heavy(follow_up)
+    assert "conv.home.project" not in follow_up  # the work tree is read for a new conversation only
     assert not heavy(imported_by("ask", "a new question"))
     done = subprocess.run(["git", "--git-dir", str(store_path), "fsck", "--strict"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

@@ -5,7 +5,6 @@ conversation becomes active again."""
 
 from ...format import ids
 from ...format.model import Conversation, Turn, now_iso, title_from
-from ...home import project
 from ..workspace import Workspace
 from .agents import Agent
 from .attachments import Attachment, attach
@@ -22,6 +21,8 @@ def store_question(ws: Workspace, target: Target, opts: AskOptions, out: Output,
     conv_id, agent = target.conv_id, target.agent
     new_conv = None
     if conv_id is None:
+        from ...home import project  # here: a follow-up never needs it
+
         new_conv = Conversation(
             id=ids.new_conversation_id(agent.name if agent else None), created=now_iso(),
             title=title_from(" ".join(opts.words) or target.prompt), model=target.choice.model,
