@@ -24,7 +24,7 @@ from fakeserver import FakeServer
 from conv.format.ids import conversation_path
 
 WORKERS = 8
-PER_WORKER = 25
+PER_WORKER = 12  # 96 follow-ups: enough to interleave (test_writes_really_interleaved), half the minute
 EXCHANGES = WORKERS * PER_WORKER  # follow-ups; plus the "start" exchange
 QUESTION_RE = re.compile(r"^p(\d+)-(\d+)$")
 
