@@ -120,6 +120,42 @@ def pulled_model() -> Path:
     return shared
 
 
+def pip_tools(wanted: dict[str, tuple[tuple[str, ...], str]]) -> dict[str, Path]:
+    """Real command-line tools from the package index (name -> (requirements,
+    command)), each in a virtualenv of its own, installed at once (a pip
+    install is 10-25 s here) and kept between runs under ~/.cache/conv-tests,
+    one folder per interpreter and requirement set, made under a lock: test
+    workers and concurrent runs share one copy, and a folder is used only
+    once its install completed. A failed install fails the tests: nothing skips."""
+    import fcntl
+    import hashlib
+    import json
+
+    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "conv-tests"
+    root.mkdir(parents=True, exist_ok=True)
+    commands, jobs = {}, {}
+    with open(root / "tools.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for name, (requirements, command) in wanted.items():
+            stamp = json.dumps({"python": sys.version, "base": sys.base_prefix, "requirements": requirements})
+            venv = root / f"{command}-{hashlib.sha256(stamp.encode()).hexdigest()[:16]}"
+            commands[name] = venv / "bin" / command
+            done = venv / "installed.json"
+            if done.exists() and done.read_text() == stamp and commands[name].exists():
+                continue
+            shutil.rmtree(venv, ignore_errors=True)
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+            jobs[name] = (subprocess.Popen(
+                [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                 *requirements], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True), done, stamp)
+        for name, (job, done, stamp) in jobs.items():
+            output, _ = job.communicate(timeout=900)
+            if job.returncode:
+                pytest.fail(f"installing {name} ({' '.join(wanted[name][0])}) failed:\n{output[-3000:]}")
+            done.write_text(stamp)
+    return commands
+
+
 AGENTS_HOME = Path(__file__).resolve().parent / ".agents"
 AGENTS = {"claude": "@anthropic-ai/claude-code@2.1.328", "codex": "@openai/codex@0.169.0"}  # the versions read
 

@@ -4,19 +4,16 @@ the fake server). llm has two generations of log tables, so two llm versions are
 installed: the current one and the last that wrote the legacy tables, which
 also lets the tests upgrade a database the way users do."""
 
-import fcntl
-import hashlib
 import json
 import os
 import shutil
 import sqlite3
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import git, ok
+from conftest import git, ok, pip_tools
 from ruamel.yaml import YAML
 
 from conv.errors import UsageError
@@ -205,42 +202,10 @@ def test_chatgpt_missing_file_is_a_usage_error(tmp_path):
 # -- llm: the real CLI ----------------------------------------------------------
 
 
-def llm_cache() -> Path:
-    """Where the llm installations are kept between runs (delete it to start afresh)."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "conv-tests"
-
-
 @pytest.fixture(scope="session")
 def llm_bins() -> dict[str, Path]:
-    """The two llm versions, each in a virtualenv of its own. Installing them
-    takes about 15 s, so they are kept between runs under llm_cache(), one
-    folder per interpreter and requirement set, and made under a lock: test
-    workers and concurrent runs share one copy, and a folder is used only
-    once its install completed. A failed install fails the tests: nothing skips."""
-    root = llm_cache()
-    root.mkdir(parents=True, exist_ok=True)
-    venvs, jobs = {}, {}
-    with open(root / "llm.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        for name, requirements in (("new", LLM_NEW), ("old", LLM_OLD)):
-            stamp = json.dumps({"python": sys.version, "base": sys.base_prefix, "requirements": requirements})
-            venv = venvs[name] = root / f"llm-{hashlib.sha256(stamp.encode()).hexdigest()[:16]}"
-            done = venv / "installed.json"
-            if done.exists() and done.read_text() == stamp and (venv / "bin" / "python").exists() \
-                    and (venv / "bin" / "llm").exists():
-                continue
-            shutil.rmtree(venv, ignore_errors=True)
-            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-            jobs[name] = (subprocess.Popen(
-                [str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
-                 "--disable-pip-version-check", *requirements],
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True), done, stamp)
-        for name, (job, done, stamp) in jobs.items():
-            output, _ = job.communicate(timeout=900)
-            if job.returncode:
-                pytest.fail(f"installing {name} llm failed:\n{output[-3000:]}")
-            done.write_text(stamp)
-    return {name: venv / "bin" / "llm" for name, venv in venvs.items()}
+    """The two llm versions, each in a virtualenv of its own (conftest.pip_tools)."""
+    return pip_tools({"new": (LLM_NEW, "llm"), "old": (LLM_OLD, "llm")})
 
 
 @pytest.fixture
