@@ -72,13 +72,14 @@ def share(
 @app.command("import", rich_help_panel=PANEL, epilog="Examples:\n\n  conv import --from llm \"$(llm logs path)\"\n\n"
              "  conv import --from chatgpt ~/Downloads/chatgpt-export.zip\n\n"
              "  conv import --from conv k3f9x2.json       # conv export --format json, files and all\n\n"
-             "  conv import --from claude-code           # every Claude Code session in ~/.claude/projects")
+             "  conv import --from claude-code           # every Claude Code session in ~/.claude/projects\n\n"
+             "  conv import --from shell-gpt             # sgpt's chats (its CHAT_CACHE_PATH)")
 def import_(
-    path: Annotated[Optional[str], typer.Argument(help="llm's logs.db, a ChatGPT export (conversations.json, its folder or the zip), conv's own JSON export, or a coding agent's sessions (a .jsonl or a folder; default: Claude Code's ~/.claude/projects, Codex's ~/.codex/sessions).", show_default=False)] = None,
-    source: Annotated[str, typer.Option("--from", help="llm, chatgpt, conv, claude-code or codex.")] = ...,
+    path: Annotated[Optional[str], typer.Argument(help="llm's logs.db, a ChatGPT export (conversations.json, its folder or the zip), conv's own JSON export, a coding agent's sessions (a .jsonl or a folder; default: Claude Code's ~/.claude/projects, Codex's ~/.codex/sessions), or shell-gpt's chats (a chat's file or the folder; default: its CHAT_CACHE_PATH).", show_default=False)] = None,
+    source: Annotated[str, typer.Option("--from", help="llm, chatgpt, conv, claude-code, codex or shell-gpt.")] = ...,
     json_out: Annotated[bool, typer.Option("--json", help="Print what was added as JSON.")] = False,
 ) -> None:
-    """Import conversations from llm, a ChatGPT export, conv's own JSON export, Claude Code or Codex (running it again adds only what is new).
+    """Import conversations from llm, a ChatGPT export, conv's own JSON export, Claude Code, Codex or shell-gpt (running it again adds only what is new).
 
     ChatGPT branches other than the one you ended on become forks."""
     from ..services.exchange import import_from

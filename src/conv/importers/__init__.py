@@ -28,7 +28,8 @@ from ..records import dataclass, field
 # source name -> module with ``read(path) -> list[ImportedConversation]``;
 # imported only when asked for (conv's startup budget).
 READERS = {"llm": "conv.importers.llm", "chatgpt": "conv.importers.chatgpt", "conv": "conv.importers.conv",
-           "claude-code": "conv.importers.claude_code", "codex": "conv.importers.codex"}
+           "claude-code": "conv.importers.claude_code", "codex": "conv.importers.codex",
+           "shell-gpt": "conv.importers.shell_gpt"}
 
 
 @dataclass
@@ -82,11 +83,11 @@ def by_session(source: str) -> bool:
 
 
 def read_changed(source: str, path: Path, changed: Callable[[list[Path]], list[Path]]
-                 ) -> tuple[list[ImportedConversation], dict[Path, list[str]], int]:
+                 ) -> tuple[list[ImportedConversation], dict[Path, list[ImportedConversation]], int]:
     """For a source kept as a file a session: the conversations of the files
     ``changed`` keeps (those that changed since they were last read whole);
-    the files read whole, each with the source ids of its conversations; how
-    many files were passed over."""
+    the files read whole, each with its conversations; how many files were
+    passed over."""
     reader = _reader(source)
     found, whole = [], {}
     files = reader.session_files(Path(path))
@@ -95,8 +96,56 @@ def read_changed(source: str, path: Path, changed: Callable[[list[Path]], list[P
         conversations = reader.session(file)
         found += conversations
         if not any(c.skipped for c in conversations):
-            whole[file] = [c.source_id for c in conversations]
+            whole[file] = conversations
     return found, whole, len(files) - len(to_read)
+
+
+def keeps_no_ids(source: str) -> bool:
+    """Whether ``source`` keeps neither message ids nor times (shell-gpt): its
+    conversations go through ``continue_stored`` before they are written."""
+    return getattr(_reader(source), "KEEPS_NO_IDS", False)
+
+
+def continue_stored(imported: ImportedConversation, stored: Callable[[str], list | None]) -> None:
+    """Fit a conversation from a source without ids or times to what was
+    imported of it before (``stored``: a conv id's turns, None when there is
+    no such conversation). The turns the stored ones end with are matched by
+    role and text where the source's list begins (a source that drops its
+    oldest messages begins later than the store), so only the turns after
+    them are kept, dated after the last stored one. A chat begun afresh under
+    the same name (shell-gpt's ``temp``) matches nothing: it becomes a
+    conversation of its own, named by its first question too."""
+    chat, said = imported.source_id, [t for t in imported.turns if t.role != "system"]
+    first = hashlib.sha256(said[0].content.encode()).hexdigest()[:12] if said else ""
+    for source_id in (chat, f"{chat}#{first}", f"{chat}#{first}#{imported.created}"):
+        imported.source_id = source_id
+        before = stored(conversation_id(imported))
+        if before is None:
+            return
+        known = _matched(before, said)
+        if known is not None:
+            new = said[known:]
+            last = parse_time(before[-1].created)
+            for turn in new:
+                if parse_time(turn.created) <= last:
+                    turn.created = iso(last + timedelta(milliseconds=1))
+                last = parse_time(turn.created)
+            start = len(before)  # turn names stay apart from the stored ones'
+            for turn in new:
+                turn.source_id, start = f"{turn.source_id}@{start}", start + 1
+            imported.turns = new
+            return
+    imported.turns = []  # matched nothing even under its last name: nothing to add
+
+
+def _matched(before: list, said: list[ImportedTurn]) -> int | None:
+    """How many of ``said`` the stored turns ``before`` end with (the most), None if none do."""
+    stored = [(t.role, t.content.strip()) for t in before if t.role != "system"]
+    source = [(t.role, t.content.strip()) for t in said]
+    for count in range(min(len(stored), len(source)), 0, -1):
+        if stored[-count:] == source[:count]:
+            return count
+    return None
 
 
 def _reader(source: str):

@@ -135,9 +135,13 @@ def import_from(ws: Workspace, source: str, path: str | None) -> Imported:
                                                          lambda files: imports.changed(source, files, ws.store.has))
     else:
         found, whole, unchanged = importers.read(source, where), {}, 0
+    if importers.keeps_no_ids(source):
+        for imported in found:
+            importers.continue_stored(imported, lambda conv_id: ws.store.read(conv_id).turns
+                                      if ws.store.has(conv_id) else None)
     ids_by_source = {c.source_id: importers.conversation_id(c) for c in found}
     items = []
-    for imported in found:
+    for imported in (c for c in found if c.turns):
         conv_id = ids_by_source[imported.source_id]
         turns, parent = [], None
         for index, src in enumerate(imported.turns):
@@ -157,7 +161,7 @@ def import_from(ws: Workspace, source: str, path: str | None) -> Imported:
         items.append((conv, turns))
     written, added, turn_count = ws.store.add_many(items, f"import: {plural(len(found), 'conversation')} from {source}")
     ws.index.refresh()
-    imports.remember(source, {os.fspath(file): [*imports.fingerprint(file), [ids_by_source[s] for s in sources]]
-                              for file, sources in whole.items()})
+    imports.remember(source, {os.fspath(file): [*imports.fingerprint(file), [ids_by_source[c.source_id] for c in read]]
+                              for file, read in whole.items()})
     return Imported(source, len(found), added, turn_count, written.new if written else None, str(where),
                     [line for imported in found for line in imported.skipped], unchanged)
