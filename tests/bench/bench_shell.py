@@ -38,11 +38,13 @@ start-up, and Alt-F from keypress to request, in zsh, bash and fish.
    answer and the prompt. For comparison, typing ``conv ask -c 'TEXT'`` and
    Enter, measured the same way (time taken before ``send-keys Enter``).
    Every request's last user message is checked against the typed text.
-   Alt-K (command mode): time.time() before ``send-keys M-k`` to the screen
-   showing the server's answer as the line being edited (polled every 10 ms,
-   each poll a tmux capture of a few ms), less the server's own time from the
-   request's arrival to its answer written; a refinement in this terminal's
-   command conversation each time, as a second press is.
+   Alt-K (command mode): time.time() before ``send-keys M-k`` to the shell
+   writing the server's answer into the line, seen in the pane's output as
+   tmux passes it on (``pipe-pane`` into a file read every millisecond; a
+   screen capture polled every 10 ms added 10-15 ms of its own), less the
+   server's own time from the request's arrival to its answer written; the
+   screen is then checked to show it as the line being edited. A refinement
+   in this terminal's command conversation each time, as a second press is.
 
 Budgets: segment <= 200 µs per render (median), 0 forks per render,
 ``conv init`` <= 60 ms (median), Alt-K <= 150 ms over the server's time (median). Everything runs under tests/bench/out/shell/.
@@ -56,6 +58,7 @@ import json
 import os
 import queue
 import re
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -482,18 +485,32 @@ def keypress(shell: str, keys: int) -> list[dict]:
             tmux.wait(prompt_back(f"bench answer {server.count}."), "the answer and the prompt")
             return (arrived - t0) * 1000
 
+        output = base / "pane-output"  # what the shell writes, as tmux reads it from the pane
+        output.write_bytes(b"")
+        tmux("pipe-pane", "-t", tmux.target, "-o", f"cat >> {shlex.quote(str(output))}")
+
         def command_key() -> float:
-            """Alt-K: from the key to the command in the line, less the server's own time."""
+            """Alt-K: from the key to the command written into the line (seen in the
+            pane's output stream, read every millisecond), less the server's own time."""
             nonlocal k
             k += 1
             text = f"list the files, take {k}"
             tmux("send-keys", "-t", tmux.target, "-l", text)
             tmux.wait(lambda t: last_line(t).endswith(text), f"{text!r} on screen")
-            command = f"bench answer {server.count + 1}."
+            command = f"bench answer {server.count + 1}.".encode()
+            offset = output.stat().st_size
             t0 = time.time()
             tmux("send-keys", "-t", tmux.target, "M-k")
-            tmux.wait(lambda t: last_line(t).endswith(f"{PROMPT_MARK} {command}"), f"{command!r} in the line")
+            with open(output, "rb") as stream:
+                stream.seek(offset)
+                written, end = b"", t0 + 30
+                while command not in written:
+                    if time.time() > end:
+                        raise RuntimeError(f"{shell}: {command!r} never written; screen:\n{tmux.screen()[-1500:]}")
+                    written += stream.read()
+                    time.sleep(0.001)
             seen = time.time()
+            tmux.wait(lambda t: last_line(t).endswith(f"{PROMPT_MARK} {command.decode()}"), f"{command!r} in the line")
             arrived, body, done = server.arrived.get(timeout=30)
             if body.get("messages", [{}])[-1].get("content") != text or body.get("stream"):
                 raise RuntimeError(f"{shell}: Alt-K sent {body!r}")

@@ -10,7 +10,6 @@ Without ``CONV_SESSION``, ``-c`` means the most recently updated conversation
 """
 
 import os
-import random
 import re
 import time
 from pathlib import Path
@@ -64,7 +63,7 @@ def load(name: str) -> SessionState | None:
 def save(name: str, conv_id: str, short: str, turns: int, expiry: float) -> None:
     now = int(time.time())
     write_atomic(_file(name), f"{conv_id} {short} {turns} {now} {now + int(expiry)}\n")
-    if random.random() < 0.02:
+    if os.urandom(1)[0] < 5:  # one save in 50 (random costs 2.4 ms of import)
         prune()
 
 
