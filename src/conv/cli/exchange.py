@@ -73,13 +73,14 @@ def share(
              "  conv import --from chatgpt ~/Downloads/chatgpt-export.zip\n\n"
              "  conv import --from conv k3f9x2.json       # conv export --format json, files and all\n\n"
              "  conv import --from claude-code           # every Claude Code session in ~/.claude/projects\n\n"
-             "  conv import --from shell-gpt             # sgpt's chats (its CHAT_CACHE_PATH)")
+             "  conv import --from shell-gpt             # sgpt's chats (its CHAT_CACHE_PATH)\n\n"
+             "  conv import --from gptme                 # gptme's conversations (its logs folder)")
 def import_(
-    path: Annotated[Optional[str], typer.Argument(help="llm's logs.db, a ChatGPT export (conversations.json, its folder or the zip), conv's own JSON export, a coding agent's sessions (a .jsonl or a folder; default: Claude Code's ~/.claude/projects, Codex's ~/.codex/sessions), or shell-gpt's chats (a chat's file or the folder; default: its CHAT_CACHE_PATH).", show_default=False)] = None,
-    source: Annotated[str, typer.Option("--from", help="llm, chatgpt, conv, claude-code, codex or shell-gpt.")] = ...,
+    path: Annotated[Optional[str], typer.Argument(help="llm's logs.db, a ChatGPT export (conversations.json, its folder or the zip), conv's own JSON export, a coding agent's sessions (a .jsonl or a folder; default: Claude Code's ~/.claude/projects, Codex's ~/.codex/sessions), shell-gpt's chats (a chat's file or the folder; default: its CHAT_CACHE_PATH), or gptme's (a conversation's folder or the logs folder; default: gptme's).", show_default=False)] = None,
+    source: Annotated[str, typer.Option("--from", help="llm, chatgpt, conv, claude-code, codex, shell-gpt or gptme.")] = ...,
     json_out: Annotated[bool, typer.Option("--json", help="Print what was added as JSON.")] = False,
 ) -> None:
-    """Import conversations from llm, a ChatGPT export, conv's own JSON export, Claude Code, Codex or shell-gpt (running it again adds only what is new).
+    """Import conversations from llm, a ChatGPT export, conv's own JSON export, Claude Code, Codex, shell-gpt or gptme (running it again adds only what is new).
 
     ChatGPT branches other than the one you ended on become forks."""
     from ..services.exchange import import_from

@@ -29,7 +29,7 @@ from ..records import dataclass, field
 # imported only when asked for (conv's startup budget).
 READERS = {"llm": "conv.importers.llm", "chatgpt": "conv.importers.chatgpt", "conv": "conv.importers.conv",
            "claude-code": "conv.importers.claude_code", "codex": "conv.importers.codex",
-           "shell-gpt": "conv.importers.shell_gpt"}
+           "shell-gpt": "conv.importers.shell_gpt", "gptme": "conv.importers.gptme"}
 
 
 @dataclass

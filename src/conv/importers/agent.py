@@ -48,12 +48,18 @@ class AgentTurns:
         self._append(self._answer(time, source_id), fenced(shown, f"tool call: {name}"))
 
     def result(self, call_id: str, text: str, error: bool, time: str, source_id: str) -> None:
-        turn, name = self._answer(time, source_id), self._calls.get(call_id, "tool")
+        name = self._calls.get(call_id, "tool")
+        self.noted(text, f"tool result: {name}" + (" (error)" if error else ""), f"{name}-result", time, source_id)
+
+    def noted(self, text: str, heading: str, kept_as: str, time: str, source_id: str) -> None:
+        """A block the agent's side added to the answer under way (a tool's
+        result, the agent's own notice), cut past CLIP and kept whole beside it."""
+        turn = self._answer(time, source_id)
         if len(text) > CLIP:
-            kept = f"{name}-result-{len(turn.kept) + 1}.txt"
+            kept = f"{kept_as}-{len(turn.kept) + 1}.txt"
             turn.kept.append((kept, text.encode()))
             text = text[:CLIP] + f"\n[… {len(text) - CLIP:,} more characters, kept whole beside this turn as {kept}]"
-        self._append(turn, fenced(text, f"tool result: {name}" + (" (error)" if error else "")))
+        self._append(turn, fenced(text, heading))
 
     def done(self) -> list[ImportedTurn]:
         return [t for t in self.turns if t.content.strip() or t.thinking]
