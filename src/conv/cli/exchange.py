@@ -74,10 +74,11 @@ def share(
              "  conv import --from conv k3f9x2.json       # conv export --format json, files and all\n\n"
              "  conv import --from claude-code           # every Claude Code session in ~/.claude/projects\n\n"
              "  conv import --from shell-gpt             # sgpt's chats (its CHAT_CACHE_PATH)\n\n"
-             "  conv import --from gptme                 # gptme's conversations (its logs folder)")
+             "  conv import --from gptme                 # gptme's conversations (its logs folder)\n\n"
+             "  conv import --from project               # teammates' conversations of this git project")
 def import_(
-    path: Annotated[Optional[str], typer.Argument(help="llm's logs.db, a ChatGPT export (conversations.json, its folder or the zip), conv's own JSON export, a coding agent's sessions (a .jsonl or a folder; default: Claude Code's ~/.claude/projects, Codex's ~/.codex/sessions), shell-gpt's chats (a chat's file or the folder; default: its CHAT_CACHE_PATH), or gptme's (a conversation's folder or the logs folder; default: gptme's).", show_default=False)] = None,
-    source: Annotated[str, typer.Option("--from", help="llm, chatgpt, conv, claude-code, codex, shell-gpt or gptme.")] = ...,
+    path: Annotated[Optional[str], typer.Argument(help="llm's logs.db, a ChatGPT export (conversations.json, its folder or the zip), conv's own JSON export, a coding agent's sessions (a .jsonl or a folder; default: Claude Code's ~/.claude/projects, Codex's ~/.codex/sessions), shell-gpt's chats (a chat's file or the folder; default: its CHAT_CACHE_PATH), gptme's (a conversation's folder or the logs folder; default: gptme's), or a git project's folder (default: the one you are in).", show_default=False)] = None,
+    source: Annotated[str, typer.Option("--from", help="llm, chatgpt, conv, claude-code, codex, shell-gpt, gptme, or project (what teammates put on refs/conv/* of this git project: conv push --project).")] = ...,
     json_out: Annotated[bool, typer.Option("--json", help="Print what was added as JSON.")] = False,
 ) -> None:
     """Import conversations from llm, a ChatGPT export, conv's own JSON export, Claude Code, Codex, shell-gpt or gptme (running it again adds only what is new).
@@ -86,6 +87,8 @@ def import_(
     from ..services.exchange import import_from
     from ..terminal import render
 
+    if source == "project":
+        return _import_project(path, json_out)
     done = import_from(workspace(), source, path)
     for line in done.skipped:
         render.notice(line)
@@ -95,3 +98,14 @@ def import_(
         unchanged = f" ({plural(done.unchanged, 'session')} unchanged since the last import)" if done.unchanged else ""
         render.notice(f"{plural(done.conversations, 'conversation')} in {done.path}{unchanged}: {done.added} new, "
                       f"{plural(done.turns, 'turn')} added")
+
+
+def _import_project(path: str | None, json_out: bool) -> None:
+    from ..services.projects import bring_in
+    from ..terminal import render
+
+    done = bring_in(workspace(), None, path)
+    if json_out:
+        return render.emit_json(done.to_dict())
+    render.notice(f"{plural(done.added, 'conversation')} and {plural(done.files, 'file')} added from "
+                  f"{', '.join(done.refs) or 'no one (nothing on refs/conv/* yet)'}")

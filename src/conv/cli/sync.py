@@ -65,10 +65,24 @@ def sync(remote: Remote = None, json_out: Json = False) -> None:
     run(remote, True, True, json_out)
 
 
-@app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv push backup")
-def push(remote: Remote = None, json_out: Json = False) -> None:
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv push backup\n\n"
+             "  conv push --project           # this project's conversations to its origin, on refs/conv/YOU")
+def push(remote: Remote = None, json_out: Json = False,
+         project: Annotated[bool, typer.Option("--project", help="Instead: the conversations of the git work tree you "
+                                               "are in (conv list --here), onto refs/conv/YOU in its repository, pushed "
+                                               "to REMOTE of the project (default: its origin). Teammates: conv import "
+                                               "--from project.")] = False) -> None:
     """Send this store's conversations to a remote (refused if it has commits this store lacks)."""
-    run(remote, False, True, json_out)
+    if not project:
+        return run(remote, False, True, json_out)
+    from ..services.projects import publish
+    from ..terminal import render
+
+    done = publish(workspace(), remote)
+    if json_out:
+        return render.emit_json(done.to_dict())
+    where = f"pushed to {done.remote}" if done.remote else "kept in the project's repository (it has no remote to push to)"
+    render.notice(f"{done.conversations} conversation{'s' * (done.conversations != 1)} of {done.project} on {done.ref}, {where}")
 
 
 @app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv pull origin")

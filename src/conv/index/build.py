@@ -123,7 +123,7 @@ class Builder:
              json.dumps(conv.tags), conv.status, len(turns), broken, forked, conv.summary, int(found.trashed),
              used["prompt_tokens"] + used["completion_tokens"], used["cost"],
              sum(t.feedback == "negative" for t in turns),
-             (conv.project or {}).get("root") or (conv.imported_from or {}).get("cwd")))
+             (conv.imported_from or {}).get("cwd") or (conv.project or {}).get("root")))
 
     def add_history(self) -> None:
         """Record the commits the cache has not seen, with the conversations each touched."""

@@ -1,10 +1,8 @@
-"""The store: conversations and turns kept as Markdown files in a bare git
-repository. This package is the only code in conv that touches git.
-
-Layout (docs/format.md): ``conversations/<c1>/<c2>/<id>/`` holds ``conversation.md``,
-one ``<turn name>.md`` per turn and the files sent with them (c1 c2: the id's first
-two random characters): each commit rewrites only small trees, even at 10,000 of them.
-"""
+"""The store: conversations and turns kept as Markdown files in a bare git repository. This
+package is the only code in conv that touches git. Layout (docs/format.md):
+``conversations/<c1>/<c2>/<id>/`` holds ``conversation.md``, one ``<turn name>.md`` per turn and
+the files sent with them (c1 c2: the id's first two random characters): each commit rewrites
+only small trees, even at 10,000 of them."""
 
 from __future__ import annotations
 
@@ -28,6 +26,7 @@ if TYPE_CHECKING:  # imported where used: conv push and conv remote load no modu
     from .integrate import MergeResult
     from .layout import Draft
     from .pending import Pending
+    from .project_refs import ProjectRefs
     from .remotes import Remotes
     from .snapshot import Snapshot
     from .upkeep import Upkeep
@@ -45,11 +44,10 @@ class Written:
 
 
 class Store:
-    """Conversations in, conversations out; commits are an implementation
-    detail. The one public face of the store package: reading and writing
-    conversations, remotes and transfers, upkeep and hooks. ``hook_timeout``
-    is asked for only when a hook runs. ``pending``: room reserved for
-    answers, and answers kept by a failed write (``notice`` hears of them)."""
+    """Conversations in, conversations out; commits are an implementation detail. The one
+    public face of the store package: reading and writing conversations, remotes and
+    transfers, projects' side refs, upkeep and hooks. ``hook_timeout`` is asked for only when a
+    hook runs. ``pending``: room reserved for answers, and kept ones (``notice`` hears of them)."""
 
     def __init__(self, path: Path | str | None = None, hook_timeout: Callable[[], float] | None = None,
                  notice: Callable[[str], None] = lambda message: None):
@@ -119,10 +117,8 @@ class Store:
 
     def read(self, conv_id: str, commit: str | None = None, trashed: bool = False,
              wanted: "Callable[[str, str], bool] | None" = None, files: dict[str, str] | None = None) -> Conversation:
-        """A conversation with its turns in transcript order (``trashed``: one
-        in the trash); with ``wanted``, only the turn files (name, blob id) it
-        says yes to (an index update reads only what changed); ``files``: what
-        ``files()`` gave for it, not looked up again."""
+        """A conversation with its turns in transcript order (``trashed``: one in the trash); with ``wanted``, only
+        the turn files (name, blob id) it says yes to (an index update); ``files``: what ``files()`` gave for it."""
         from ..format.model import order_turns
         from .layout import META_FILE, ROOT, TRASH, files_in, folder, parse_files
 
@@ -172,8 +168,7 @@ class Store:
         return raw_files(self._snapshot(None), conv_id)
 
     def history(self, known: Callable[[str], bool]) -> Iterator[tuple[CommitInfo, set[str]]]:
-        """Commits not yet ``known``, newest first, each with the conversations it
-        touched: named by conv's own commit messages, else found by a tree diff."""
+        """Commits not yet ``known``, newest first, each with the conversations it touched (message or tree diff)."""
         from ..format import ids
 
         head = self.head()
@@ -203,8 +198,7 @@ class Store:
     # -- writing ---------------------------------------------------------
     def add_turns(self, conv_id: str, make_turns: Callable[[str | None], list[Turn]], message: str,
                   new_conversation: Conversation | None = None) -> Written:
-        """Append turns in one commit. ``make_turns`` runs under the writer lock
-        and gets the newest existing turn's name, the new turns' parent."""
+        """Append turns in one commit: ``make_turns``, under the writer lock, gets their parent (the newest turn)."""
         from .edits import appended
 
         names: list[str] = []
@@ -217,9 +211,8 @@ class Store:
         return Written(old, new, names)
 
     def change(self, conv_id: str, edit: Callable[["Draft"], str]) -> Written:
-        """One read-modify-write of a conversation under the writer lock: ``edit``
-        gets the conversation as stored (hand-edited YAML kept), changes it
-        through the Draft and returns the commit message."""
+        """One read-modify-write of a conversation under the writer lock: ``edit`` changes it as stored (hand-edited
+        YAML kept) through the Draft and returns the commit message."""
         from .layout import Draft
 
         names: list[str] = []
@@ -283,6 +276,13 @@ class Store:
 
         self._made()
         return Remotes(self.location)
+
+    @property
+    def projects(self) -> "ProjectRefs":
+        """Conversations on side refs of projects' own repositories (project_refs.py)."""
+        from .project_refs import ProjectRefs
+
+        return ProjectRefs(self._repo)
 
     def merge_from(self, commit: str, remote: str) -> "MergeResult":
         """Bring ``commit``, fetched from ``remote``, into the branch, losing no turn and nothing purged (integrate.py)."""

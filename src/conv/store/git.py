@@ -218,6 +218,26 @@ class GitStore:
         self.hooks.run("post-commit", message, args=[new])
         return old, new
 
+    def side_commit(self, ref: str, folders: dict[str, Existing], message: str) -> str:
+        """A commit on ``ref`` (never the branch) whose tree holds only
+        ``folders`` (path -> the tree placed there), after the ref's last one;
+        that last one when its tree is the same."""
+        with writing(self.path), writer_lock(self.path) as lock:
+            old, incoming = read_ref(str(self.path), ref), Quarantine(self.path, self.object_files, lock)
+            try:
+                placed = {path: (found.mode, found.sha) for path, found in folders.items()}
+                tree = _tree_with(Snapshot(self.object_files, None), incoming, "", placed) or incoming.add(b"tree", b"")
+                if old is not None and Snapshot(self.object_files, old).tree == tree:
+                    return old
+                commit = incoming.add(b"commit", commit_content(tree, [old] if old else [], AUTHOR, int(time.time()),
+                                                                message.encode() + b"\n"))
+                incoming.write()
+                incoming.admit()
+                swap_ref(str(self.path), ref, old, commit)
+            finally:
+                incoming.close()
+        return commit
+
     def _commit(self, incoming: Quarantine, snap: Snapshot, changes: Changes, message: str,
                 merged: list[str] | None, when: int | None) -> str:
         """Write the commit's new objects into a quarantine, let the pre-commit

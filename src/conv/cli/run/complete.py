@@ -40,7 +40,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {  # command -> its options
     "import": ("--from", "--json"),
     "share": ("-o", "--output"),
     "sync": ("--json",),
-    "push": ("--json",),
+    "push": ("--json", "--project"),
     "pull": ("--json",),
     "init": (),
     "prompt": (),
