@@ -30,6 +30,7 @@ from ..records import dataclass, field
 READERS = {"llm": "conv.importers.llm", "chatgpt": "conv.importers.chatgpt", "conv": "conv.importers.conv",
            "claude-code": "conv.importers.claude_code", "codex": "conv.importers.codex",
            "shell-gpt": "conv.importers.shell_gpt", "gptme": "conv.importers.gptme"}
+PARALLEL_FROM = 50  # session files from which worker processes read them
 
 
 @dataclass
@@ -92,12 +93,24 @@ def read_changed(source: str, path: Path, changed: Callable[[list[Path]], list[P
     found, whole = [], {}
     files = reader.session_files(Path(path))
     to_read = changed(files)
-    for file in to_read:
-        conversations = reader.session(file)
+    for file, conversations in zip(to_read, _sessions(reader, to_read)):
         found += conversations
         if not any(c.skipped for c in conversations):
             whole[file] = conversations
     return found, whole, len(files) - len(to_read)
+
+
+def _sessions(reader, files: list[Path]) -> list[list[ImportedConversation]]:
+    """Each file's conversations; many files are read by worker processes (reading is half of an import)."""
+    if len(files) < PARALLEL_FROM:
+        return [reader.session(file) for file in files]
+    from ..pool import workers
+
+    pool = workers()
+    try:
+        return list(pool.map(reader.session, files, chunksize=16))
+    finally:  # Ctrl-C or a failure: what has not started never will
+        pool.shutdown(cancel_futures=True)
 
 
 def keeps_no_ids(source: str) -> bool:
@@ -166,8 +179,12 @@ def turn_name(turn: ImportedTurn, index: int) -> str:
     """A turn name (``YYYYMMDD-HHMMSS.mmm-RAND-role``) whose time is the turn's
     and whose random part comes from its source id and position, so it is the
     same at every import."""
-    moment = parse_time(turn.created)
-    stamp = moment.strftime("%Y%m%d-%H%M%S.") + f"{moment.microsecond // 1000:03d}"
+    at = turn.created
+    if len(at) == 24 and at[10] == "T" and at[23] == "Z":  # conv's own form (iso()), as readers leave it: cut, not parsed
+        stamp = f"{at[0:4]}{at[5:7]}{at[8:10]}-{at[11:13]}{at[14:16]}{at[17:19]}.{at[20:23]}"
+    else:
+        moment = parse_time(at)
+        stamp = moment.strftime("%Y%m%d-%H%M%S.") + f"{moment.microsecond // 1000:03d}"
     digest = hashlib.sha256(f"{turn.source_id}/{index}".encode()).digest()
     return f"{stamp}-{_token(digest, 4)}-{turn.role}"
 

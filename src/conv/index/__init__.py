@@ -200,6 +200,22 @@ class Index:
             everything = set(self.store.conversation_ids(head)) | set(self.store.conversation_ids(head, trashed=True)) if head else set()
             self._builder().catch_up(everything, head)
 
+    def record_written(self, written: dict[str, tuple[Conversation, list]], old: str | None, new: str) -> None:
+        """After a commit that added the conversations ``written`` whole (id ->
+        (conversation, turns), an import): if the cache was at ``old`` (or
+        empty, and ``old`` held no conversation), move it to ``new`` taking
+        them as given, reading back only what else changed."""
+        try:
+            with sql.transaction(self.db):
+                indexed = sql.meta(self.db, "commit") or ""
+                if indexed != (old or "") and (indexed or not old or next(self.store.conversation_ids(old), None)):
+                    return
+                changed = self._changed_since(indexed, new) if indexed else set(self.store.conversation_ids(new))
+                if changed is not None:
+                    self._builder().catch_up(changed, new, written)
+        except (sqlite3.DatabaseError, StoreError, OSError):
+            pass  # busy or broken: the next refresh catches up
+
     def record(self, conv: Conversation, old: str | None, new: str) -> None:
         """After conv's own commit: if the cache was at ``old``, move it to ``new``
         by reindexing just this conversation; otherwise the next refresh catches up."""

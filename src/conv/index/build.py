@@ -10,9 +10,10 @@ from typing import NamedTuple
 from ..format.ids import turn_time
 from ..format.model import usage_totals
 from ..home import progress
+from ..pool import workers
 from ..store import Store
 from .queries import Row
-from .reading import Found, read_chunk, workers
+from .reading import Found, as_found, read_chunk
 
 PRELOAD_FROM = 50  # conversations to (re)index from which their files are read ahead in bulk, by worker processes
 PRELOAD_CHUNK = 500  # conversations read ahead at a time (about 3 MB of files; under SQLite's 999 parameters)
@@ -31,15 +32,22 @@ class Builder:
         self._next_rowid = 0  # the turn rows' next rowid, asked of SQLite once per catch-up
         self._rows: dict[str, list[tuple]] = {"turns": [], "fts": [], "conversations": []}  # to write at flush
 
-    def catch_up(self, changed: set[str], head: str) -> None:
-        """Reindex the ``changed`` conversations, record new commits, and mark the cache as at ``head``."""
+    def catch_up(self, changed: set[str], head: str, given: "dict[str, tuple] | None" = None) -> None:
+        """Reindex the ``changed`` conversations, record new commits, and mark
+        the cache as at ``head``. ``given``: conversations ``head`` holds as
+        they are there (id -> (conversation, turns)): taken, not read back."""
         order = sorted(changed)
         self._next_rowid = self.db.execute("SELECT coalesce(max(rowid), 0) + 1 FROM turns").fetchone()[0]
         chunks = [order[at : at + PRELOAD_CHUNK] for at in range(0, len(order), PRELOAD_CHUNK)]
         known = self._known(chunks)
+        taken = [conv_id for conv_id in order if conv_id in (given or {})]
+        order = [conv_id for conv_id in order if conv_id not in (given or {})]
+        chunks = [order[at : at + PRELOAD_CHUNK] for at in range(0, len(order), PRELOAD_CHUNK)]
         indexed = [{conv_id: {name: row.sha for name, row in known[conv_id].items()} for conv_id in chunk}
                    for chunk in chunks]
-        with progress.steps("indexing conversations", len(order)) as advance:
+        with progress.steps("indexing conversations", len(order) + len(taken)) as advance:
+            if taken:
+                self._index([as_found(self.store, head, *given[conv_id]) for conv_id in taken], known, advance)
             if len(order) < PRELOAD_FROM:
                 for chunk in indexed:
                     self._index(read_chunk(self.store, head, chunk, ahead=False), known, advance)

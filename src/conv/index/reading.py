@@ -5,17 +5,13 @@ cores while the builder writes SQLite; what comes back is plain data, cheap
 to pass between processes."""
 
 import json
-import os
-import signal
-import sys
 from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import RefError, StoreError
 from ..format.model import META_FILE, Conversation
+from ..records import replace
 from ..store import Store
-
-MAX_WORKERS = 4  # more would outrun the one process writing SQLite
 
 
 class Found(NamedTuple):
@@ -67,32 +63,26 @@ def read_chunk(store: Store | str, commit: str, indexed: dict[str, dict[str, str
         except StoreError as exc:
             out.append(Found(conv_id, trashed, {}, error=exc.message))
             continue
-        turns = [(t.name, t.role, t.content, t.usage, json.dumps(t.usage) if t.usage else None, t.feedback)
-                 for t in conv.turns]
-        conv.turns, conv.meta = [], None  # less to pass back
-        out.append(Found(conv_id, trashed, {name[:-3]: sha for name, sha in files.items() if name != META_FILE}, conv,
-                         turns=turns))
+        out.append(_found(conv_id, trashed, files, conv, conv.turns))
     return out
+
+
+def as_found(store: Store, commit: str, conv: Conversation, turns: list) -> Found:
+    """A conversation ``commit`` holds as it was written there (``turns``: all of
+    them), as if read: only its file names and blob ids are looked up."""
+    return _found(conv.id, False, store.files(conv.id, commit), replace(conv, turns=[]), turns)
+
+
+def _found(conv_id: str, trashed: bool, files: dict[str, str], conv: Conversation, turns: list) -> Found:
+    rows = [(t.name, t.role, t.content, t.usage, json.dumps(t.usage) if t.usage else None, t.feedback) for t in turns]
+    conv.turns, conv.meta = [], None  # less to pass back
+    return Found(conv_id, trashed, {name[:-3]: sha for name, sha in files.items() if name != META_FILE}, conv,
+                 turns=rows)
 
 
 def _unindexed(known: dict[str, str], name: str, sha: str) -> bool:
     """Whether the file ``name`` (blob ``sha``) is not in the index as it is now."""
     return known.get(name[:-3]) != sha
-
-
-def workers():
-    """A pool of processes to run ``read_chunk`` in: forked where that is safe
-    (Linux), fresh interpreters elsewhere. They ignore Ctrl-C: the builder
-    hears it, and stops them."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    return ProcessPoolExecutor(min(MAX_WORKERS, os.cpu_count() or 1), context, initializer=_worker_setup)
-
-
-def _worker_setup() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 _stores: dict[str, Store] = {}

@@ -159,9 +159,13 @@ def import_from(ws: Workspace, source: str, path: str | None) -> Imported:
                             model=imported.model, provider=source, forked_from=forked_from,
                             imported_from={"source": source, "id": imported.source_id, **imported.origin})
         items.append((conv, turns))
+    ws.index.refresh()  # at the commit the import starts from: it then follows the import without reading it back
     written, added, turn_count = ws.store.add_many(items, f"import: {plural(len(found), 'conversation')} from {source}")
+    if written is not None:
+        by_id = {conv.id: (conv, turns) for conv, turns in items}
+        ws.index.record_written({conv_id: by_id[conv_id] for conv_id in added}, written.old, written.new)
     ws.index.refresh()
     imports.remember(source, {os.fspath(file): [*imports.fingerprint(file), [ids_by_source[c.source_id] for c in read]]
                               for file, read in whole.items()})
-    return Imported(source, len(found), added, turn_count, written.new if written else None, str(where),
+    return Imported(source, len(found), len(added), turn_count, written.new if written else None, str(where),
                     [line for imported in found for line in imported.skipped], unchanged)

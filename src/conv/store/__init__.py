@@ -241,9 +241,9 @@ class Store:
         old, new = self._repo.update(build)
         return Written(old, new, sorted([*names, *(t.name for t in turns)]))
 
-    def add_many(self, items: list[tuple[Conversation, list[Turn]]], message: str) -> tuple[Written | None, int, int]:
+    def add_many(self, items: list[tuple[Conversation, list[Turn]]], message: str) -> tuple[Written | None, list[str], int]:
         """Conversations and turns not in the store yet, in one commit (an import), what exists or was purged
-        left alone: (written or None when nothing was new, conversations added, turns added)."""
+        left alone: (written or None when nothing was new, ids of the conversations added whole, turns added)."""
         from .bulk import add_missing
 
         found = add_missing(self._repo, items, message)

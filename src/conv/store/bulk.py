@@ -11,18 +11,18 @@ from .snapshot import Snapshot
 
 
 def add_missing(git: GitStore, items: list[tuple[Conversation, list[Turn]]], message: str):
-    """((old, new) commits or None when nothing was new, conversations added, turns added)."""
-    counts = [0, 0]
+    """((old, new) commits or None when nothing was new, the conversations added whole, turns added)."""
+    added, turns_added = [], [0]
 
     def build(snap: Snapshot):
         changes: dict = {}
-        counts[:] = [0, 0]
+        added[:], turns_added[0] = [], 0
         purged = purged_ids(snap)
         with progress.steps("writing conversations", len(items)) as advance:
             for conv, turns in items:
                 advance()
                 if conv.id not in purged:
-                    _add(snap, conv, turns, changes, counts)
+                    _add(snap, conv, turns, changes, added, turns_added)
         if not changes:
             raise _NothingNew
         return changes, message
@@ -30,21 +30,22 @@ def add_missing(git: GitStore, items: list[tuple[Conversation, list[Turn]]], mes
     try:
         written = git.update(build)
     except _NothingNew:
-        return None, 0, 0
-    return written, counts[0], counts[1]
+        return None, [], 0
+    return written, added, turns_added[0]
 
 
-def _add(snap: Snapshot, conv: Conversation, turns: list[Turn], changes: dict, counts: list[int]) -> None:
+def _add(snap: Snapshot, conv: Conversation, turns: list[Turn], changes: dict, added: list[str],
+         turns_added: list[int]) -> None:
     """Into ``changes``: the files of ``conv`` the store does not hold yet."""
     where = folder(conv.id)
     present = set(snap.listdir(where))
     if META_FILE not in present:
         changes[f"{where}/{META_FILE}"] = conv.to_text().encode()
-        counts[0] += 1
+        added.append(conv.id)
     for turn in turns:
         if f"{turn.name}.md" not in present:
             changes.update(turn_files(where, turn))
-            counts[1] += 1
+            turns_added[0] += 1
 
 
 def move(git: GitStore, conv_ids: list[str], to_trash: bool, message: str) -> tuple[str | None, str]:

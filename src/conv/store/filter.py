@@ -41,7 +41,7 @@ class Filter:
         self._spec = _spec(self.purged)
         self._trees: dict[tuple, bytes | None] = {}  # (tree, spec node) -> what it becomes
         self._tree_of: dict[bytes, bytes] = {}  # commit -> its tree
-        self._made: list[tuple[bytes, bytes]] = []  # new objects, written as one pack before a ref can point at them
+        self._made: dict[str, tuple[bytes, bytes]] = {}  # new objects by id, written as one pack before a ref can point at them
         self._store = store_path
         self._path = store_path / CACHE
         self._header = "conv-filter 1 " + hashlib.sha256("\n".join(sorted(self.purged)).encode()).hexdigest()
@@ -164,7 +164,7 @@ class Filter:
     def _make(self, kind: bytes, raw: bytes) -> bytes:
         """A new object (written with the others at the end of the call); its id."""
         sha = object_id(kind, raw)
-        self._made.append((kind, raw))
+        self._made[sha] = (kind, raw)
         self._present.add(sha)
         return sha.encode()
 

@@ -6,20 +6,15 @@ Undeltified, as git's own fast-import writes them; ``conv gc`` deltifies."""
 import os
 import zlib
 
-from .objects import KIND_NUMBERS, object_id, sha1
+from .objects import KIND_NUMBERS, sha1
 
 
-def write_pack(directory: str, objects: list[tuple[bytes, bytes]]) -> list[str]:
-    """Write (type, content) ``objects`` into ``directory/pack/`` as one pack;
-    the paths written, the pack first (the index last: readers look for the
-    index, and find its pack whole)."""
+def write_pack(directory: str, objects: dict[str, tuple[bytes, bytes]]) -> list[str]:
+    """Write ``objects`` (id -> (type, content), their ids as the writer made
+    them) into ``directory/pack/`` as one pack; the paths written, the pack
+    first (the index last: readers look for the index, and find its pack whole)."""
     entries, body, at = [], [b"PACK", (2).to_bytes(4, "big"), b""], 12
-    seen = set()
-    for kind, content in objects:
-        sha = object_id(kind, content)
-        if sha in seen:
-            continue
-        seen.add(sha)
+    for sha, (kind, content) in objects.items():
         size, head = len(content), []
         byte = (KIND_NUMBERS[kind] << 4) | (size & 0x0F)
         size >>= 4

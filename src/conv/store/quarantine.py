@@ -49,7 +49,7 @@ class Quarantine:
         """Write the objects taken into the quarantine: loose files, or one
         pack when there are many."""
         if len(self._new) >= PACK_FROM:
-            pack, index = write_pack(self.dir, list(self._new.values()))
+            pack, index = write_pack(self.dir, self._new)
             self._waiting += [os.path.relpath(index, self.dir), os.path.relpath(pack, self.dir)]
             return
         for sha, (kind, content) in self._new.items():
