@@ -7,10 +7,11 @@ from typer.testing import CliRunner
 
 from conv.cli.commands import app
 from conv.cli.run import ask as asking
-from conv.cli.run.argv import _FLAGS, parse_ask
+from conv.cli.run.argv import parse_ask
+from conv.cli.spec import OPTIONS
 
 tokens = st.one_of(
-    st.sampled_from(sorted(_FLAGS) + ["--", "-", "-x", "--bogus", "-cq", "--model=gpt-4o", "--json=1", "-h", "--cid=",
+    st.sampled_from(sorted(OPTIONS["ask"]) + ["--", "-", "-x", "--bogus", "-cq", "--model=gpt-4o", "--json=1", "-h", "--cid=",
                                       "temperature", "0.2", "seed", "7", "stop", "-o=seed"]),
     st.text(alphabet="abc -=k3f9", min_size=0, max_size=8),
 )

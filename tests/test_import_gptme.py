@@ -14,7 +14,9 @@ GPTME = (("gptme==0.35.1",), "gptme")
 
 def gptme(binary, home, url, *args: str) -> None:
     env = {**os.environ, "HOME": str(home), "XDG_DATA_HOME": str(home / "data"), "XDG_CONFIG_HOME": str(home / "config"),
-           "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": url}
+           "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": url,
+           # gptme fetches a tokenizer file from the internet: refused at once, as offline, not after DNS retries (6 s)
+           "HTTPS_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1,localhost"}
     env.pop("GPTME_LOGS_HOME", None)
     done = subprocess.run([str(binary), "-n", "-t", "none", "-m", "openai/gpt-4o-mini", "--name", "rebase", *args],
                           cwd=home, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=180)

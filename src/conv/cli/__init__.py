@@ -1,3 +1,3 @@
 """conv's command line: thin Typer commands that parse, call a service and
 render its result. No git or HTTP code lives here. The package itself imports
-nothing, so the fast path (fastpath.py) can run without Typer."""
+nothing, so the fast path (run/) can run without Typer."""

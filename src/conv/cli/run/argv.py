@@ -2,7 +2,7 @@
 
 ``conv ask`` runs from a key binding, and importing Typer alone costs about
 40 ms of the 120 ms a follow-up may take. For the plain forms of ``conv ask``
-(the flags below, in any order, each spelled out on its own) this module
+(the options cli/spec.py gives them, in any order, each spelled out on its own) this module
 builds the same ``AskCommand`` Typer would, and ``conv cmd`` (the command
 key) its ``CommandRequest``; anything else (help, bundled or unknown flags,
 a missing value) returns None and Typer handles it, errors and all. sync,
@@ -11,31 +11,7 @@ an incremental push must stay within 1.5 times git's own.
 tests/test_fastpath.py holds these parsers to Typer's results.
 """
 
-_FLAGS = {  # spelling -> (field, how many values it takes)
-    "-c": ("follow", False), "--continue": ("follow", False),
-    "--cid": ("cid", True),
-    "-n": ("new", False), "--new": ("new", False),
-    "-m": ("model", True), "--model": ("model", True),
-    "-s": ("system", True), "--system": ("system", True),
-    "--no-stream": ("no_stream", False),
-    "--json": ("json_out", False),
-    "-q": ("quiet", False), "--quiet": ("quiet", False),
-    "--no-save": ("no_save", False),
-    "-a": ("agent", True), "--agent": ("agent", True),
-    "--dry-run": ("dry_run", False),
-    "--plain": ("plain", False),
-    "-o": ("option", 2), "--option": ("option", 2),  # KEY VALUE, repeatable
-    "-f": ("files", 1), "--file": ("files", 1),  # repeatable
-}
-_REPEATABLE = ("option", "files")
-
-
-_COMMAND_FLAGS = {
-    "-m": ("model", True), "--model": ("model", True),
-    "--shell": ("shell", True),
-    "--json": ("json_out", False),
-    "-q": ("quiet", False), "--quiet": ("quiet", False),
-}
+from ..spec import OPTIONS, PAIR, REPEATED
 
 
 def parse_ask(args: list[str]):
@@ -45,7 +21,7 @@ def parse_ask(args: list[str]):
     )
     from .ask import AskCommand
 
-    parsed = _parse(args, _FLAGS)
+    parsed = _parse(args, OPTIONS["ask"])
     if parsed is None:
         return None
     seen, words = parsed
@@ -53,7 +29,7 @@ def parse_ask(args: list[str]):
         words=words, follow=seen.get("follow", False), cid=seen.get("cid"), new=seen.get("new", False),
         model=seen.get("model"), system=seen.get("system"), stream=not seen.get("no_stream", False),
         save=not seen.get("no_save", False), agent=seen.get("agent"), model_options=seen.get("option", []),
-        files=seen.get("files", []),
+        files=seen.get("file", []),
     )
     return AskCommand(options, json_out=seen.get("json_out", False), quiet=seen.get("quiet", False),
                       dry_run=seen.get("dry_run", False), plain=seen.get("plain", False))
@@ -63,7 +39,7 @@ def parse_command(args: list[str]):
     """``args`` after ``cmd`` as a CommandRequest, or None to let Typer parse them."""
     from .command import CommandRequest
 
-    parsed = _parse(args, _COMMAND_FLAGS)
+    parsed = _parse(args, OPTIONS["cmd"])
     if parsed is None:
         return None
     seen, words = parsed
@@ -92,7 +68,7 @@ def _parse(args: list[str], flags: dict) -> tuple[dict, list[str]] | None:
                     return None
                 seen[field] = True
                 continue
-            if takes == 2:  # a pair: -o KEY VALUE
+            if takes == PAIR:  # -o KEY VALUE
                 value = (next(rest, None), next(rest, None))
                 if eq or None in value:
                     return None
@@ -100,7 +76,7 @@ def _parse(args: list[str], flags: dict) -> tuple[dict, list[str]] | None:
                 value = inline if eq else next(rest, None)
                 if value is None:
                     return None  # let Typer say a value is missing
-            if field in _REPEATABLE:
+            if field in REPEATED:
                 seen.setdefault(field, []).append(value)
             else:
                 seen[field] = value

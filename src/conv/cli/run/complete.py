@@ -4,51 +4,12 @@ candidates one a line, ``VALUE<TAB>DESCRIPTION``: subcommands, a command's
 options, conversations (short id and title, from the index) where one is
 taken, models after -m (aliases and endpoints' models). The plugins
 (shell/conv.*) run it when TAB is pressed, never at start-up. The tables
-below are held to Typer's own by tests/test_completion.py."""
+offered come from cli/spec.py, held to Typer's by tests/test_completion.py."""
 
 import sys
 
-COMMANDS: dict[str, tuple[str, ...]] = {  # command -> its options
-    "ask": ("-a", "-c", "-f", "-m", "-n", "-o", "-q", "-s", "--agent", "--cid", "--continue", "--dry-run", "--file", "--json", "--model", "--new", "--no-save", "--no-stream", "--option", "--plain", "--quiet", "--system"),
-    "retry": ("-m", "-o", "-q", "--hint", "--json", "--model", "--no-stream", "--option", "--plain", "--quiet", "--wrong"),
-    "cmd": ("-m", "-q", "--json", "--model", "--quiet", "--shell"),
-    "chat": ("-a", "-c", "-m", "-s", "--agent", "--continue", "--model", "--plain", "--system"),
-    "models": ("--json",),
-    "use": (),
-    "clear": (),
-    "resume": (),
-    "c": ("-a", "-n", "--agent", "--deleted", "--here", "--json", "--limit", "--since", "--status", "--tag", "--tree"),
-    "list": ("-a", "-n", "--agent", "--deleted", "--here", "--json", "--limit", "--since", "--status", "--tag", "--tree"),
-    "search": ("-a", "-n", "--agent", "--here", "--json", "--limit", "--since", "--status", "--tag"),
-    "show": ("-l", "--json", "--last", "--latest", "--raw"),
-    "log": ("--json",),
-    "diff": ("--json", "--rev"),
-    "fork": ("--at", "--json", "--title"),
-    "title": (),
-    "tag": (),
-    "status": (),
-    "summary": (),
-    "edit": ("--json",),
-    "delete": ("--json",),
-    "restore": ("--json",),
-    "clean": ("--dry-run", "--json", "--older", "--purge", "--yes"),
-    "git": (),
-    "gc": (),
-    "fsck": (),
-    "reindex": (),
-    "export": ("-f", "-o", "--all", "--format", "--here", "--output", "--since", "--tag"),
-    "import": ("--from", "--json"),
-    "share": ("-o", "--output"),
-    "sync": ("--json",),
-    "push": ("--json", "--project"),
-    "pull": ("--json",),
-    "init": (),
-    "prompt": (),
-}
-GROUPS: dict[str, tuple[str, ...]] = {"models": ("pull",), "hooks": ("install", "list"),
-                                      "config": ("get", "set", "unset", "path"), "remote": ("add", "remove", "list", "purge")}
-TAKE_A_CONVERSATION = ("retry", "chat", "use", "show", "log", "diff", "fork", "title", "tag", "status", "summary",
-                       "edit", "delete", "restore", "clean", "export", "share")
+from ..spec import GROUPS, OPTIONS, TAKE_A_CONVERSATION
+
 MOST = 200  # conversations offered at once: the newest that match what is typed
 
 
@@ -60,14 +21,14 @@ def run(words: list[str]) -> None:
 def candidates(words: list[str]) -> list[tuple[str, str]]:
     *before, typed = words or [""]
     if not before:
-        return [(name, "") for name in dict.fromkeys((*COMMANDS, *GROUPS)) if name.startswith(typed)]
+        return [(name, "") for name in dict.fromkeys((*OPTIONS, *GROUPS)) if name.startswith(typed)]
     command, previous = before[0], before[-1]
     if command in GROUPS and not typed.startswith("-"):
         return [(name, "") for name in GROUPS[command] if name.startswith(typed)] if len(before) == 1 else []
     if previous in ("-m", "--model"):
         return _models(typed)
     if typed.startswith("-"):
-        return [(option, "") for option in COMMANDS.get(command, ()) if option.startswith(typed)]
+        return [(option, "") for option in sorted(OPTIONS.get(command, {})) if option.startswith(typed)]
     if command in TAKE_A_CONVERSATION or previous in ("-c", "--continue", "--cid"):
         return _conversations(typed)
     return []
