@@ -29,7 +29,7 @@ from ..records import dataclass, field
 # imported only when asked for (conv's startup budget).
 READERS = {"llm": "conv.importers.llm", "chatgpt": "conv.importers.chatgpt", "conv": "conv.importers.conv",
            "claude-code": "conv.importers.claude_code", "codex": "conv.importers.codex",
-           "shell-gpt": "conv.importers.shell_gpt", "gptme": "conv.importers.gptme"}
+           "shell-gpt": "conv.importers.shell_gpt", "gptme": "conv.importers.gptme", "aichat": "conv.importers.aichat"}
 PARALLEL_FROM = 50  # session files from which worker processes read them
 
 
@@ -222,6 +222,20 @@ def strictly_increasing(turns: list[ImportedTurn]) -> list[ImportedTurn]:
         turn.created = iso(moment)
         previous = parse_time(turn.created)  # at conv's millisecond precision
     return turns
+
+
+def dated_by_file(turns: list[ImportedTurn], file: Path) -> list[ImportedTurn]:
+    """For a source that keeps no times: the last turn at the file's last change, each earlier 1 ms before."""
+    changed = file.stat().st_mtime
+    for back, turn in enumerate(reversed(turns)):
+        turn.created = from_epoch(changed - back / 1000)
+    return turns
+
+
+def unreadable(source: str, file: Path, why: str) -> ImportedConversation:
+    """A file of ``source`` that could not be read: nothing to import, said to the user."""
+    return ImportedConversation(source=source, source_id=file.name, title="", created="", model=None,
+                                skipped=[f"{file}: {why}"])
 
 
 def first_question(turns: list[ImportedTurn]) -> str:

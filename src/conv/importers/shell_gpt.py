@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import UsageError
-from . import ImportedConversation, ImportedTurn, first_question, from_epoch
+from . import ImportedConversation, ImportedTurn, dated_by_file, first_question, unreadable
 from .agent import AgentTurns
 
 HINT = "shell-gpt keeps its chats in CHAT_CACHE_PATH (sgpt --list-chats names them)"
@@ -53,13 +53,12 @@ def session(file: Path) -> list[ImportedConversation]:
 
     try:
         messages = json.loads(file.read_bytes().decode("utf-8", "replace"))
-        changed = file.stat().st_mtime
     except OSError as exc:
         raise UsageError(f"cannot read {file}: {exc.strerror}", HINT) from None
     except ValueError:
-        return [_unreadable(file, "not a JSON list (half-written?), left out")]
+        return [unreadable("shell-gpt", file, "not a JSON list (half-written?), left out")]
     if not isinstance(messages, list):
-        return [_unreadable(file, "not a JSON list, left out")]
+        return [unreadable("shell-gpt", file, "not a JSON list, left out")]
     messages = [m for m in messages if isinstance(m, dict)]
     turns, system = AgentTurns(), []
     for n, m in enumerate(messages):
@@ -81,13 +80,6 @@ def session(file: Path) -> list[ImportedConversation]:
     found = system + turns.done()
     if not any(t.role != "system" for t in found):
         return []
-    for back, turn in enumerate(reversed(found)):  # the last at the file's time, each earlier 1 ms before
-        turn.created = from_epoch(changed - back / 1000)
+    dated_by_file(found, file)
     return [ImportedConversation(source="shell-gpt", source_id=file.name, title=first_question(found),
                                  created=found[0].created, model=None, turns=found)]
-
-
-def _unreadable(file: Path, why: str) -> ImportedConversation:
-    """A chat that could not be read: nothing to import, said to the user."""
-    return ImportedConversation(source="shell-gpt", source_id=file.name, title="", created="", model=None,
-                                skipped=[f"{file}: {why}"])
