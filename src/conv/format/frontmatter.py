@@ -89,6 +89,7 @@ _WORDS = {"true", "false", "null", "yes", "no", "on", "off", "y", "n"}  # YAML 1
 _INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _FLOAT = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?(e[-+][0-9]+)?")  # as repr() writes a float
 _ESCAPE_MORE = re.compile("[\\x7f-\\x9f\\u2028\\u2029\\ufeff]")
+_KEY_RE = re.compile(_KEY)
 _LINE = re.compile(rf"({_KEY}):(?: (.*))?")
 _CHILD = re.compile(rf"  ({_KEY}): (.*)")
 
@@ -112,14 +113,14 @@ def emit_canonical(meta: dict) -> str | None:
     """The mapping in the canonical subset, or None if it does not fit."""
     lines = []
     for key, value in meta.items():
-        if not isinstance(key, str) or not re.fullmatch(_KEY, key) or value is None:
+        if not isinstance(key, str) or not _KEY_RE.fullmatch(key) or value is None:
             return None
         if isinstance(value, dict):
             if not value:
                 return None
             lines.append(f"{key}:")
             for k, v in value.items():
-                out = _scalar_out(v) if isinstance(k, str) and re.fullmatch(_KEY, k) else None
+                out = _scalar_out(v) if isinstance(k, str) and _KEY_RE.fullmatch(k) else None
                 if out is None:
                     return None
                 lines.append(f"  {k}: {out}")
