@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 from collections.abc import Callable
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -83,34 +84,43 @@ def by_session(source: str) -> bool:
     return hasattr(_reader(source), "session_files")
 
 
-def read_changed(source: str, path: Path, changed: Callable[[list[Path]], list[Path]]
+def read_changed(source: str, path: Path, changed: Callable[[list[Path]], list[Path]], steps=None
                  ) -> tuple[list[ImportedConversation], dict[Path, list[ImportedConversation]], int]:
     """For a source kept as a file a session: the conversations of the files
     ``changed`` keeps (those that changed since they were last read whole);
     the files read whole, each with its conversations; how many files were
-    passed over."""
+    passed over. ``steps(what, total)``: where progress goes (home/progress.py's)."""
     reader = _reader(source)
     found, whole = [], {}
     files = reader.session_files(Path(path))
     to_read = changed(files)
-    for file, conversations in zip(to_read, _sessions(reader, to_read)):
-        found += conversations
-        if not any(c.skipped for c in conversations):
-            whole[file] = conversations
+    with (steps or _no_steps)("reading sessions", len(to_read)) as advance:
+        for file, conversations in zip(to_read, _sessions(reader, to_read)):
+            advance()
+            found += conversations
+            if not any(c.skipped for c in conversations):
+                whole[file] = conversations
     return found, whole, len(files) - len(to_read)
 
 
-def _sessions(reader, files: list[Path]) -> list[list[ImportedConversation]]:
-    """Each file's conversations; many files are read by worker processes (reading is half of an import)."""
+def _sessions(reader, files: list[Path]):
+    """Each file's conversations, as they are read; many files are read by
+    worker processes (reading is half of an import)."""
     if len(files) < PARALLEL_FROM:
-        return [reader.session(file) for file in files]
+        yield from map(reader.session, files)
+        return
     from ..pool import workers
 
     pool = workers()
     try:
-        return list(pool.map(reader.session, files, chunksize=16))
+        yield from pool.map(reader.session, files, chunksize=16)
     finally:  # Ctrl-C or a failure: what has not started never will
         pool.shutdown(cancel_futures=True)
+
+
+@contextmanager
+def _no_steps(what: str, total: int):
+    yield lambda steps=1: None
 
 
 def keeps_no_ids(source: str) -> bool:

@@ -7,7 +7,7 @@ from pathlib import Path
 from ..errors import UsageError
 from ..format.model import Conversation, Turn
 from ..format.words import plural
-from ..home import imports
+from ..home import imports, progress
 from ..home.files import write_atomic
 from ..records import dataclass, field, replace
 from .ask.attachments import Speaker, attach, classified
@@ -57,8 +57,6 @@ def export_all(ws: Workspace, filters, fmt: str, output: str | None) -> Exported
     reads); openai and sharegpt, one conversation a line (JSONL, as fine-tuning
     tools read them): into the file ``output``, or as text for stdout."""
     import json
-
-    from ..home import progress
 
     _check(fmt)
     if fmt == "md" and not output:
@@ -132,7 +130,8 @@ def import_from(ws: Workspace, source: str, path: str | None) -> Imported:
     where = importers.place(source, path)
     if importers.by_session(source):
         found, whole, unchanged = importers.read_changed(source, where,
-                                                         lambda files: imports.changed(source, files, ws.store.has))
+                                                         lambda files: imports.changed(source, files, ws.store.has),
+                                                         progress.steps)
     else:
         found, whole, unchanged = importers.read(source, where), {}, 0
     if importers.keeps_no_ids(source):
