@@ -77,3 +77,18 @@ def test_outside_a_work_tree_or_without_a_remote_it_says_so(fake, tmp_path):
     said = ok("push", "--project", cwd=alone).stderr.decode()
     assert "kept in the project's repository" in said
     assert git(alone, "for-each-ref", "--format=%(refname)", "refs/conv").strip().startswith("refs/conv/")
+
+
+def test_what_a_teammate_deleted_does_not_come_back(fake, team, tmp_path):
+    remote, alice, bob = team
+    alice_home, bob_home = {"CONV_HOME": str(tmp_path / "alice-conv")}, {"CONV_HOME": str(tmp_path / "bob-conv")}
+    ok("ask", "how do I deploy?", env=alice_home, cwd=alice)
+    ok("push", "--project", env=alice_home, cwd=alice)
+    ok("import", "--from", "project", env=bob_home, cwd=bob)
+    short = json.loads(ok("list", "--json", env=bob_home).stdout)[0]["short"]
+    ok("delete", short, env=bob_home)
+    ok("ask", "-c", "and roll back?", env=alice_home, cwd=alice)
+    ok("push", "--project", env=alice_home, cwd=alice)
+    again = json.loads(ok("import", "--from", "project", "--json", env=bob_home, cwd=bob).stdout)
+    assert (again["added"], again["files_added"], again["commit"]) == (0, 0, None)
+    assert json.loads(ok("list", "--json", env=bob_home).stdout) == []
