@@ -92,7 +92,7 @@ def test_sessions_become_conversations_with_tool_calls_images_and_what_was_compr
 
     done = imported(sessions)
     assert (done["found"], done["added"], done["turns_added"]) == (3, 2, 10)
-    assert done["skipped"] == [f"{sessions / 'broken.yaml'}: not YAML (half-written?), left out"]
+    assert done["skipped"] == [f"{sessions / 'broken.yaml'}: not an aichat session (half-written?), left out"]
     listed = {c["title"]: c["short"] for c in json.loads(ok("list", "--json").stdout)}
     repo = turns(listed["what is in this repo?"])
     assert [t["role"] for t in repo] == ["system", "user", "assistant", "user", "assistant"]

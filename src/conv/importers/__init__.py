@@ -234,6 +234,19 @@ def strictly_increasing(turns: list[ImportedTurn]) -> list[ImportedTurn]:
     return turns
 
 
+def parsed_file(file: Path, parse: Callable[[bytes], object], hint: str):
+    """``file`` through ``parse``: None when it does not parse (``parse`` raises
+    ValueError: a file half-written); one line to the user when it cannot be read."""
+    try:
+        raw = file.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {file}: {exc.strerror}", hint) from None
+    try:
+        return parse(raw)
+    except ValueError:
+        return None
+
+
 def dated_by_file(turns: list[ImportedTurn], file: Path) -> list[ImportedTurn]:
     """For a source that keeps no times: the last turn at the file's last change, each earlier 1 ms before."""
     changed = file.stat().st_mtime

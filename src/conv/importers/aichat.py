@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UsageError
-from . import ImportedConversation, ImportedTurn, dated_by_file, first_question, unreadable
+from . import ImportedConversation, ImportedTurn, dated_by_file, first_question, parsed_file, unreadable
 from .agent import AgentTurns
 
 HINT = "aichat keeps its sessions in ~/.config/aichat/sessions (aichat --list-sessions names them)"
@@ -53,16 +53,9 @@ def session_files(path: Path) -> list[Path]:
 
 
 def session(file: Path) -> list[ImportedConversation]:
-    from ruamel.yaml import YAML, YAMLError
-
-    try:
-        data = YAML(typ="safe").load(file.read_bytes())
-    except OSError as exc:
-        raise UsageError(f"cannot read {file}: {exc.strerror}", HINT) from None
-    except YAMLError:
-        return [unreadable("aichat", file, "not YAML (half-written?), left out")]
+    data = parsed_file(file, _yaml, HINT)
     if not isinstance(data, dict):
-        return [unreadable("aichat", file, "not an aichat session, left out")]
+        return [unreadable("aichat", file, "not an aichat session (half-written?), left out")]
     model = data.get("model") if isinstance(data.get("model"), str) else None
     older, recent = _messages(data.get("compressed_messages")), _messages(data.get("messages"))
     if older and recent and recent[0].get("role") == "system":
@@ -94,6 +87,15 @@ def session(file: Path) -> list[ImportedConversation]:
     dated_by_file(found, file)
     return [ImportedConversation(source="aichat", source_id=file.stem, title=first_question(found),
                                  created=found[0].created, model=model, turns=found)]
+
+
+def _yaml(raw: bytes):
+    from ruamel.yaml import YAML, YAMLError
+
+    try:
+        return YAML(typ="safe").load(raw)
+    except YAMLError as exc:
+        raise ValueError(exc) from None
 
 
 def _messages(value) -> list[dict]:

@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import UsageError
-from . import ImportedConversation, ImportedTurn, dated_by_file, first_question, unreadable
+from . import ImportedConversation, ImportedTurn, dated_by_file, first_question, parsed_file, unreadable
 from .agent import AgentTurns
 
 HINT = "shell-gpt keeps its chats in CHAT_CACHE_PATH (sgpt --list-chats names them)"
@@ -51,14 +51,9 @@ def session_files(path: Path) -> list[Path]:
 def session(file: Path) -> list[ImportedConversation]:
     import json
 
-    try:
-        messages = json.loads(file.read_bytes().decode("utf-8", "replace"))
-    except OSError as exc:
-        raise UsageError(f"cannot read {file}: {exc.strerror}", HINT) from None
-    except ValueError:
-        return [unreadable("shell-gpt", file, "not a JSON list (half-written?), left out")]
+    messages = parsed_file(file, lambda raw: json.loads(raw.decode("utf-8", "replace")), HINT)
     if not isinstance(messages, list):
-        return [unreadable("shell-gpt", file, "not a JSON list, left out")]
+        return [unreadable("shell-gpt", file, "not a JSON list (half-written?), left out")]
     messages = [m for m in messages if isinstance(m, dict)]
     turns, system = AgentTurns(), []
     for n, m in enumerate(messages):
