@@ -77,6 +77,11 @@ def test_outside_a_work_tree_or_without_a_remote_it_says_so(fake, tmp_path):
     said = ok("push", "--project", cwd=alone).stderr.decode()
     assert "kept in the project's repository" in said
     assert git(alone, "for-each-ref", "--format=%(refname)", "refs/conv").strip().startswith("refs/conv/")
+    git(alone, "remote", "add", "origin", str(tmp_path / "gone.git"))
+    said = fails("push", "--project", code=4, cwd=alone)
+    assert "cannot push refs/conv/" in said and "does not appear to be a git repository" in said
+    done = ok("import", "--from", "project", "--json", cwd=alone)  # its own ref is there; origin is not
+    assert json.loads(done.stdout)["refs"] and "cannot fetch refs/conv/* from origin" in done.stderr.decode()
 
 
 def test_what_a_teammate_deleted_does_not_come_back(fake, team, tmp_path):

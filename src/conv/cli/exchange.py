@@ -106,6 +106,8 @@ def _import_project(path: str | None, json_out: bool) -> None:
     from ..terminal import render
 
     done = bring_in(workspace(), None, path)
+    if done.unfetched:
+        render.notice(f"{done.unfetched}; read what the project holds")
     if json_out:
         return render.emit_json(done.to_dict())
     render.notice(f"{plural(done.added, 'conversation')} and {plural(done.files, 'file')} added from "

@@ -29,9 +29,11 @@ class BroughtIn:
     added: int  # conversations new to this store
     files: int  # turn files (and files sent with them) added
     commit: str | None
+    unfetched: str | None = None  # why the project's remote could not be fetched from: what the project held was read
 
     def to_dict(self) -> dict:
-        return {"refs": self.refs, "added": self.added, "files_added": self.files, "commit": self.commit}
+        return {"refs": self.refs, "added": self.added, "files_added": self.files, "commit": self.commit,
+                "unfetched": self.unfetched}
 
 
 def publish(ws: Workspace, remote: str | None, path: str | None = None) -> Published:
@@ -45,7 +47,7 @@ def publish(ws: Workspace, remote: str | None, path: str | None = None) -> Publi
 
 def bring_in(ws: Workspace, remote: str | None = None, path: str | None = None) -> BroughtIn:
     root = _root(path, "conv import --from project")
-    found = ws.store.projects.fetch(root, remote)
+    found, unfetched = ws.store.projects.fetch(root, remote)
 
     def imported(conv):  # where it was asked is theirs; ``list --here`` finds it by this work tree
         return replace(conv, imported_from={"source": "project", "id": conv.id, "cwd": root})
@@ -53,7 +55,7 @@ def bring_in(ws: Workspace, remote: str | None = None, path: str | None = None) 
     commit, added, files = ws.store.projects.bring_in(list(found.values()), imported,
                                                        f"import: conversations of {root} from {', '.join(found) or 'nobody'}")
     ws.index.refresh()
-    return BroughtIn(sorted(found), added, files, commit)
+    return BroughtIn(sorted(found), added, files, commit, unfetched)
 
 
 def _root(path: str | None, command: str) -> str:

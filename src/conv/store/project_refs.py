@@ -17,6 +17,7 @@ from ..format.model import Conversation
 from . import gitcli
 from .git import GitStore
 from .layout import META_FILE, ROOT, TRASH, conversation_ids, decode, folder, purged_ids
+from .remotes import git_reason
 from .snapshot import Existing, Snapshot
 
 SIDE = "refs/conv/"  # in the project's repository
@@ -45,10 +46,11 @@ class ProjectRefs:
                  what=f"cannot push {mine} to {remote}")
         return mine, remote
 
-    def fetch(self, project: str, remote: str | None = None) -> dict[str, str]:
+    def fetch(self, project: str, remote: str | None = None) -> tuple[dict[str, str], str | None]:
         """Everyone's side refs (the project's remote's first, into the
-        project), then into the store: name -> commit. A remote that cannot be
-        reached is said (SyncError) only when the project holds no side ref at all."""
+        project), then into the store: (name -> commit, why the remote could
+        not be fetched from). A remote that cannot be reached fails it
+        (SyncError) only when the project holds no side ref at all."""
         problem, remote = None, remote_of(project, remote)
         if remote is not None:
             try:
@@ -63,7 +65,7 @@ class ProjectRefs:
         found = {ref[len(FETCHED):]: sha for ref, sha in zip(listed[::2], listed[1::2])}
         if not found and problem is not None:
             raise problem
-        return found
+        return found, problem.message if problem is not None else None
 
     def bring_in(self, commits: list[str], imported: Callable[[Conversation], Conversation], message: str) -> tuple[str | None, int, int]:
         """Into the branch, what the side refs' ``commits`` hold that it lacks:
@@ -139,6 +141,5 @@ def _git(*args: str, what: str) -> gitcli.Ran:
     except FileNotFoundError:
         raise UsageError("this needs git", "Install git") from None
     if done.returncode:
-        reason = (done.stderr.strip().splitlines() or ["git failed"])[-1]
-        raise SyncError(f"{what}: {reason}", "Is the repository there and the remote reachable?")
+        raise SyncError(f"{what}: {git_reason(done.stderr)}", "Is the repository there and the remote reachable?")
     return done

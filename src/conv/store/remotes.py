@@ -207,7 +207,7 @@ def fetch(store_path: str, remote: Remote) -> str | None:
         locked = re.search(_LOCKED, done.stderr)
         if locked:  # taken since, by a git of the user's: a local matter, not the network's
             raise StoreError(f"{locked[1]} is held by another git process", "Let it finish and run the command again")
-        raise SyncError(f"cannot fetch from {remote.name} ({remote.shown}): {_last_line(done.stderr)}",
+        raise SyncError(f"cannot fetch from {remote.name} ({remote.shown}): {git_reason(done.stderr)}",
                         "Is the remote reachable? conv remote list shows the URL")
     return read_ref(store_path, tracking)
 
@@ -242,7 +242,7 @@ def push(store_path: str, remote: Remote, commit: str, lease: str | None = None,
                 return Pushed(False, rest.split("\t")[-1].strip() or "rejected")
             return Pushed(True)
     if done.returncode:
-        reason = _last_line(done.stderr)
+        reason = git_reason(done.stderr)
         if "rejected" in done.stderr or "non-fast-forward" in done.stderr:
             return Pushed(False, reason)
         raise SyncError(f"cannot push to {remote.name} ({remote.shown}): {reason}",
@@ -256,7 +256,7 @@ def _git(store_path: str, *args: str, meanwhile: "Callable[[], None] | None" = N
                       meanwhile=meanwhile)
 
 
-def _last_line(text: str) -> str:
+def git_reason(text: str) -> str:
     """The line of git's stderr that says what went wrong (its first fatal:)."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     first = next((n for n, line in enumerate(lines) if line.startswith("fatal:")), None)
