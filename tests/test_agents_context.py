@@ -284,6 +284,9 @@ def test_a_follow_up_after_a_break_carries_a_resume_note_and_back_to_back_ones_d
     import time
 
     time.sleep(2.3)
+    ok("config", "set", "context.resume_after", "off")  # the same break, with the note off: none
+    assert json.loads(ok("ask", "-c", "--dry-run", "--json", "and autosquash?").stdout)["messages"][0]["role"] == "user"
+    ok("config", "set", "context.resume_after", "2s")
     preview = json.loads(ok("ask", "-c", "--dry-run", "--json", "and autosquash?").stdout)
     note = preview["messages"][0]
     assert note["role"] == "system" and re.match(
@@ -295,10 +298,6 @@ def test_a_follow_up_after_a_break_carries_a_resume_note_and_back_to_back_ones_d
     ok("ask", "-c", "right after")  # back to back again: no note
     assert fake.requests[-1]["messages"][0]["role"] == "user"
 
-    ok("config", "set", "context.resume_after", "off")
-    time.sleep(2.3)
-    ok("ask", "-c", "after a break, with the note off")
-    assert fake.requests[-1]["messages"][0]["role"] == "user"
     assert "use a duration such as 1h, 30m or 2d, or off" in fails("config", "set", "context.resume_after", "soon")
 
 
