@@ -46,7 +46,7 @@ def pytest_configure(config):
 # build on two workers (the swarm: 201 conv processes, 8 at a time), and
 # test_crash's kills are timed against a process's start-up, which that swarm
 # would slow down several times over if both ran at once; test_progress's tests
-# share a generated store of 24,000 conversations (30 s to make). (The xdist_group
+# share a generated store of 10,000 conversations (9 s to make). (The xdist_group
 # mark cannot say this: pytest 9.2 drops the node-id suffix loadgroup relies
 # on, pytest-dev/pytest-xdist#1386, and the tests would be spread silently.)
 ONE_WORKER = {"tests/test_concurrency.py": "conv processes", "tests/test_crash.py": "conv processes",
