@@ -118,6 +118,25 @@ def test_only_the_store_touches_git():
     assert not bad, "\n".join(bad)
 
 
+def test_the_git_plumbing_is_apart_from_the_conversation_store():
+    """Issue 24: store/repo/ is git's plumbing (objects, trees, refs, locks,
+    hooks, remotes and transfers): it imports nothing of the store above it
+    and knows no conversation format; the rest of the store reaches git only
+    through it (no dulwich, no git CLI of its own)."""
+    bad = []
+    for module in MODULES:
+        if layer(module) != "store":
+            continue
+        plumbing = module.startswith("conv.store.repo")
+        for name, line in imports(module):
+            if plumbing and (name.startswith("conv.format") or
+                             name.startswith("conv.store") and not name.startswith("conv.store.repo")):
+                bad.append(f"{module}:{line} (plumbing) imports {name}")
+            if not plumbing and name.split(".")[0] == "dulwich":
+                bad.append(f"{module}:{line} imports dulwich outside store/repo/")
+    assert not bad, "\n".join(bad)
+
+
 def test_each_layer_imports_only_the_layers_below_it():
     bad = []
     for module in MODULES:
@@ -202,7 +221,7 @@ def imported_by(*args) -> set[str]:
 
 def test_asking_and_following_up_never_import_dulwich_or_dataclasses(fake, store_path):
     """Issue 15: a follow-up reads a few trees and writes two commits in git's
-    formats itself (store/objects.py); importing dulwich cost it 15 ms, and
+    formats itself (store/repo/objects.py); importing dulwich cost it 15 ms, and
     the dataclasses module (with inspect) and building classes with it 12 ms
     more (conv.records makes them). After a gc the trees it reads are packed,
     deltas of each other."""
@@ -242,11 +261,11 @@ def test_a_push_loads_no_conversation_code(remote, store_path):
     """Issue 15: conv push must keep up with git push, and Python's start
     with the console script is most of what 1.5x allows. It reads the config
     and the branch and runs git: the modules that read and write
-    conversations (store/git.py, layout, the format package), the index,
+    conversations (store/repo/git.py, layout, the format package), the index,
     typing, json, datetime, subprocess and shutil are not imported for it
-    (git runs through store/gitcli.py)."""
+    (git runs through store/repo/gitcli.py)."""
     loaded = imported_by("push")
-    content = {m for m in loaded if m in ("conv.store.git", "conv.store.layout", "conv.store.pending", "conv.index")
+    content = {m for m in loaded if m in ("conv.store.repo.git", "conv.store.layout", "conv.store.pending", "conv.index")
                or m.startswith(("conv.format", "dulwich"))}
     assert not content, sorted(content)
     stdlib = loaded & {"typing", "json", "datetime", "subprocess", "shutil"}  # 13 ms of imports, together
@@ -282,7 +301,7 @@ def test_a_push_starts_git_before_it_loads_what_prints_the_reply(remote, store_p
     loaded = ast.literal_eval(loaded)
     assert loaded, "conv push did not start git"
     heavy = {"pathlib", "contextlib", "threading", "subprocess", "conv.terminal.render", "conv.home.secrets",
-             "conv.store.lock"}
+             "conv.store.repo.lock"}
     assert not heavy & set(loaded[0]), sorted(heavy & set(loaded[0]))
     assert_pushed(remote, store_path)
 

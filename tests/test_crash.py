@@ -176,14 +176,14 @@ def die():
 
 point = os.environ["KILL_AT_POINT"]
 if point == "objects-written":  # blobs, trees and the commit stored; ref not touched
-    import conv.store.git as g
+    import conv.store.repo.git as g
     @contextmanager
     def held():
         die()
         yield
     g.signals_held = held
 elif point == "ref-lock-written":  # refs/heads/main.lock holds the new commit, not renamed
-    import conv.store.refs as refs
+    import conv.store.repo.refs as refs
     class Os:  # the os module, but its rename of the branch's lock kills the process
         def __getattr__(self, name):
             return getattr(os, name)
@@ -193,7 +193,7 @@ elif point == "ref-lock-written":  # refs/heads/main.lock holds the new commit, 
             return os.replace(source, target)
     refs.os = Os()
 elif point == "ref-moved":  # the commit is in; the index and session never heard of it
-    import conv.store.git as g
+    import conv.store.repo.git as g
     real_swap = g.swap_ref
     def swap_ref(*args):
         moved = real_swap(*args)

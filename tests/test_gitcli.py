@@ -1,4 +1,4 @@
-"""store/gitcli.py runs git without subprocess (conv push's budget). Here a
+"""store/repo/gitcli.py runs git without subprocess (conv push's budget). Here a
 stand-in ``git`` on PATH tests what a runner must get right: both streams
 drained while git runs (one full pipe must not stall the other), the exit
 code, no git at all, git's input closed, the signals git starts with, and
@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conv.store import gitcli
+from conv.store.repo import gitcli
 
 
 @pytest.fixture
@@ -64,7 +64,7 @@ def test_interrupted_while_git_runs_git_is_stopped_and_reaped(fake_git, tmp_path
 
     pid_file = tmp_path / "git.pid"
     fake_git(f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(60)")
-    code = ("import signal\nfrom conv.store import gitcli\n"
+    code = ("import signal\nfrom conv.store.repo import gitcli\n"
             "def stop(*a): raise KeyboardInterrupt\nsignal.signal(signal.SIGINT, stop)\n"
             "try:\n    gitcli.run('push')\nexcept KeyboardInterrupt:\n    print('interrupted', flush=True)\n")
     conv = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=os.environ)

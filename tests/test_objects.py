@@ -1,4 +1,4 @@
-"""store/objects.py reads git's formats itself (the follow-up's path no longer
+"""store/repo/objects.py reads git's formats itself (the follow-up's path no longer
 imports dulwich): every object of real stores, loose and packed the ways git
 packs them, must read back exactly as `git cat-file` shows it."""
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import git, ok
 
-from conv.store.objects import Objects, commit_content, object_id, parse_commit, parse_tree, tree_content
+from conv.store.repo.objects import Objects, commit_content, object_id, parse_commit, parse_tree, tree_content
 
 
 def every_object(store: Path) -> dict[str, tuple[bytes, bytes]]:
@@ -129,7 +129,7 @@ def test_commits_parse_as_git_logs_them(store):
 def test_a_written_pack_is_one_git_verifies_and_reads(store):
     """packs.py's pack and index (what a big commit or a purge writes) pass
     git verify-pack, and git and Objects read every object back."""
-    from conv.store.packs import write_pack
+    from conv.store.repo.packs import write_pack
 
     made = [(b"blob", f"blob {n} ".encode() * n) for n in range(300)] + [(b"blob", b"blob 1 ")]  # one twice
     made.append((b"tree", tree_content({b"a": (0o100644, object_id(*made[0])), b"d": (0o40000, object_id(b"tree", b""))})))

@@ -208,7 +208,7 @@ def _tree(entries: dict[str, tuple[int, bytes]], objects: dict) -> bytes:
 def _commit(objects: dict, tree: bytes, parent: bytes, when: float, message: str) -> bytes:
     from dulwich.objects import Commit
 
-    from conv.store.git import AUTHOR
+    from conv.store.repo.git import AUTHOR
 
     commit = Commit()
     commit.tree, commit.parents = tree, [parent]

@@ -12,7 +12,7 @@ from functools import cached_property
 from ..errors import StoreError
 from ..home import paths
 from ..records import dataclass
-from .refs import BRANCH, read_ref
+from .repo.refs import BRANCH, read_ref
 
 TYPE_CHECKING = False  # typing's, without importing typing (3 ms of conv push): PEP 781's idiom
 
@@ -21,15 +21,15 @@ if TYPE_CHECKING:  # imported where used: conv push and conv remote load no modu
     from pathlib import Path
 
     from ..format.model import Conversation, Turn
-    from .git import CommitInfo, GitStore
-    from .hooks import Hooks
     from .integrate import MergeResult
     from .layout import Draft
     from .pending import Pending
     from .project_refs import ProjectRefs
-    from .remotes import Remotes
-    from .snapshot import Snapshot
-    from .upkeep import Upkeep
+    from .repo.git import CommitInfo, GitStore
+    from .repo.hooks import Hooks
+    from .repo.remotes import Remotes
+    from .repo.snapshot import Snapshot
+    from .repo.upkeep import Upkeep
 
 __all__ = ["Store", "Written"]
 
@@ -65,7 +65,7 @@ class Store:
 
     @cached_property
     def _hooks(self) -> Hooks:
-        from .hooks import Hooks
+        from .repo.hooks import Hooks
 
         return Hooks(self.path, self._hook_timeout)
 
@@ -79,8 +79,8 @@ class Store:
     def _repo(self) -> GitStore:
         """The repository (created on first use)."""
         if self._git is None:
-            from .git import GitStore
             from .layout import STORE_README
+            from .repo.git import GitStore
 
             self._git = GitStore.open(self.path, self._hooks, STORE_README, self.pending)
         return self._git
@@ -134,7 +134,7 @@ class Store:
 
     def read_blobs(self, shas: list[str]) -> dict[str, bytes]:
         """Many blobs at once, by id (see batch.read_blobs), to hand to ``preload``."""
-        from .batch import read_blobs
+        from .repo.batch import read_blobs
 
         return read_blobs(self.path, shas)
 
@@ -272,7 +272,7 @@ class Store:
     @property
     def remotes(self) -> "Remotes":
         """The remotes in the store's git config, and transfers (the store exists from here on)."""
-        from .remotes import Remotes
+        from .repo.remotes import Remotes
 
         self._made()
         return Remotes(self.location)
@@ -294,7 +294,7 @@ class Store:
     @property
     def upkeep(self) -> "Upkeep":
         """The git CLI in the store (``conv git``), gc and fsck."""
-        from .upkeep import Upkeep
+        from .repo.upkeep import Upkeep
 
         self._made()
         return Upkeep(self.path)

@@ -5,9 +5,9 @@ folders to and from the trash (nothing is copied)."""
 from ..errors import RefError
 from ..format.model import Conversation, Turn
 from ..home import progress
-from .git import GitStore
 from .layout import META_FILE, ROOT, TRASH, folder, purged_ids, shard_path, turn_files
-from .snapshot import Snapshot
+from .repo.git import GitStore
+from .repo.snapshot import Snapshot
 
 
 def add_missing(git: GitStore, items: list[tuple[Conversation, list[Turn]]], message: str):

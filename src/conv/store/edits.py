@@ -7,7 +7,7 @@ from collections.abc import Callable
 from ..errors import RefError, StoreError
 from ..format.model import Conversation, Turn
 from .layout import META_FILE, attachments_of, files_in, folder, turn_files
-from .snapshot import Existing, Snapshot
+from .repo.snapshot import Existing, Snapshot
 
 
 def appended(snap: Snapshot, conv_id: str, make_turns: Callable[[str | None], list[Turn]],

@@ -18,10 +18,10 @@ import re
 from pathlib import Path
 
 from ..home.files import write_atomic
-from .batch import ObjectReader
 from .layout import ROOT, TRASH, shard_path
-from .objects import object_id
-from .packs import write_pack
+from .repo.batch import ObjectReader
+from .repo.objects import object_id
+from .repo.packs import write_pack
 
 CACHE = "conv-filter"
 _SIGNATURES = (b"gpgsig", b"gpgsig-sha256", b"mergetag")

@@ -13,14 +13,14 @@ bring in what the filtering left out."""
 
 from ..errors import SyncError
 from ..records import dataclass, field
-from . import holding
 from .filter import Filter
-from .git import GitStore
 from .layout import ROOT, TRASH, conversation_ids, folder, purged_ids
-from .lock import writer_lock
 from .merge import merge, moved_away
 from .purge import erase, settle
-from .remotes import TRACKING
+from .repo import holding
+from .repo.git import GitStore
+from .repo.lock import writer_lock
+from .repo.remotes import TRACKING
 
 
 @dataclass

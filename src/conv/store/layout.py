@@ -6,7 +6,7 @@ from collections.abc import Callable
 from ..errors import RefError, StoreError
 from ..format import ids
 from ..format.model import FORMAT_VERSION, META_FILE, Conversation, Turn, order_turns
-from .snapshot import Snapshot
+from .repo.snapshot import Snapshot
 
 ROOT = "conversations"
 TRASH = "trash"  # deleted conversations wait here, whole, until restored or purged

@@ -25,7 +25,7 @@ from ..records import dataclass, field
 from .layout import META_FILE as META
 from .layout import PURGED, ROOT, TRASH, purged_ids, purged_text
 from .layout import shard_path as _shard
-from .snapshot import Existing, Snapshot
+from .repo.snapshot import Existing, Snapshot
 
 ROOTS = (ROOT, TRASH)
 

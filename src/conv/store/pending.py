@@ -27,7 +27,7 @@ MARGIN = 8 * 1024  # the turn's frontmatter, an error message
 FRESH = 10  # seconds: unlocked room younger than this may be a writer's that has not locked it yet
 
 if TYPE_CHECKING:
-    from .git import GitStore
+    from .repo.git import GitStore
 
 
 class Reservation:

@@ -10,13 +10,13 @@ tombstone is already committed: the next purge or sync finishes the job.
 """
 
 from ..errors import RefError, StoreError
-from . import holding
 from .filter import Filter
-from .git import GitStore
 from .layout import PURGED, TRASH, folder, purged_ids, purged_text
-from .lock import clear_stale_ref_locks, signals_held, transfer_lock, writer_lock
-from .refs import BRANCH
-from .upkeep import drop_unreachable
+from .repo import holding
+from .repo.git import GitStore
+from .repo.lock import clear_stale_ref_locks, signals_held, transfer_lock, writer_lock
+from .repo.refs import BRANCH
+from .repo.upkeep import drop_unreachable
 
 _REMOTES, _MAIN = "refs/remotes/", "/main"  # a remote-tracking ref: refs/remotes/NAME/main
 

@@ -14,7 +14,7 @@ import os
 import select
 import signal
 
-from ..records import dataclass
+from ...records import dataclass
 
 TYPE_CHECKING = False  # typing's, without importing typing: PEP 781's idiom
 

@@ -6,8 +6,8 @@ rejects a ref, so each ref's status is checked."""
 
 from pathlib import Path
 
-from ..errors import SyncError
-from ..home.secrets import redact
+from ...errors import SyncError
+from ...home.secrets import redact
 from .refs import BRANCH
 
 TYPE_CHECKING = False  # typing's, without importing typing: PEP 781's idiom

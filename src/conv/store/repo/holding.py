@@ -35,7 +35,7 @@ def record(store: "str | Path", name: str, real_head: str | None) -> None:
     """``name``'s tracking ref is a filtered image of ``real_head`` (None: of nothing, it is the real head)."""
     from pathlib import Path
 
-    from ..home.files import write_atomic
+    from ...home.files import write_atomic
     from .lock import writer_lock
 
     with writer_lock(store):

@@ -3,7 +3,7 @@ place elsewhere. Each directory object is read once per snapshot."""
 
 import stat
 
-from ..records import dataclass
+from ...records import dataclass
 from .objects import Entries, Objects, commit_tree, parse_tree
 
 FILE_MODE = stat.S_IFREG | 0o644

@@ -21,7 +21,7 @@ import threading
 import time
 from contextlib import contextmanager
 
-from ..errors import StoreError
+from ...errors import StoreError
 
 TYPE_CHECKING = False  # typing's, without importing typing: PEP 781's idiom
 

@@ -14,8 +14,8 @@ which are imported where the other transfers use them.
 import os
 import re
 
-from ..errors import StoreError, SyncError, UsageError, writing
-from ..records import dataclass
+from ...errors import StoreError, SyncError, UsageError, writing
+from ...records import dataclass
 from . import gitcli, holding
 from .refs import BRANCH, read_ref
 
@@ -59,7 +59,7 @@ class Remote:
     @property
     def shown(self) -> str:
         """The URL as conv shows it: ``https://***@host/…``."""
-        from ..home.secrets import redact
+        from ...home.secrets import redact
 
         return redact(self.url)
 

@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import DiskError, StoreError, writing
-from ..home.secrets import redact
-from ..records import dataclass
+from ...errors import DiskError, StoreError, writing
+from ...home.secrets import redact
+from ...records import dataclass
 from . import gitcli
 from .hooks import Hooks
 from .lock import clear_stale_ref_locks, signals_held, writer_lock
@@ -27,7 +27,7 @@ from .refs import BRANCH, read_ref, swap_ref
 from .snapshot import FILE_MODE, Existing, Snapshot
 
 if TYPE_CHECKING:
-    from .pending import Pending
+    from ..pending import Pending
 
 AUTHOR = b"conv <conv@localhost>"
 ROOT_TIME = 1767225600  # 2026-01-01T00:00:00Z: the time of every store's first commit

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from ..errors import StoreError
+from ...errors import StoreError
 from . import gitcli
 from .lock import clear_stale, writer_lock
 

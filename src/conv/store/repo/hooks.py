@@ -6,9 +6,9 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import StoreError, UsageError
+from ...errors import StoreError, UsageError
 
-SHIPPED = Path(__file__).resolve().parent.parent / "hooks"  # conv/hooks: the repository's hooks/ (a symlink)
+SHIPPED = Path(__file__).resolve().parents[2] / "hooks"  # conv/hooks: the repository's hooks/ (a symlink)
 DEFAULT_TIMEOUT = 10.0  # seconds a store hook may take before the commit is refused
 
 
@@ -54,7 +54,7 @@ class Hooks:
         """Install the shipped hooks ``names`` (all of them when empty)."""
         import shutil
 
-        from ..home.files import write_atomic
+        from ...home.files import write_atomic
 
         if shutil.which("git") is None:
             raise UsageError("the hooks conv ships run git", "Install git first (e.g. apt install git)")
