@@ -7,7 +7,9 @@ a separate process for benchmarks and shell tests::
 
 Modes (see FakeServer): ok, 401, 429, 500, hang, stall, cut, malformed, slow.
 ``host`` may be an IPv6 address (``::1``); ``tls`` a server-side
-``ssl.SSLContext`` (the URL is then https://); ``redirect=(status, base)``
+``ssl.SSLContext`` (the URL is then https://); ``tool_call=(name, arguments)`` streams
+a call of that tool (when the request offers tools and its last message is
+not a tool's result) instead of an answer; ``redirect=(status, base)``
 answers every POST to ``/moved/REST`` with that status and
 ``Location: base/REST`` (``base`` "" for this server).
 
@@ -92,12 +94,13 @@ class FakeServer:
     there): races happen on cue, mid-stream, however slow the machine.
     """
 
-    _SETTABLE = ("mode", "reply", "delay", "chunk_delay", "retry_after", "fail_times", "hold_at", "redirect")
+    _SETTABLE = ("mode", "reply", "delay", "chunk_delay", "retry_after", "fail_times", "hold_at", "redirect", "tool_call")
 
     def __init__(self, mode="ok", reply=None, delay=0.0, chunk_delay=None,
                  retry_after=None, fail_times=None, *, host="127.0.0.1", port=0, tls=None):
         self.mode, self.reply, self.delay, self.chunk_delay = "ok", None, 0.0, None
         self.retry_after, self.fail_times, self.hold_at, self.redirect, self.tls = None, None, None, None, tls
+        self.tool_call = None  # (name, JSON arguments): streamed as a tool call when tools are offered, until one answers
         self.held = 0  # streams waiting at hold_at
         self._released = threading.Event()
         self.set(mode=mode, reply=reply, delay=delay, chunk_delay=chunk_delay,
@@ -351,6 +354,15 @@ class _Handler(BaseHTTPRequestHandler):
             self._event(chunk({"role": "assistant", "content": pieces[0] if pieces else ""}))
             self._event("{not json")
             return self._cut()
+        messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+        if f.tool_call and body.get("tools") and messages and messages[-1].get("role") != "tool":
+            name, arguments = f.tool_call  # the client is to run it and send its result back
+            self._event(chunk({"role": "assistant", "content": None, "tool_calls": [
+                {"index": 0, "id": f"call_{len(f.requests)}", "type": "function",
+                 "function": {"name": name, "arguments": arguments}}]}))
+            self._event(chunk({}, "tool_calls"))
+            self._event("[DONE]")
+            return
         self._event(chunk({"role": "assistant"}))
         for i, piece in enumerate(pieces):
             if mode == "cut" and i == 2:

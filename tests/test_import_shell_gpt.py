@@ -101,3 +101,18 @@ def test_a_chat_begun_afresh_under_its_name_is_a_conversation_of_its_own(sgpt):
     assert sorted(titles) == ["first chat", "fourth chat", "second chat", "third chat"]
     assert [c for _, c in shown(titles["fourth chat"])[1::2]] == ["fourth chat", "goes on"]
     assert [c for _, c in shown(titles["third chat"])[1::2]] == ["third chat"]
+
+
+def test_a_function_call_is_kept_readable_in_the_answer(sgpt, fake):
+    sgpt("--install-functions")  # sgpt's own execute_shell_command
+    fake.set(reply="The command printed it.",
+             tool_call=("execute_shell_command", json.dumps({"shell_command": "echo hi-from-tool"})))
+    sgpt("--chat", "tools", "say hi through the shell")
+    assert fake.requests[-1]["messages"][-1]["role"] == "tool"  # sgpt ran it and sent its output back
+
+    assert sgpt.imported()["turns_added"] == 3
+    system, question, answer = (t for _, t in shown())
+    assert question == "say hi through the shell"
+    assert '```tool call: execute_shell_command\n{"shell_command": "echo hi-from-tool"}\n```' in answer
+    assert "```tool result: execute_shell_command\nExit code: 0, Output:\nhi-from-tool" in answer
+    assert answer.endswith("The command printed it.")
