@@ -66,3 +66,27 @@ def test_ctrl_c_during_a_build_by_worker_processes_exits_130_and_leaves_the_inde
     assert left.stdout == ""
     assert run_conv_process("list", "-n", "3", "--json").stdout == before
     assert not list((big_store / "cache").glob(".index.sqlite.*.tmp"))
+
+
+def test_ctrl_c_while_worker_processes_read_an_import_exits_130_and_writes_nothing(tmp_path, conv_home):
+    """An import of many agent sessions reads them in worker processes (with a
+    bar on a terminal): Ctrl-C there exits 130 without a traceback, leaves no
+    worker behind and commits nothing."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_import_cc", GENSTORE.parent / "bench_import_claude_code.py")
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    generator.sessions(tmp_path / "sessions", 1500, 50)  # about 3 s of reading on two cores
+    before = run_conv_process("list", "--json").stdout
+    child = pexpect.spawn(sys.executable, ["-m", "conv", "import", "--from", "claude-code", str(tmp_path / "sessions")],
+                          env=conv_env({"TERM": "xterm"}), encoding="utf-8", timeout=120, dimensions=(24, 120))
+    child.expect(r"reading sessions.*[^0-9][1-9][0-9]*/1500")  # under way: workers are reading
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.signalstatus is None and child.exitstatus == 130
+    assert "Traceback" not in child.before
+    left = subprocess.run(["pgrep", "-f", f"{sys.executable} -m conv import"], capture_output=True, text=True)
+    assert left.stdout == ""
+    assert run_conv_process("list", "--json").stdout == before  # nothing was written
