@@ -223,8 +223,8 @@ def test_asking_and_following_up_never_import_dulwich_or_dataclasses(fake, store
     """Issue 15: a follow-up reads a few trees and writes two commits in git's
     formats itself (store/repo/objects.py); importing dulwich cost it 15 ms, and
     the dataclasses module (with inspect) and building classes with it 12 ms
-    more (conv.records makes them). After a gc the trees it reads are packed,
-    deltas of each other."""
+    more (conv.records makes them), typing 3 ms. After a gc the trees it reads
+    are packed, deltas of each other."""
     fake.set(reply="ECHO")
 
     ok("ask", "a first question")  # creates the store (dulwich makes the repository)
@@ -235,7 +235,9 @@ def test_asking_and_following_up_never_import_dulwich_or_dataclasses(fake, store
     follow_up = imported_by("ask", "-c", "a follow-up")
     assert not heavy(follow_up)
     assert "conv.home.project" not in follow_up  # the work tree is read for a new conversation only
+    assert "typing" not in follow_up  # 3 ms: annotations are strings, typing's names imported for checkers only
     assert not heavy(imported_by("ask", "a new question"))
+    assert "typing" not in imported_by("cmd", "list files")  # Alt-K
     done = subprocess.run(["git", "--git-dir", str(store_path), "fsck", "--strict"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
 

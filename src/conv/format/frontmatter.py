@@ -14,14 +14,19 @@ comments and keys added by hand survive. tests/test_format.py checks that
 ruamel reads the canonical subset exactly as this module does.
 """
 
+from __future__ import annotations
+
 import json
 import re
 from functools import cache
 from io import StringIO
-from typing import Any
 
 from ..errors import StoreError
 from ..records import dataclass
+
+TYPE_CHECKING = False  # typing's, without importing typing (3 ms of every follow-up): PEP 781's idiom
+if TYPE_CHECKING:
+    from typing import Any
 
 FENCE = "---\n"
 

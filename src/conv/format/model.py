@@ -10,12 +10,17 @@ not know); one without the key, or of an older version, is read as it is
 the current version).
 """
 
+from __future__ import annotations
+
 from datetime import datetime, timezone
-from typing import Any
 
 from ..errors import StoreError
 from ..records import dataclass, field
 from .frontmatter import Document, dump_document, emittable, new_mapping, parse_document
+
+TYPE_CHECKING = False  # typing's, without importing typing (3 ms of every follow-up): PEP 781's idiom
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMAT_VERSION = 1
 META_FILE = "conversation.md"  # a conversation's own file in its folder, beside one file a turn

@@ -10,9 +10,11 @@ which key was meant, as git passes over what it does not know: every
 command still works.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable
 from io import StringIO
 from pathlib import Path
-from typing import Any, Callable
 
 from ..errors import UsageError
 from ..format.frontmatter import parse_canonical
@@ -21,6 +23,10 @@ from .files import write_atomic
 from .keys import RESERVED, SECTIONS, Key, closest, kind, parts, spec
 from .values import one_line
 from .values import text as text_value
+
+TYPE_CHECKING = False  # typing's, without importing typing (3 ms of every follow-up): PEP 781's idiom
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Config:

@@ -2,7 +2,9 @@
 values.py), its default and its help; and the names of the keys that hold
 a name in the middle (``agents.NAME.model``, ``aliases.NAME``)."""
 
-from typing import Any, Callable
+from __future__ import annotations
+
+from collections.abc import Callable
 
 from ..errors import UsageError
 from ..records import dataclass
@@ -25,6 +27,10 @@ from .values import (
     text,
     whole,
 )
+
+TYPE_CHECKING = False  # typing's, without importing typing (3 ms of every follow-up): PEP 781's idiom
+if TYPE_CHECKING:
+    from typing import Any
 
 HOUR, DAY, WEEK, CENTURY = 3600, 86400, 7 * 86400, 100 * 365.25 * 86400
 MESSAGES = whole(1, 100_000)  # context.max_messages, an agent's too

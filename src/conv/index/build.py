@@ -3,9 +3,8 @@ them, and the commits the cache has not seen yet."""
 
 import json
 import sqlite3
-from collections import deque
+from collections import deque, namedtuple
 from collections.abc import Callable
-from typing import NamedTuple
 
 from ..format.ids import turn_time
 from ..format.model import usage_totals
@@ -143,20 +142,5 @@ class Builder:
         self.db.executemany("INSERT INTO history VALUES (?, ?, ?, ?)", reversed(rows))  # oldest first: rowid grows with time
 
 
-class _Known(NamedTuple):
-    """A turn row the cache has."""
-
-    rowid: int
-    sha: str
-    role: str
-    usage: str | None
-    feedback: str | None
-
-
-class _Counted(NamedTuple):
-    """What a conversation's row counts of a turn (``usage_totals`` reads role and usage)."""
-
-    name: str
-    role: str
-    usage: dict | None
-    feedback: str | None
+_Known = namedtuple("_Known", "rowid sha role usage feedback")  # a turn row the cache has
+_Counted = namedtuple("_Counted", "name role usage feedback")  # what a row counts of a turn (usage_totals reads role, usage)

@@ -5,28 +5,20 @@ cores while the builder writes SQLite; what comes back is plain data, cheap
 to pass between processes."""
 
 import json
+from collections import namedtuple
 from pathlib import Path
-from typing import NamedTuple
 
 from ..errors import RefError, StoreError
 from ..format.model import META_FILE, Conversation
 from ..records import replace
 from ..store import Store
 
-
-class Found(NamedTuple):
-    """One conversation of a chunk as the commit has it. ``files`` (turn name
-    -> blob id) is None when it is in neither the store nor the trash;
-    ``error`` says why it cannot be read; else ``conv`` is its metadata (no
-    turns) and ``turns`` the turn files not indexed yet, as (name, role,
-    text, usage, usage as JSON, feedback)."""
-
-    conv_id: str
-    trashed: bool = False
-    files: dict[str, str] | None = None
-    conv: Conversation | None = None
-    error: str | None = None
-    turns: tuple | list = ()
+# One conversation of a chunk as the commit has it. ``files`` (turn name ->
+# blob id) is None when it is in neither the store nor the trash; ``error``
+# says why it cannot be read; else ``conv`` is its metadata (no turns) and
+# ``turns`` the turn files not indexed yet, as (name, role, text, usage, usage
+# as JSON, feedback). A named tuple: cheap to pass back from a worker process.
+Found = namedtuple("Found", "conv_id trashed files conv error turns", defaults=(False, None, None, None, ()))
 
 
 def read_chunk(store: Store | str, commit: str, indexed: dict[str, dict[str, str]], ahead: bool) -> list[Found]:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
 
 from ..format.model import iso, seconds_since
 from ..home import session
 from ..index import Filters
 from ..records import dataclass
 
+TYPE_CHECKING = False  # typing's, without importing typing (3 ms of every follow-up): PEP 781's idiom
 if TYPE_CHECKING:  # the workspace asks this module for its current conversation
     from .workspace import Workspace
 

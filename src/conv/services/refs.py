@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..errors import RefError
 from ..format import ids
 
+TYPE_CHECKING = False  # typing's, without importing typing (3 ms of every follow-up): PEP 781's idiom
 if TYPE_CHECKING:  # the workspace resolves its refs here
     from .workspace import Workspace
 

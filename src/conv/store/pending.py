@@ -15,7 +15,6 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..errors import DiskError, writing
 from ..format.model import Turn
@@ -26,6 +25,7 @@ ROOM = 64 * 1024  # bytes reserved at first: most answers are a few KB
 MARGIN = 8 * 1024  # the turn's frontmatter, an error message
 FRESH = 10  # seconds: unlocked room younger than this may be a writer's that has not locked it yet
 
+TYPE_CHECKING = False  # typing's, without importing typing (3 ms of every follow-up): PEP 781's idiom
 if TYPE_CHECKING:
     from .repo.git import GitStore
 

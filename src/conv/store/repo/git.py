@@ -13,7 +13,6 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ...errors import DiskError, StoreError, writing
 from ...home.secrets import redact
@@ -26,6 +25,7 @@ from .quarantine import Quarantine
 from .refs import BRANCH, read_ref, swap_ref
 from .snapshot import FILE_MODE, Existing, Snapshot
 
+TYPE_CHECKING = False  # typing's, without importing typing (3 ms of every follow-up): PEP 781's idiom
 if TYPE_CHECKING:
     from ..pending import Pending
 
