@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import importlib
 from collections.abc import Callable
-from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -84,7 +83,7 @@ def by_session(source: str) -> bool:
     return hasattr(_reader(source), "session_files")
 
 
-def read_changed(source: str, path: Path, changed: Callable[[list[Path]], list[Path]], steps=None
+def read_changed(source: str, path: Path, changed: Callable[[list[Path]], list[Path]], steps
                  ) -> tuple[list[ImportedConversation], dict[Path, list[ImportedConversation]], int]:
     """For a source kept as a file a session: the conversations of the files
     ``changed`` keeps (those that changed since they were last read whole);
@@ -94,7 +93,7 @@ def read_changed(source: str, path: Path, changed: Callable[[list[Path]], list[P
     found, whole = [], {}
     files = reader.session_files(Path(path))
     to_read = changed(files)
-    with (steps or _no_steps)("reading sessions", len(to_read)) as advance:
+    with steps("reading sessions", len(to_read)) as advance:
         for file, conversations in zip(to_read, _sessions(reader, to_read)):
             advance()
             found += conversations
@@ -117,10 +116,6 @@ def _sessions(reader, files: list[Path]):
     finally:  # Ctrl-C or a failure: what has not started never will
         pool.shutdown(cancel_futures=True)
 
-
-@contextmanager
-def _no_steps(what: str, total: int):
-    yield lambda steps=1: None
 
 
 def keeps_no_ids(source: str) -> bool:
@@ -232,6 +227,16 @@ def strictly_increasing(turns: list[ImportedTurn]) -> list[ImportedTurn]:
         turn.created = iso(moment)
         previous = parse_time(turn.created)  # at conv's millisecond precision
     return turns
+
+
+def files_at(path: Path, pattern: str, hint: str) -> list[Path]:
+    """A source's files at ``path``: the one named, or those in the folder
+    that ``pattern`` matches (dot files left out); one line when neither is there."""
+    if path.is_file():
+        return [path]
+    if path.is_dir():
+        return sorted(p for p in path.glob(pattern) if p.is_file() and not p.name.startswith("."))
+    raise UsageError(f"no such file or folder: {path}", hint)
 
 
 def parsed_file(file: Path, parse: Callable[[bytes], object], hint: str):

@@ -8,9 +8,8 @@ turn and never sent."""
 import json
 from pathlib import Path
 
-from ..errors import UsageError
 from ..format.fence import fenced
-from . import ImportedTurn
+from . import ImportedTurn, parsed_file
 
 CLIP = 2000  # characters of a tool's result kept in the turn; the whole is kept beside it
 
@@ -74,23 +73,11 @@ class AgentTurns:
         turn.content = f"{turn.content}\n\n{text}" if turn.content else text
 
 
-def session_files(path: Path, hint: str) -> list[Path]:
-    """An agent's session files at ``path``: the one named, or every .jsonl below it."""
-    if path.is_file():
-        return [path]
-    if path.is_dir():
-        return sorted(path.rglob("*.jsonl"))
-    raise UsageError(f"no such file or folder: {path}", hint)
-
-
 def records(file: Path, hint: str) -> tuple[list[dict], list[str]]:
     """A session file's JSON records; lines that are no JSON object are named and
     passed over (the last one may be half-written: the session is still going)."""
     found, skipped = [], []
-    try:
-        raw = file.read_bytes().decode("utf-8", "replace")
-    except OSError as exc:
-        raise UsageError(f"cannot read {file}: {exc.strerror}", hint) from None
+    raw = parsed_file(file, lambda data: data.decode("utf-8", "replace"), hint)
     decode = json.JSONDecoder().decode
     for number, line in enumerate(raw.split("\n"), 1):
         if not line.strip():

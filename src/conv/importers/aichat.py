@@ -20,8 +20,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..errors import UsageError
-from . import ImportedConversation, ImportedTurn, dated_by_file, first_question, parsed_file, unreadable
+from . import ImportedConversation, ImportedTurn, dated_by_file, files_at, first_question, parsed_file, unreadable
 from .agent import AgentTurns
 
 HINT = "aichat keeps its sessions in ~/.config/aichat/sessions (aichat --list-sessions names them)"
@@ -45,11 +44,7 @@ def default_path() -> Path:
 
 def session_files(path: Path) -> list[Path]:
     """The session named, or every session in the folder."""
-    if path.is_file():
-        return [path]
-    if path.is_dir():
-        return sorted(p for p in path.glob("*.yaml") if p.is_file())
-    raise UsageError(f"no such file or folder: {path}", HINT)
+    return files_at(path, "*.yaml", HINT)
 
 
 def session(file: Path) -> list[ImportedConversation]:

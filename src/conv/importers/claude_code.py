@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import ImportedConversation, ImportedTurn, agent, first_question, shared_prefix, strictly_increasing
+from . import ImportedConversation, ImportedTurn, agent, files_at, first_question, shared_prefix, strictly_increasing
 from .agent import AgentTurns
 
 HINT = "Claude Code keeps its sessions in ~/.claude/projects"
@@ -36,7 +36,7 @@ def default_path() -> Path:
 
 def session_files(path: Path) -> list[Path]:
     """The session files at ``path``: one, or those of a project, or of every project."""
-    return agent.session_files(path, HINT)
+    return files_at(path, "**/*.jsonl", HINT)
 
 
 def session(file: Path) -> list[ImportedConversation]:

@@ -20,7 +20,7 @@ import os
 import re
 from pathlib import Path
 
-from . import ImportedConversation, agent, first_question, strictly_increasing
+from . import ImportedConversation, agent, files_at, first_question, strictly_increasing
 from .agent import AgentTurns
 
 HINT = "Codex keeps its sessions in ~/.codex/sessions"
@@ -34,7 +34,7 @@ def default_path() -> Path:
 
 
 def session_files(path: Path) -> list[Path]:
-    return agent.session_files(path, HINT)
+    return files_at(path, "**/*.jsonl", HINT)
 
 
 def session(file: Path) -> list[ImportedConversation]:

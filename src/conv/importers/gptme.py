@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..format.model import iso
-from . import ImportedConversation, agent, first_question, strictly_increasing
+from . import ImportedConversation, agent, files_at, first_question, strictly_increasing
 from .agent import AgentTurns
 
 HINT = "gptme keeps its conversations in ~/.local/share/gptme/logs (gptme chats list names them)"
@@ -42,9 +42,7 @@ def session_files(path: Path) -> list[Path]:
     """The log named, a conversation's folder, or every conversation below the folder."""
     if path.is_dir() and (path / LOG).is_file():
         return [path / LOG]
-    if path.is_dir():
-        return sorted(path.glob(f"*/{LOG}"))
-    return agent.session_files(path, HINT)
+    return files_at(path, f"*/{LOG}", HINT)
 
 
 def session(file: Path) -> list[ImportedConversation]:

@@ -16,8 +16,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from ..errors import UsageError
-from . import ImportedConversation, ImportedTurn, dated_by_file, first_question, parsed_file, unreadable
+from . import ImportedConversation, ImportedTurn, dated_by_file, files_at, first_question, parsed_file, unreadable
 from .agent import AgentTurns
 
 HINT = "shell-gpt keeps its chats in CHAT_CACHE_PATH (sgpt --list-chats names them)"
@@ -41,11 +40,7 @@ def default_path() -> Path:
 
 def session_files(path: Path) -> list[Path]:
     """The chat named, or every chat in the folder."""
-    if path.is_file():
-        return [path]
-    if path.is_dir():
-        return sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
-    raise UsageError(f"no such file or folder: {path}", HINT)
+    return files_at(path, "*", HINT)
 
 
 def session(file: Path) -> list[ImportedConversation]:

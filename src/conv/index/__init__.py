@@ -211,7 +211,9 @@ class Index:
         try:
             with sql.transaction(self.db):
                 indexed = sql.meta(self.db, "commit") or ""
-                if indexed != (old or "") and (indexed or not old or next(self.store.conversation_ids(old), None)):
+                at_old = indexed == (old or "")
+                empty_at_old = not indexed and old and next(self.store.conversation_ids(old), None) is None
+                if not (at_old or empty_at_old):
                     return
                 changed = self._changed_since(indexed, new) if indexed else set(self.store.conversation_ids(new))
                 if changed is not None:
