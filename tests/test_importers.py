@@ -13,7 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import git, ok, pip_tools
+from conftest import fails, git, ok, pip_tools
 from ruamel.yaml import YAML
 
 from conv.errors import UsageError
@@ -32,6 +32,8 @@ def test_unknown_source_names_the_known_ones(tmp_path):
     with pytest.raises(UsageError) as err:
         read("claude", tmp_path)
     assert "chatgpt" in str(err.value) and "llm" in str(err.value)
+    said = fails("import", "--from", "projekt", code=2)  # conv import --from project is a source too
+    assert "project" in said.split("Use one of:")[1]
 
 
 def test_ids_and_names_are_deterministic_and_valid():

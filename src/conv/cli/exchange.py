@@ -86,9 +86,10 @@ def import_(
 
     ChatGPT branches other than the one you ended on become forks."""
     from ..services.exchange import import_from
+    from ..services.projects import PROJECT
     from ..terminal import render
 
-    if source == "project":
+    if source == PROJECT:
         return _import_project(path, json_out)
     done = import_from(workspace(), source, path)
     for line in done.skipped:

@@ -30,6 +30,7 @@ from ..records import dataclass, field
 READERS = {"llm": "conv.importers.llm", "chatgpt": "conv.importers.chatgpt", "conv": "conv.importers.conv",
            "claude-code": "conv.importers.claude_code", "codex": "conv.importers.codex",
            "shell-gpt": "conv.importers.shell_gpt", "gptme": "conv.importers.gptme", "aichat": "conv.importers.aichat"}
+PROJECT = "project"  # conv import --from project: no tool's files, a project's side refs (services/projects.py)
 PARALLEL_FROM = 50  # session files from which worker processes read them
 
 
@@ -169,7 +170,7 @@ def _matched(before: list, said: list[ImportedTurn]) -> int | None:
 def _reader(source: str):
     module = READERS.get(source)
     if module is None:
-        raise UsageError(f"unknown import source {source!r}", f"Use one of: {', '.join(sorted(READERS))}")
+        raise UsageError(f"unknown import source {source!r}", f"Use one of: {', '.join(sorted([*READERS, PROJECT]))}")
     return importlib.import_module(module)
 
 

@@ -7,6 +7,7 @@ each time: nothing is written into a project, or pushed, unless asked."""
 
 from ..errors import UsageError
 from ..home import project
+from ..importers import PROJECT
 from ..index import Filters
 from ..records import dataclass, replace
 from .workspace import Workspace
@@ -50,7 +51,7 @@ def bring_in(ws: Workspace, remote: str | None = None, path: str | None = None) 
     found, unfetched = ws.store.projects.fetch(root, remote)
 
     def imported(conv):  # where it was asked is theirs; ``list --here`` finds it by this work tree
-        return replace(conv, imported_from={"source": "project", "id": conv.id, "cwd": root})
+        return replace(conv, imported_from={"source": PROJECT, "id": conv.id, "cwd": root})
 
     commit, added, files = ws.store.projects.bring_in(list(found.values()), imported,
                                                        f"import: conversations of {root} from {', '.join(found) or 'nobody'}")
