@@ -17,7 +17,7 @@ import sys
 import time
 
 import pytest
-from conftest import git, run_conv
+from conftest import fsck_clean, git, run_conv
 from fakeserver import FakeServer
 
 from conv.format.ids import conversation_path
@@ -41,14 +41,6 @@ def ok(*args, **kw):
 
 def ask_json(*args, **kw) -> dict:
     return json.loads(ok("ask", "--json", *args, **kw).stdout)
-
-
-def fsck_clean(store) -> None:
-    done = subprocess.run(["git", "-C", str(store), "fsck", "--strict", "--full"],
-                          capture_output=True, text=True)
-    output = done.stdout + done.stderr
-    assert done.returncode == 0, output
-    assert "error" not in output.lower() and "missing" not in output.lower(), output
 
 
 def turns_in_git(store, cid) -> dict[str, tuple[dict, str]]:
@@ -176,12 +168,12 @@ def die():
 
 point = os.environ["KILL_AT_POINT"]
 if point == "objects-written":  # blobs, trees and the commit stored; ref not touched
-    import conv.store.repo.git as g
+    import conv.store.repo.disk as d
     @contextmanager
     def held():
         die()
         yield
-    g.signals_held = held
+    d.signals_held = held
 elif point == "ref-lock-written":  # refs/heads/main.lock holds the new commit, not renamed
     import conv.store.repo.refs as refs
     class Os:  # the os module, but its rename of the branch's lock kills the process
@@ -193,13 +185,13 @@ elif point == "ref-lock-written":  # refs/heads/main.lock holds the new commit, 
             return os.replace(source, target)
     refs.os = Os()
 elif point == "ref-moved":  # the commit is in; the index and session never heard of it
-    import conv.store.repo.git as g
-    real_swap = g.swap_ref
+    import conv.store.repo.disk as d
+    real_swap = d.swap_ref
     def swap_ref(*args):
         moved = real_swap(*args)
         die()
         return moved
-    g.swap_ref = swap_ref
+    d.swap_ref = swap_ref
 else:
     raise SystemExit(f"unknown kill point {point}")
 sys.argv = ["conv", *sys.argv[1:]]

@@ -47,13 +47,14 @@ class Store:
     """Conversations in, conversations out; commits are an implementation detail. The one
     public face of the store package: reading and writing conversations, remotes and
     transfers, projects' side refs, upkeep and hooks. ``hook_timeout`` is asked for only when a
-    hook runs. ``pending``: room reserved for answers, and kept ones (``notice`` hears of them)."""
+    hook runs. ``pending``: room reserved for answers, and kept ones (``notice`` hears of them). ``repo``: one
+    open on another storage (the behaviour suite's in-memory one), read and written instead of ``path``."""
 
     def __init__(self, path: Path | str | None = None, hook_timeout: Callable[[], float] | None = None,
-                 notice: Callable[[str], None] = lambda message: None):
+                 notice: Callable[[str], None] = lambda message: None, repo: GitStore | None = None):
         self.location = os.fspath(path) if path else paths.store_dir()
         self._hook_timeout, self._notice = hook_timeout, notice
-        self._git: GitStore | None = None
+        self._git: GitStore | None = repo
         self._last: Snapshot | None = None
 
     @cached_property
@@ -104,10 +105,10 @@ class Store:
         return self._last
 
     def exists(self) -> bool:
-        return os.path.exists(os.path.join(self.location, "HEAD"))
+        return self._git is not None or os.path.exists(os.path.join(self.location, "HEAD"))
 
     def head(self) -> str | None:
-        return read_ref(self.location, BRANCH) if self.exists() else None
+        return self._git.head() if self._git is not None else read_ref(self.location, BRANCH) if self.exists() else None
 
     # -- reading ---------------------------------------------------------
     def has(self, conv_id: str, commit: str | None = None) -> bool:
@@ -134,9 +135,7 @@ class Store:
 
     def read_blobs(self, shas: list[str]) -> dict[str, bytes]:
         """Many blobs at once, by id (see batch.read_blobs), to hand to ``preload``."""
-        from .repo.batch import read_blobs
-
-        return read_blobs(self.path, shas)
+        return self._repo.read_blobs(shas)
 
     def preload(self, commit: str, blobs: dict[str, bytes]) -> None:
         """Blobs of ``commit`` read ahead (``read_blobs``), to be parsed next; they replace the last ones."""
@@ -162,7 +161,7 @@ class Store:
         return attachment(self._snapshot(None), conv_id, file)
 
     def raw_files(self, conv_id: str) -> list[tuple[str, bytes]]:
-        """(path in the store, bytes) of each of a conversation's files, conversation.md first."""
+        """(path in the store, bytes) of its Markdown files (not the files sent with turns), conversation.md first."""
         from .layout import raw_files
 
         return raw_files(self._snapshot(None), conv_id)

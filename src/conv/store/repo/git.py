@@ -1,12 +1,14 @@
-"""Git plumbing for the store: blobs, trees and commits written straight into a
-bare repository's object store (no work tree, no index), and the branch moved
-by compare-and-swap under conv's writer lock.
+"""The repository the store keeps: blobs, trees and commits in git's formats,
+written straight into the object store (no work tree, no index), and the
+branch moved by compare-and-swap under conv's writer lock.
 
-Reading trees and commits and writing commits go through objects.py and
-refs.py, git's formats read and written directly: a follow-up and an index
-build never import dulwich (two commits are compared by their trees, in
-layout.changed_conversations). What sync and the purge need uses dulwich,
-imported then.
+``GitStore`` builds trees and commits on a storage (disk.py says its
+interface: read an object, take new ones in a batch and keep them, read and
+swap a ref): a bare repository on disk, or the in-memory twin the store's
+behaviour suite also runs on. A follow-up and an index build never import
+dulwich (objects.py and refs.py read and write git's formats directly; two
+commits are compared by their trees, in layout.changed_conversations). What
+sync and the purge need uses dulwich on the disk's ``path``, imported then.
 """
 
 import os
@@ -14,15 +16,14 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ...errors import DiskError, StoreError, writing
+from ...errors import DiskError, StoreError
 from ...home.secrets import redact
 from ...records import dataclass
 from . import gitcli
+from .disk import DiskStorage
 from .hooks import Hooks
-from .lock import clear_stale_ref_locks, signals_held, writer_lock
-from .objects import DIR_MODE, Objects, commit_content, parse_commit, tree_content
-from .quarantine import Quarantine
-from .refs import BRANCH, read_ref, swap_ref
+from .objects import DIR_MODE, commit_content, parse_commit, tree_content
+from .refs import BRANCH
 from .snapshot import FILE_MODE, Existing, Snapshot
 
 TYPE_CHECKING = False  # typing's, without importing typing (3 ms of every follow-up): PEP 781's idiom
@@ -46,16 +47,20 @@ Changes = dict[str, "bytes | Existing | None"]
 
 
 class GitStore:
-    """A bare repository with one branch, written only through ``update``;
-    its ``hooks`` run around each commit."""
+    """A repository with one branch, written only through ``update``; the
+    storage's hooks run around each commit."""
 
-    def __init__(self, path: Path, hooks: Hooks | None = None, pending: "Pending | None" = None):
-        self.path = path
-        self.hooks = hooks or Hooks(path)
+    def __init__(self, storage: "DiskStorage", pending: "Pending | None" = None):
+        self.storage = storage
         self.pending = pending
+        self.object_files = storage.objects
         self._objects = None
         self._refs = None
-        self.object_files = Objects(f"{path}/objects")
+
+    @property
+    def path(self) -> Path:
+        """The repository's folder (what sync, purge and upkeep work on: on disk only)."""
+        return self.storage.path
 
     # -- creation --------------------------------------------------------
     @classmethod
@@ -63,7 +68,7 @@ class GitStore:
         """The store at ``path``, created first when there is none."""
         if not (path / "HEAD").exists():
             cls._create(path, readme)
-        return cls(path, hooks, pending)
+        return cls(DiskStorage(path, hooks), pending)
 
     @staticmethod
     def _create(path: Path, readme: bytes) -> None:
@@ -89,17 +94,19 @@ class GitStore:
             config.set(b"core", b"logAllRefUpdates", b"false")
             config.write_to_path()
             (tmp / "description").write_text("conv: LLM conversations\n")
-            store = GitStore(tmp)
-            # The same first commit on every machine (same README, author and
-            # time, so the same id): stores made apart share a root, and their
-            # first sync is a fast-forward or an ordinary merge.
-            store.update(lambda snap: ({"README.md": readme}, "conv: create store"), when=ROOT_TIME)
+            GitStore(DiskStorage(tmp)).plant(readme)
             os.rename(tmp, path)
         except OSError as exc:
             if not (path / "HEAD").exists():  # else another process made it first
                 raise (DiskError.of(exc, path.parent) or exc) from None
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+
+    def plant(self, readme: bytes) -> str:
+        """The first commit, the same on every machine (same README, author
+        and time, so the same id): stores made apart share a root, and their
+        first sync is a fast-forward or an ordinary merge."""
+        return self.update(lambda snap: ({"README.md": readme}, "conv: create store"), when=ROOT_TIME)[1]
 
     # -- reading ---------------------------------------------------------
     @property
@@ -129,7 +136,11 @@ class GitStore:
 
     def head(self) -> str | None:
         """The branch's commit."""
-        return read_ref(str(self.path), BRANCH)
+        return self.storage.ref(BRANCH)
+
+    def read_blobs(self, shas: list[str]) -> dict[str, bytes]:
+        """Many blobs at once, by id (those not found left out)."""
+        return self.storage.read_many(shas)
 
     def snapshot(self, commit: str | None = None) -> Snapshot:
         return Snapshot(self.object_files, commit if commit is not None else self.head())
@@ -149,10 +160,11 @@ class GitStore:
 
     def merge_base(self, a: str, b: str) -> str | None:
         """The newest common ancestor of two commits (None: unrelated histories)."""
-        try:
-            return gitcli.run("--git-dir", str(self.path), "merge-base", a, b).stdout.strip() or None
-        except FileNotFoundError:  # no git CLI
-            pass
+        if self.storage.git_dir:
+            try:
+                return gitcli.run("--git-dir", self.storage.git_dir, "merge-base", a, b).stdout.strip() or None
+            except FileNotFoundError:  # no git CLI
+                pass
         ancestors = {info.sha for info in self.walk(b)}
         for info in self.walk(a):
             if info.sha in ancestors:
@@ -161,10 +173,12 @@ class GitStore:
 
     def is_ancestor(self, commit: str, of: str) -> bool:
         """Whether ``commit`` is ``of`` or in its history (not after a purge rewrote it)."""
-        try:
-            return gitcli.run("--git-dir", str(self.path), "merge-base", "--is-ancestor", commit, of).returncode == 0
-        except FileNotFoundError:  # no git CLI
-            return any(info.sha == commit for info in self.walk(of))
+        if self.storage.git_dir:
+            try:
+                return gitcli.run("--git-dir", self.storage.git_dir, "merge-base", "--is-ancestor", commit, of).returncode == 0
+            except FileNotFoundError:  # no git CLI
+                pass
+        return any(info.sha == commit for info in self.walk(of))
 
     def last_change(self, head: str, stop: str | None, path: str) -> tuple[int, str]:
         """(time, id) of the newest commit from ``head`` back to ``stop`` that
@@ -180,16 +194,13 @@ class GitStore:
 
     def fast_forward(self, expected: str | None, to: str) -> None:
         """Move the branch from ``expected`` to its descendant ``to`` (a pull)."""
-        with writer_lock(self.path):
-            clear_stale_ref_locks(self.path, BRANCH)
-            with signals_held():
-                if not swap_ref(str(self.path), BRANCH, expected, to):
-                    raise StoreError("the store changed during the pull", "Run it again")
+        if not self.storage.swap(BRANCH, expected, to):
+            raise StoreError("the store changed during the pull", "Run it again")
 
     def keep_backup(self, commit: str) -> str:
         """A ref outside the branch pointing at ``commit``: the head before a sync moved it."""
         name = f"refs/conv/backup/{int(time.time())}-{commit[:12]}"
-        self.refs.set_if_equals(name.encode(), None, commit.encode())
+        self.storage.swap(name, None, commit)
         return name
 
     # -- writing ---------------------------------------------------------
@@ -204,78 +215,65 @@ class GitStore:
             self.pending.commit_kept()
         changes: Changes = {}
         try:
-            with writing(self.path), writer_lock(self.path) as lock:
-                clear_stale_ref_locks(self.path, BRANCH)
+            with self.storage.writing() as batch:
                 old = self.head()
                 snap = self.snapshot(old)
                 made, message, *more = build(snap)
                 message = redact(message)  # it names models, URLs, errors: never a credential
                 changes.update(made)
-                new = self._commit(Quarantine(self.path, self.object_files, lock), snap, changes, message,
-                                   more[0] if more else None, when)
+                new = self._commit(batch, snap, changes, message, more[0] if more else None, when)
         except DiskError as exc:
             raise (self.pending.kept_after(exc, changes) if self.pending is not None else exc) from None
-        self.hooks.run("post-commit", message, args=[new])
+        self.storage.committed(message, new)
         return old, new
 
     def side_commit(self, ref: str, folders: dict[str, Existing], message: str) -> str:
         """A commit on ``ref`` (never the branch) whose tree holds only
         ``folders`` (path -> the tree placed there), after the ref's last one;
         that last one when its tree is the same."""
-        with writing(self.path), writer_lock(self.path) as lock:
-            old, incoming = read_ref(str(self.path), ref), Quarantine(self.path, self.object_files, lock)
-            try:
-                placed = {path: (found.mode, found.sha) for path, found in folders.items()}
-                tree = _tree_with(Snapshot(self.object_files, None), incoming, "", placed) or incoming.add(b"tree", b"")
-                if old is not None and Snapshot(self.object_files, old).tree == tree:
-                    return old
-                commit = incoming.add(b"commit", commit_content(tree, [old] if old else [], AUTHOR, int(time.time()),
-                                                                message.encode() + b"\n"))
-                incoming.write()
-                incoming.admit()
-                swap_ref(str(self.path), ref, old, commit)
-            finally:
-                incoming.close()
+        with self.storage.writing() as batch:
+            old = self.storage.ref(ref)
+            placed = {path: (found.mode, found.sha) for path, found in folders.items()}
+            tree = _tree_with(Snapshot(self.object_files, None), batch, "", placed) or batch.add(b"tree", b"")
+            if old is not None and Snapshot(self.object_files, old).tree == tree:
+                return old
+            commit = batch.add(b"commit", commit_content(tree, [old] if old else [], AUTHOR, int(time.time()),
+                                                         message.encode() + b"\n"))
+            self.storage.keep(batch)
+            self.storage.swap(ref, old, commit)
         return commit
 
-    def _commit(self, incoming: Quarantine, snap: Snapshot, changes: Changes, message: str,
+    def _commit(self, batch, snap: Snapshot, changes: Changes, message: str,
                 merged: list[str] | None, when: int | None) -> str:
-        """Write the commit's new objects into a quarantine, let the pre-commit
-        hook judge them there, move them into the store, then move the branch
-        by compare-and-swap (call with the writer lock held)."""
-        try:
-            placed, written = {}, []  # written: the blobs this commit makes, for the pre-commit hook
-            for path, content in changes.items():
-                if content is None:
-                    placed[path] = None
-                elif isinstance(content, Existing):
-                    placed[path] = (content.mode, content.sha)
-                else:
-                    sha = incoming.add(b"blob", content)
-                    placed[path] = (FILE_MODE, sha)
-                    written.append(f"{sha} {path}\n")
-            old = snap.commit
-            tree = _tree_with(snap, incoming, "", placed) or incoming.add(b"tree", b"")
-            body = message.encode() + (b"" if message.endswith("\n") else b"\n")
-            commit = incoming.add(b"commit", commit_content(
-                tree, ([old] if old else []) + list(merged or []), AUTHOR, int(time.time()) if when is None else when, body))
-            incoming.write()
-            if merged is None:  # a merge brings what other machines already let through
-                self.hooks.run("pre-commit", message, stdin="".join(written), env=incoming.env())
-            incoming.admit()
-            with signals_held():
-                ok = swap_ref(str(self.path), BRANCH, old, commit)
-        finally:
-            incoming.close()
-        if not ok:  # impossible while every writer takes the flock; say so if it happens
+        """Take the commit's new objects into ``batch``, let the pre-commit
+        hook judge them there, keep them, then move the branch by
+        compare-and-swap (call inside ``storage.writing``)."""
+        placed, written = {}, []  # written: the blobs this commit makes, for the pre-commit hook
+        for path, content in changes.items():
+            if content is None:
+                placed[path] = None
+            elif isinstance(content, Existing):
+                placed[path] = (content.mode, content.sha)
+            else:
+                sha = batch.add(b"blob", content)
+                placed[path] = (FILE_MODE, sha)
+                written.append(f"{sha} {path}\n")
+        old = snap.commit
+        tree = _tree_with(snap, batch, "", placed) or batch.add(b"tree", b"")
+        body = message.encode() + (b"" if message.endswith("\n") else b"\n")
+        commit = batch.add(b"commit", commit_content(
+            tree, ([old] if old else []) + list(merged or []), AUTHOR, int(time.time()) if when is None else when, body))
+        # a merge brings what other machines already let through: the hook judges only new writing
+        self.storage.keep(batch, None if merged is not None else message, "".join(written))
+        if not self.storage.swap(BRANCH, old, commit):  # impossible while every writer takes the flock
             raise StoreError("the store changed during a write", "Run the command again")
         return commit
 
 
-def _tree_with(snap: Snapshot, incoming: Quarantine, where: str, changes: dict) -> str | None:
+def _tree_with(snap: Snapshot, batch, where: str, changes: dict) -> str | None:
     """The id of the directory ``where`` of ``snap`` with ``changes`` made
-    (path below it -> (mode, id), or None to remove), new trees written into
-    ``incoming``; None when nothing is left in it."""
+    (path below it -> (mode, id), or None to remove), new trees taken into
+    ``batch``; None when nothing is left in it."""
     entries = dict(snap.dir(where) or {})
     below: dict[str, dict] = {}
     for path, change in changes.items():
@@ -287,10 +285,10 @@ def _tree_with(snap: Snapshot, incoming: Quarantine, where: str, changes: dict) 
         else:
             entries[name.encode("utf-8", "surrogateescape")] = change
     for name, inner in below.items():
-        sha = _tree_with(snap, incoming, f"{where}/{name}" if where else name, inner)
+        sha = _tree_with(snap, batch, f"{where}/{name}" if where else name, inner)
         key = name.encode("utf-8", "surrogateescape")
         if sha is None:
             entries.pop(key, None)
         else:
             entries[key] = (DIR_MODE, sha)
-    return incoming.add(b"tree", tree_content(entries)) if entries else None
+    return batch.add(b"tree", tree_content(entries)) if entries else None
