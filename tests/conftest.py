@@ -441,6 +441,15 @@ def git(store: Path, *args, check: bool = True) -> str:
     return done.stdout
 
 
+def fsck_clean(repo: Path) -> None:
+    """git's strictest check of a repository finds nothing to say."""
+    done = subprocess.run(["git", "-C", str(repo), "fsck", "--strict", "--full", "--no-progress"],
+                          capture_output=True, text=True)
+    text = (done.stdout + done.stderr).lower()
+    assert done.returncode == 0 and not any(w in text for w in ("error", "warning", "missing", "broken")), \
+        f"git fsck --strict {repo}:\n{text}"
+
+
 @pytest.fixture
 def store_path(conv_home) -> Path:
     return conv_home / "store.git"

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from conftest import git
+from conftest import fsck_clean, git
 from fakeserver import FakeServer
 
 from conv.format.ids import conversation_path
@@ -167,11 +167,7 @@ def test_writes_really_interleaved(swarm):
 
 
 def test_git_fsck_strict_is_clean(swarm):
-    done = subprocess.run(["git", "-C", str(swarm.store), "fsck", "--strict", "--full"],
-                          capture_output=True, text=True)
-    output = done.stdout + done.stderr
-    assert done.returncode == 0, output
-    assert "error" not in output.lower() and "missing" not in output.lower(), output
+    fsck_clean(swarm.store)
     assert not (swarm.store / "refs/heads/main.lock").exists()
 
 

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import conv_env, fails, git, ok, run_conv
+from conftest import conv_env, fails, fsck_clean, git, ok, run_conv
 
 from conv.format.ids import conversation_path
 from conv.home import paths
@@ -58,8 +58,7 @@ def turn_files(store: Path, cid: str) -> dict[str, str]:
 
 
 def assert_nothing_half_written(store: Path) -> None:
-    done = subprocess.run(["git", "-C", str(store), "fsck", "--strict", "--full"], capture_output=True, text=True)
-    assert done.returncode == 0 and "error" not in (done.stdout + done.stderr).lower(), done.stdout + done.stderr
+    fsck_clean(store)
     assert list((store / "objects").rglob("*.lock")) == []
     assert [p for p in (store / "quarantine").rglob("*") if p.is_file()] == []
     assert list((store / "refs").rglob("*.lock")) == []

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import conv_env, fails, git, ok
+from conftest import conv_env, fails, fsck_clean, git, ok
 
 KEY = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
 
@@ -30,11 +30,6 @@ def every_object(store: Path) -> bytes:
 
 def files_in(store: Path) -> set[str]:
     return {str(p.relative_to(store)) for p in store.rglob("*") if p.is_file()}
-
-
-def fsck_clean(store: Path) -> None:
-    done = subprocess.run(["git", "-C", str(store), "fsck", "--strict", "--full"], capture_output=True, text=True)
-    assert done.returncode == 0 and "error" not in (done.stdout + done.stderr).lower(), done.stdout + done.stderr
 
 
 def waiting(store: Path) -> list[Path]:

@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import conv_env, git, ok, run_conv
+from conftest import conv_env, fsck_clean, git, ok, run_conv
 
 STEPS = int(os.environ.get("CONV_SYNC_STEPS", "150"))
 SEED = int(os.environ.get("CONV_SYNC_SEED", "20261121"))
@@ -135,13 +135,6 @@ def questions_of(repo: Path, conv_id: str, commit: str = "HEAD") -> list[str]:
     mine = sorted((line.split("\t")[1], line.split()[2]) for line in listing
                   if f"/{conv_id}/" in line and line.endswith("-user.md"))
     return [_body(b) for b in _blobs(repo, [sha for _, sha in mine])]
-
-
-def fsck_clean(repo: Path) -> None:
-    done = subprocess.run(["git", "-C", str(repo), "fsck", "--strict", "--no-progress"], capture_output=True, text=True)
-    text = done.stdout + done.stderr
-    assert done.returncode == 0 and not any(w in text for w in ("error", "warning", "missing", "broken")), \
-        f"git fsck --strict {repo}:\n{text}"
 
 
 def one_error_line(done, *needles: str) -> str:
