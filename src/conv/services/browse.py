@@ -111,7 +111,7 @@ def conversation(ws: Workspace, ref: str | None) -> Conversation:
 
 
 def raw_files(ws: Workspace, ref: str | None) -> list[tuple[str, str]]:
-    """(path, text) of each file of a conversation, conversation.md first."""
+    """(path, text) of each Markdown file of a conversation, conversation.md first."""
     return [(path, data.decode("utf-8", "replace")) for path, data in ws.store.raw_files(ws.resolve(ref))]
 
 
