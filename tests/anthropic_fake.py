@@ -119,7 +119,8 @@ class _Handler(BaseHTTPRequestHandler):
         for index, block in enumerate(blocks):
             kind = block["type"]
             start = {"text": {"type": "text", "text": ""}, "thinking": {"type": "thinking", "thinking": ""},
-                     "tool_use": {"type": "tool_use", "id": block.get("id"), "name": block.get("name"), "input": {}}}[kind]
+                     "tool_use": {"type": "tool_use", "id": block.get("id"), "name": block.get("name"),
+                                  "input": {}}}[kind]
             self._event("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})
             deltas = {"text": [{"type": "text_delta", "text": block.get("text")}],
                       "thinking": [{"type": "thinking_delta", "thinking": block.get("thinking")},

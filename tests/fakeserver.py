@@ -94,13 +94,15 @@ class FakeServer:
     there): races happen on cue, mid-stream, however slow the machine.
     """
 
-    _SETTABLE = ("mode", "reply", "delay", "chunk_delay", "retry_after", "fail_times", "hold_at", "redirect", "tool_call")
+    _SETTABLE = ("mode", "reply", "delay", "chunk_delay", "retry_after", "fail_times", "hold_at", "redirect",
+                 "tool_call")
 
     def __init__(self, mode="ok", reply=None, delay=0.0, chunk_delay=None,
                  retry_after=None, fail_times=None, *, host="127.0.0.1", port=0, tls=None):
         self.mode, self.reply, self.delay, self.chunk_delay = "ok", None, 0.0, None
         self.retry_after, self.fail_times, self.hold_at, self.redirect, self.tls = None, None, None, None, tls
-        self.tool_call = None  # (name, JSON arguments): streamed as a tool call when tools are offered, until one answers
+        # (name, JSON arguments): streamed as a tool call when tools are offered, until one answers
+        self.tool_call = None
         self.held = 0  # streams waiting at hold_at
         self._released = threading.Event()
         self.set(mode=mode, reply=reply, delay=delay, chunk_delay=chunk_delay,

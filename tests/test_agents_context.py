@@ -209,7 +209,8 @@ def test_models_shows_the_chain_and_what_wins(fake, monkeypatch):
     chain = json.loads(ok("models", "--json").stdout)["chain"]
     chosen = [s for s in chain if s["chosen"]]
     assert [s["step"] for s in chosen] == ["OPENAI_API_KEY / OPENAI_BASE_URL"]
-    assert [s["step"] for s in chain][:5] == ["-m", "agent (-a)", "the conversation's model", "CONV_MODEL", "config model"]
+    assert [s["step"] for s in chain][:5] == ["-m", "agent (-a)", "the conversation's model", "CONV_MODEL",
+                                              "config model"]
     ok("config", "set", "model", "anthropic:claude-x")
     chain = json.loads(ok("models", "--json").stdout)["chain"]
     assert [s["model"] for s in chain if s["chosen"]] == ["anthropic:claude-x"]
@@ -290,7 +291,8 @@ def test_a_follow_up_after_a_break_carries_a_resume_note_and_back_to_back_ones_d
     preview = json.loads(ok("ask", "-c", "--dry-run", "--json", "and autosquash?").stdout)
     note = preview["messages"][0]
     assert note["role"] == "system" and re.match(
-        r"This conversation is being taken up again after a break of \d+ seconds?: it was last active on ", note["content"])
+        r"This conversation is being taken up again after a break of \d+ seconds?: it was last active on ",
+        note["content"])
     assert "after 3 exchanges" in note["content"] and "Its title: rebase notes" in note["content"]
     assert "Its summary: Rebase replays commits; -i edits them." in note["content"]
     ok("ask", "-c", "and autosquash?")

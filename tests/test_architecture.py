@@ -157,8 +157,8 @@ def test_services_use_the_store_through_its_one_face():
         bad += [f"{module}:{line} imports {name}" for name, line in imports(module)
                 if name.startswith("conv.store.")]
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) and node.value.attr == "store" \
-                    and (node.attr in ("path", "git") or node.attr.startswith("_")):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) \
+                    and node.value.attr == "store" and (node.attr in ("path", "git") or node.attr.startswith("_")):
                 bad.append(f"{module}:{node.lineno} reaches through the store: {ast.unparse(node)}")
     assert not bad, "\n".join(bad)
 
@@ -267,7 +267,8 @@ def test_a_push_loads_no_conversation_code(remote, store_path):
     typing, json, datetime, subprocess and shutil are not imported for it
     (git runs through store/repo/gitcli.py)."""
     loaded = imported_by("push")
-    content = {m for m in loaded if m in ("conv.store.repo.git", "conv.store.layout", "conv.store.pending", "conv.index")
+    content = {m for m in loaded
+               if m in ("conv.store.repo.git", "conv.store.layout", "conv.store.pending", "conv.index")
                or m.startswith(("conv.format", "dulwich"))}
     assert not content, sorted(content)
     stdlib = loaded & {"typing", "json", "datetime", "subprocess", "shutil"}  # 13 ms of imports, together

@@ -79,7 +79,8 @@ def test_an_argument_that_is_not_utf8_is_one_line_and_stores_nothing(fake, store
         err = done.stderr.decode("utf-8")  # the line itself is UTF-8, always
         assert done.returncode == 2, (name, err)
         assert "Traceback" not in err and done.stdout == b"", (name, err)
-        assert err.count("\n") == 1 and err.startswith(f"conv: error: argument {position} is not UTF-8 text: "), (name, err)
+        assert (err.count("\n") == 1
+                and err.startswith(f"conv: error: argument {position} is not UTF-8 text: ")), (name, err)
         shown = POSITIONS[where][position - 1].replace("CONV", conversation).replace("BAD", SHOWN[name])
         assert f"text: '{shown}'. Give it as UTF-8" in err, (name, err)
     # nothing stored, nothing sent, nothing configured (objects are only ever added: one look at the end suffices)

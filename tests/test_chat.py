@@ -124,7 +124,8 @@ def test_retry_title_show_and_fork(fake, chat):
 def test_commands_lines_and_blocks(fake, chat):
     before = chat.say("/title")
     assert "conv: error: no conversation yet. Type a message first" in before
-    assert "conv: error: unknown command /nope. The commands are /retry, /fork, /title, /show, /new, /clear, /history, /model, /file, /stop, /help, /exit" in chat.say("/nope")
+    assert ("conv: error: unknown command /nope. The commands are /retry, /fork, /title, /show, /new, /clear, "
+            "/history, /model, /file, /stop, /help, /exit") in chat.say("/nope")
     chat.p.send("/he\t")  # Tab completes a command
     help_text = chat.say("")
     assert "/retry [HINT]" in help_text and 'two lines of """' in help_text

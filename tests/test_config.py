@@ -62,10 +62,12 @@ BAD_FILES = {  # config.yaml as written by hand -> what the line must name
     "mapping": ("model:\n  name: gpt-4o\n", "model in {file} cannot be a mapping: use text"),
     "two lines": ('model: "gpt-4o\\nrm -rf"\n', "model in {file} cannot be 'gpt-4o\\nrm -rf': use one line of text"),
     "surrogate": ('model: "\\udcff"\n', "model in {file} cannot be '\\udcff': use UTF-8 text"),
-    "expiry": ("session:\n  expiry: soon\n", "session.expiry in {file} cannot be 'soon': use a number with s, m, h, d or w"),
+    "expiry": ("session:\n  expiry: soon\n",
+               "session.expiry in {file} cannot be 'soon': use a number with s, m, h, d or w"),
     "huge expiry": (f"session:\n  expiry: {'9' * 400}d\n", "session.expiry in {file} cannot be '999"),
     "temperature": ("agents:\n  coder:\n    temperature: .nan\n", "agents.coder.temperature in {file} cannot be .nan"),
-    "price": ("prices:\n  gpt-4.1:\n    input: -1\n", "prices.gpt-4.1.input in {file} cannot be -1: use a price from 0 to 10000000"),
+    "price": ("prices:\n  gpt-4.1:\n    input: -1\n",
+              "prices.gpt-4.1.input in {file} cannot be -1: use a price from 0 to 10000000"),
     "agent name": ("agents:\n  Coder:\n    system: hi\n", "bad agent name 'Coder' in {file}"),
     "dotted key": ("timeout.connect: 5\n", "timeout.connect in {file} is written as one dotted key, not nested"),
     "value for a section": ("timeout: 30\n", "timeout in {file} must be a mapping of settings, not a single value"),
@@ -101,7 +103,8 @@ BAD_VALUES = [  # (key, value typed, what is allowed)
     ("timeout.read", "1e308", SECONDS),  # issue 23: accepted, then every ask failed with an OverflowError
     ("session.expiry", "0", "use a duration from 1s to"),  # issue 23: then every follow-up was "idle for 0 s"
     ("local.keep_alive", "30d", "use a duration from 0s to 1w"),
-    ("context.max_messages", "many", "use a whole number from 1 to 100,000"), ("local.context", "2.5", "use a whole number"),
+    ("context.max_messages", "many", "use a whole number from 1 to 100,000"),
+    ("local.context", "2.5", "use a whole number"),
     ("local.context", "10", "use a whole number from 256 to 1,048,576"),
     ("base_url", "not a url", "use an http:// or https:// URL with a host"),  # issue 23: quoted later as an example
     ("endpoints.bad.base_url", "ftp://x", "use an http:// or https:// URL"),
@@ -119,7 +122,8 @@ def test_config_set_refuses_bad_values_and_leaves_the_file_alone(conv_home):
     path.write_text("# mine\ntimeout:\n  connect: 5\n")
     for key, value, allowed in BAD_VALUES:
         line = fails("config", "set", "--", key, value, code=2)
-        assert line.startswith(f"conv: error: {key} cannot be ") and allowed in line and f"{path} is unchanged" in line, line
+        assert (line.startswith(f"conv: error: {key} cannot be ") and allowed in line
+                and f"{path} is unchanged" in line), line
         assert "\x1b" not in line
     line = fails("config", "set", "modle", "x", code=2)
     assert f"unknown config key 'modle' (nothing was written to {path}). Did you mean model?" in line

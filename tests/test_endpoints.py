@@ -73,7 +73,8 @@ def test_bad_endpoint_settings_and_missing_keys_are_one_line(two):
     assert "use openai" in fails("config", "set", "endpoints.x.api", "soap", code=2)
     assert "is a provider of conv's own" in fails("config", "set", "endpoints.openai.base_url", "http://x", code=2)
     assert "use ENDPOINT:MODEL" in fails("config", "set", "aliases.quick", "nothing", code=2)
-    assert "use the name of an environment variable" in fails("config", "set", "endpoints.groq.key_env", "not a name", code=2)
+    assert "use the name of an environment variable" in fails("config", "set", "endpoints.groq.key_env", "not a name",
+                                                              code=2)
     line = fails("ask", "-m", "groq:mixtral", "no key in the environment", code=3)
     assert "ROUTER_KEY is not set (endpoints.groq.key_env)" in line
     ok("config", "set", "endpoints.claude.key_cmd", f"{sys.executable} -c 'import sys; sys.exit(4)'")
@@ -89,7 +90,8 @@ def test_a_prefix_that_names_no_endpoint_is_refused_with_did_you_mean_and_nothin
     env = {"ROUTER_KEY": ROUTER_KEY, "OPENAI_API_KEY": "sk-openai-must-stay-home-0123"}
     line = fails("ask", "-m", "grqo:llama-3.1-8b", "hello", code=2, env=env)
     assert "'grqo' in 'grqo:llama-3.1-8b' is neither a provider nor an endpoint; nothing was sent" in line
-    assert "Did you mean groq:llama-3.1-8b?" in line and "Known: openai, ollama, anthropic, local, cmd, groq, claude" in line
+    assert ("Did you mean groq:llama-3.1-8b?" in line
+            and "Known: openai, ollama, anthropic, local, cmd, groq, claude" in line)
     line = fails("ask", "-m", "nosuch:xyz", "hello", code=2, env=env)
     assert "'nosuch'" in line and "Did you mean" not in line and "-m ollama:nosuch:xyz" in line
     assert not fake.requests and not groq.requests and not claude.requests

@@ -253,7 +253,8 @@ def test_a_purge_travels_to_a_machine_with_unsynced_turns_and_loses_nothing_else
     for m in (a, b):
         assert ids_listed(m) == sorted([y, w, v]) and ids_listed(m, "--deleted") == []
         questions = user_texts(m.store)
-        for q in ("y: an ordinary topic", "B's unsynced turn in y", "A's new conversation", "B's unsynced new conversation"):
+        for q in ("y: an ordinary topic", "B's unsynced turn in y", "A's new conversation",
+                  "B's unsynced new conversation"):
             assert questions[q] == 1, (m.name, q)
         assert json.loads(m.ok("search", "--json", SECRET).stdout) == []
         assert_erased(m.store)

@@ -11,8 +11,8 @@ from conv.cli.run.argv import parse_ask
 from conv.cli.spec import OPTIONS
 
 tokens = st.one_of(
-    st.sampled_from(sorted(OPTIONS["ask"]) + ["--", "-", "-x", "--bogus", "-cq", "--model=gpt-4o", "--json=1", "-h", "--cid=",
-                                      "temperature", "0.2", "seed", "7", "stop", "-o=seed"]),
+    st.sampled_from(sorted(OPTIONS["ask"]) + ["--", "-", "-x", "--bogus", "-cq", "--model=gpt-4o", "--json=1", "-h",
+                                              "--cid=", "temperature", "0.2", "seed", "7", "stop", "-o=seed"]),
     st.text(alphabet="abc -=k3f9", min_size=0, max_size=8),
 )
 

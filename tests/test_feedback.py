@@ -67,11 +67,13 @@ def test_a_continuation_follows_up(fake, said):
     conv = first_answer(fake)
     done = ask(said)
     assert f"taken as a follow-up to {conv['short']}" in done.stderr.decode()
-    assert [m["content"] for m in fake.requests[-1]["messages"]] == ["explain git rebase", "Merge joins histories.", said]
+    assert ([m["content"] for m in fake.requests[-1]["messages"]]
+            == ["explain git rebase", "Merge joins histories.", said])
     assert [c["id"] for c in listed()] == [conv["id"]] and listed()[0]["turns"] == 4
 
 
-@pytest.mark.parametrize("said", ["how do I undo a commit?", "is it wrong to force-push?", "more or less what is a tag"])
+@pytest.mark.parametrize("said", ["how do I undo a commit?", "is it wrong to force-push?",
+                                  "more or less what is a tag"])
 def test_an_unrelated_question_starts_a_new_conversation(fake, said):
     first_answer(fake)
     done = ask(said)
@@ -105,7 +107,8 @@ def test_the_model_as_classifier(fake):
     fake.set(reply="continue")
     ask("what is the weather like there")  # no phrase says so; the model does
     classified, answered = fake.requests[-2:]
-    assert classified["model"] == "classifier-model" and "You sort a user's new message" in classified["messages"][0]["content"]
+    assert (classified["model"] == "classifier-model"
+            and "You sort a user's new message" in classified["messages"][0]["content"])
     assert "New message: what is the weather like there" in classified["messages"][1]["content"]
     assert len(answered["messages"]) == 3 and len(listed()) == 1
     fake.set(reply="new")
@@ -139,7 +142,8 @@ def test_the_corpus_no_question_is_taken_for_feedback_and_all_feedback_is_read()
     assert [c for c in CONTINUATION if by_phrase(_normal(c))[0] != "continuation"] == []
 
 
-@pytest.mark.parametrize("said", ["try again with exponential backoff in Python", "try again later — what does HTTP 503 mean?",
+@pytest.mark.parametrize("said", ["try again with exponential backoff in Python",
+                                  "try again later — what does HTTP 503 mean?",
                                   "不对称加密和对称加密有什么区别?", "如何继续一个中断的 git rebase?"])
 def test_a_question_holding_a_feedback_word_is_asked_as_it_is(fake, said):
     first_answer(fake)
@@ -174,7 +178,8 @@ def test_dry_run_shows_what_the_line_would_do(fake, store_path):
     head, sent = git(store_path, "rev-parse", "main"), len(fake.requests)
     done = ask("--dry-run", "that's wrong")
     said = done.stderr.decode()
-    assert f"this line would be taken as feedback on the last answer of {conv['id']}: asked again, told it was wrong" in said
+    assert (f"this line would be taken as feedback on the last answer of {conv['id']}: "
+            "asked again, told it was wrong") in said
     assert f"That answer was wrong. {AGAIN}" in done.stdout.decode()
     preview = json.loads(ask("--dry-run", "--json", "and in Python?").stdout)
     assert preview["taken_as"] == f"a follow-up to {conv['id']}" and len(preview["messages"]) == 3

@@ -119,8 +119,10 @@ def test_exports_and_dry_run_hold_the_files(fake, files):
     (None, ["-f", "nowhere.txt"], "no such file: nowhere.txt"),
     (None, ["-f", "."], ". is a directory"),
     (lambda d: (d / "x.bin").write_bytes(b"\x00\x01\x02ELF"), ["-f", "x.bin"], "x.bin is binary: neither text nor"),
-    (lambda d: (d / "big.txt").write_text("x" * 101), ["-f", "big.txt"], "big.txt is 101 bytes, more than files.max_bytes (100)"),
-    (lambda d: (d / "red.png").write_bytes(png(1, 1)), ["-m", "cmd:cat", "-f", "red.png"], "cmd:cat takes no images (red.png)"),
+    (lambda d: (d / "big.txt").write_text("x" * 101), ["-f", "big.txt"],
+     "big.txt is 101 bytes, more than files.max_bytes (100)"),
+    (lambda d: (d / "red.png").write_bytes(png(1, 1)), ["-m", "cmd:cat", "-f", "red.png"],
+     "cmd:cat takes no images (red.png)"),
     (None, ["-f", "-"], "-f - reads stdin, but nothing was piped"),
 ])
 def test_files_that_cannot_go_are_refused_before_anything_is_stored_or_sent(fake, tmp_path, monkeypatch, store_path,
@@ -163,7 +165,8 @@ def test_files_travel_by_sync_and_survive_a_merge_that_forks(fake, files, tmp_pa
         assert sent[0]["content"][1]["image_url"]["url"] == data_uri(png(8, 8))  # the shared question's image
         texts = [m["content"] if isinstance(m["content"], str) else m["content"][0]["text"] for m in sent]
         assert any(t.startswith(last) for t in texts)
-    assert any('print("hi")' in (m["content"] if isinstance(m["content"], str) else "") for m in fake.requests[-1]["messages"])
+    assert any('print("hi")' in (m["content"] if isinstance(m["content"], str) else "")
+               for m in fake.requests[-1]["messages"])
     for repo in (a.store, b.store, remote):
         fsck_clean(repo)
 

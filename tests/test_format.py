@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 from conv.errors import StoreError
 from conv.format.model import Conversation, Turn, order_turns
 
-tricky_lines = st.sampled_from(["---", "--- ", "...", "---\n---", "role: system", "# heading", "", "\n", "\r\n", "  - a"])
+tricky_lines = st.sampled_from(["---", "--- ", "...", "---\n---", "role: system", "# heading", "", "\n", "\r\n",
+                                "  - a"])
 bodies = st.lists(st.one_of(st.text(), tricky_lines), max_size=8).map("\n".join)
 
 
@@ -44,7 +45,8 @@ def test_frontmatter_that_looks_like_a_body_and_a_body_that_looks_like_frontmatt
 
 
 def test_hand_edits_keep_comments_and_unknown_keys():
-    text = "---\n# kept by hand\nid: k3f9x2ab7q4m\ncreated: 2026-11-21T17:55:20Z\ntitle: old\nmine: 42  # mine\n---\nnotes\n"
+    text = ("---\n# kept by hand\nid: k3f9x2ab7q4m\ncreated: 2026-11-21T17:55:20Z\ntitle: old\nmine: 42  # mine\n"
+            "---\nnotes\n")
     conv = Conversation.from_text(text)
     assert conv.created == "2026-11-21T17:55:20.000Z"  # an unquoted timestamp is read as a time
     conv.title = "new"
@@ -83,10 +85,13 @@ from conv.format.frontmatter import _yaml, emit_canonical, parse_canonical  # no
 from conv.format.model import _plain  # noqa: E402
 
 keys = st.from_regex(r"[a-z_][a-z0-9_]{0,12}", fullmatch=True)
-scalars = st.one_of(st.text(), st.integers(), st.booleans(), st.floats(allow_nan=False, allow_infinity=False), st.sampled_from(["true", "No", "null", "~", "1e3", "1.5", "-0.25", "1e-06", "0x1f", "2026-11-21", "a: b", "- x", "#c", "x ", " x", "[a]", "k3f9x2"]))
+scalars = st.one_of(st.text(), st.integers(), st.booleans(), st.floats(allow_nan=False, allow_infinity=False),
+                    st.sampled_from(["true", "No", "null", "~", "1e3", "1.5", "-0.25", "1e-06", "0x1f", "2026-11-21",
+                                     "a: b", "- x", "#c", "x ", " x", "[a]", "k3f9x2"]))
 mappings = st.dictionaries(
     keys,
-    st.one_of(scalars, st.lists(st.text(min_size=0), max_size=4), st.dictionaries(keys, scalars, min_size=1, max_size=3)),
+    st.one_of(scalars, st.lists(st.text(min_size=0), max_size=4),
+              st.dictionaries(keys, scalars, min_size=1, max_size=3)),
     max_size=8,
 )
 

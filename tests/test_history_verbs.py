@@ -223,7 +223,8 @@ def test_retry_with_a_hint_replaces_the_answer_and_keeps_the_old_one_in_history(
     assert done["answer"] == "Merge makes a merge commit." and done["question_turn"] == names[2]
 
     messages = sent(fake.requests[-1])
-    assert messages[:3] == [("user", "explain git rebase"), ("assistant", "Rebase replays commits."), ("user", "and merge?")]
+    assert messages[:3] == [("user", "explain git rebase"), ("assistant", "Rebase replays commits."),
+                            ("user", "and merge?")]
     assert messages[3] == ("assistant", "Merge joins histories.")
     assert messages[4][0] == "user" and "say what merge makes" in messages[4][1]
     assert len(messages) == 5
@@ -266,7 +267,8 @@ def test_retry_without_a_hint_asks_the_question_again(fake, store_path):
         ("user", "explain git rebase"), ("assistant", "Rebase replays commits."), ("user", "and merge?"),
     ]
     shown = show(conv_id)["turns"]
-    assert [t["content"] for t in shown] == ["explain git rebase", "Rebase replays commits.", "and merge?", "Second try."]
+    assert [t["content"] for t in shown] == ["explain git rebase", "Rebase replays commits.", "and merge?",
+                                             "Second try."]
     new = turn_at(store_path, "HEAD", conv_id, shown[3]["name"])
     assert new.replaces == names[3] and new.hint is None
 
@@ -363,7 +365,8 @@ def test_retry_of_a_conversation_without_a_question(fake, store_path):
     tree = subprocess.run(["git", "-C", str(store_path), "write-tree"], env=index, capture_output=True, text=True,
                           check=True).stdout.strip()
     head = git(store_path, "rev-parse", "HEAD").strip()
-    git(store_path, "update-ref", "refs/heads/main", git(store_path, "commit-tree", tree, "-p", head, "-m", "by hand").strip())
+    git(store_path, "update-ref", "refs/heads/main",
+        git(store_path, "commit-tree", tree, "-p", head, "-m", "by hand").strip())
     sent = len(fake.requests)
     line = fails("retry", conv_id, code=2)
     assert f"{conv_id} has no question to answer again" in line and "conv ask --cid" in line
@@ -411,7 +414,8 @@ def test_log_lists_every_change_newest_first_with_commit_ids(fake, store_path, t
     assert [line.split()[0] for line in table[1:]] == [c["commit"][:8] for c in found["commits"]]
     assert table[1].endswith("edit (1 changed)")
     # the parent's log holds only its own commits
-    assert all(c["message"].startswith(f"{parent}: ") for c in json.loads(ok("log", parent, "--json").stdout)["commits"])
+    assert all(c["message"].startswith(f"{parent}: ")
+               for c in json.loads(ok("log", parent, "--json").stdout)["commits"])
 
 
 def test_log_ids_work_with_diff_rev(fake, store_path):
@@ -476,7 +480,8 @@ def test_bad_unknown_and_ambiguous_commit_ids(fake, store_path):
     for bad in ("xyz1", "abc", f"{first[:8]}..nope"):
         assert "is not a commit id" in fails("diff", conv_id, "--rev", bad, code=2), bad
     every = set(objects(store_path))
-    unknown = next(p for p in (f"{n:08x}" for n in itertools.count(0xdeadbeef)) if not any(s.startswith(p) for s in every))
+    unknown = next(p for p in (f"{n:08x}" for n in itertools.count(0xdeadbeef))
+                   if not any(s.startswith(p) for s in every))
     assert f"commit '{unknown}' is not in the store's history" in fails("diff", conv_id, "--rev", unknown, code=1)
     assert "is not in the store's history" in fails("diff", conv_id, "--rev", f"{first[:8]}..{unknown}", code=1)
 
@@ -644,7 +649,8 @@ def test_edit_that_breaks_the_transcript_is_refused_with_its_line(fake, store_pa
     conv_id = ask("first question")["conversation"]
     ok("ask", "-c", "second question")
     before = head(store_path)
-    env = editor(tmp_path, change + "\ntext = text.replace('second question', 'changed question')\npath.write_text(text)\n")
+    env = editor(tmp_path, change + "\ntext = text.replace('second question', 'changed question')\n"
+                                    "path.write_text(text)\n")
     line = fails("edit", conv_id, env=env, code=2)
     kept = conv_home / "cache" / "edit" / f"{conv_id}.md"
     assert kept.exists() and str(kept) in line and "Nothing was changed" in line
@@ -704,11 +710,13 @@ def test_a_fork_at_a_question_is_answered_by_a_bare_c_and_never_sent_twice_silen
     assert done.stdout.decode().strip() == "Answered now."
     assert [(m["role"], m["content"]) for m in fake.requests[-1]["messages"]] == [("user", "explain git rebase")]
     turns = json.loads(ok("show", fork, "--json").stdout)["turns"]
-    assert [(t["role"], t["content"]) for t in turns] == [("user", "explain git rebase"), ("assistant", "Answered now.")]
+    assert [(t["role"], t["content"]) for t in turns] == [("user", "explain git rebase"),
+                                                          ("assistant", "Answered now.")]
 
     second = json.loads(ok("fork", fork, "--at", "1", "--json").stdout)["id"]
     done = ok("ask", "-c", "and interactive mode?")
-    assert f"{second[:6]}'s last question has no answer: it goes along, unanswered, before this one" in done.stderr.decode()
+    assert (f"{second[:6]}'s last question has no answer: it goes along, unanswered, before this one"
+            in done.stderr.decode())
     assert [m["role"] for m in fake.requests[-1]["messages"]] == ["user", "user"]
     assert "nothing to ask" in fails("ask", "--new")
     git(store_path, "fsck", "--strict")

@@ -75,7 +75,8 @@ messages:
 
 
 def imported(sessions) -> dict:
-    return json.loads(ok("import", "--from", "aichat", "--json", env={"AICHAT_CONFIG_DIR": str(sessions.parent)}).stdout)
+    return json.loads(ok("import", "--from", "aichat", "--json",
+                         env={"AICHAT_CONFIG_DIR": str(sessions.parent)}).stdout)
 
 
 def turns(short: str) -> list[dict]:

@@ -50,8 +50,10 @@ def first_session(agent) -> None:
     """One question, answered after thinking and reading two files."""
     agent.server.script = [
         [{"type": "thinking", "thinking": "I should read the notes first."},
-         {"type": "tool_use", "id": "toolu_01", "name": "Read", "input": {"file_path": str(agent.project / "notes.txt")}}],
-        [{"type": "tool_use", "id": "toolu_02", "name": "Read", "input": {"file_path": str(agent.project / "build.log")}}],
+         {"type": "tool_use", "id": "toolu_01", "name": "Read",
+          "input": {"file_path": str(agent.project / "notes.txt")}}],
+        [{"type": "tool_use", "id": "toolu_02", "name": "Read",
+          "input": {"file_path": str(agent.project / "build.log")}}],
         [{"type": "text", "text": "Your notes say the build fails on arm64; the log looks fine."}]]
     assert "arm64" in agent("what do my notes say?")
 
@@ -76,18 +78,23 @@ def test_a_session_becomes_turns_with_tool_calls_readable_and_thinking_kept_unse
     assert "log line 0199" not in body and "more characters, kept whole beside this turn as Read-result-1.txt" in body
     kept, = answer["files"]
     assert kept["sent"] is False and kept["name"] == "Read-result-1.txt"
-    whole = git(store_path, "show", f"HEAD:{next(p for p in git(store_path, 'ls-tree', '-r', '--name-only', 'HEAD').split() if p.endswith(kept['file']))}")
+    whole = git(store_path, "show",
+                "HEAD:" + next(p for p in git(store_path, "ls-tree", "-r", "--name-only", "HEAD").split()
+                               if p.endswith(kept["file"])))
     assert "log line 0199: all is well" in whole
     origin = json.loads(ok("list", "--json").stdout)[0]
     assert origin["title"] == "what do my notes say?"
-    meta = git(store_path, "show", f"HEAD:{next(p for p in git(store_path, 'ls-tree', '-r', '--name-only', 'HEAD').split() if p.endswith('conversation.md'))}")
+    meta = git(store_path, "show",
+               "HEAD:" + next(p for p in git(store_path, "ls-tree", "-r", "--name-only", "HEAD").split()
+                              if p.endswith("conversation.md")))
     assert "source: claude-code" in meta and f'cwd: "{agent.project}"' in meta and "git_branch: feature" in meta
     git(store_path, "fsck", "--strict")
 
     ok("ask", "-c", "and what should I do?")
     sent = [m["content"] for m in fake.requests[-1]["messages"]]
     assert sent[0] == "what do my notes say?" and "```tool call: Read" in sent[1] and "the log looks fine" in sent[1]
-    assert all("I should read the notes" not in s and "log line 0199" not in s for s in sent)  # thinking, whole output: kept, unsent
+    # thinking, whole output: kept, unsent
+    assert all("I should read the notes" not in s and "log line 0199" not in s for s in sent)
 
 
 def test_importing_again_adds_only_what_the_session_grew_by(agent, store_path):
@@ -101,7 +108,8 @@ def test_importing_again_adds_only_what_the_session_grew_by(agent, store_path):
     agent.server.script = [[{"type": "text", "text": "En français : la compilation échoue sur arm64."}]]
     agent("--continue", "and in French?")
     again = imported(env)
-    assert (again["found"], again["added"], again["turns_added"]) == (1, 0, 2)  # the same conversation, two turns longer
+    # the same conversation, two turns longer
+    assert (again["found"], again["added"], again["turns_added"]) == (1, 0, 2)
     conv = json.loads(ok("show", "--json").stdout)
     assert [t["role"] for t in conv["turns"]] == ["user", "assistant", "user", "assistant"]
     assert conv["turns"][-1]["content"] == "En français : la compilation échoue sur arm64."
@@ -116,12 +124,14 @@ def test_a_rewound_line_becomes_a_fork_and_a_half_written_line_is_named(agent, t
     # a second line from the first question, as a rewind in Claude Code writes it, then a line cut short
     again = dict(question, uuid="rewound-answer", parentUuid=question["uuid"], type="assistant",
                  timestamp="2099-01-01T00:00:00.000Z",
-                 message={"role": "assistant", "model": "claude-opus-5-5", "content": [{"type": "text", "text": "Another answer."}]})
+                 message={"role": "assistant", "model": "claude-opus-5-5",
+                          "content": [{"type": "text", "text": "Another answer."}]})
     copy = tmp_path / "copy" / session.name
     copy.parent.mkdir()
     copy.write_text(session.read_text() + json.dumps(again) + '\n{"type": "user", "mess')
     done = json.loads(ok("import", "--from", "claude-code", "--json", str(copy.parent)).stdout)
-    assert done["found"] == 2 and done["skipped"] == [f"{copy} line {len(records) + 2}: not a JSON record (half-written?), left out"]
+    assert done["found"] == 2 and done["skipped"] == [f"{copy} line {len(records) + 2}: "
+                                                      "not a JSON record (half-written?), left out"]
     convs = {c["id"]: c for c in json.loads(ok("list", "--json").stdout)}
     fork = next(c for c in convs.values() if c["forked_from"])  # the line left behind; the latest is the conversation
     latest = json.loads(ok("show", "--json", fork["forked_from"]).stdout)

@@ -13,7 +13,8 @@ GPTME = (("gptme==0.35.1",), "gptme")
 
 
 def gptme(binary, home, url, *args: str) -> None:
-    env = {**os.environ, "HOME": str(home), "XDG_DATA_HOME": str(home / "data"), "XDG_CONFIG_HOME": str(home / "config"),
+    env = {**os.environ, "HOME": str(home), "XDG_DATA_HOME": str(home / "data"),
+           "XDG_CONFIG_HOME": str(home / "config"),
            "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": url,
            # gptme fetches a tokenizer file from the internet: refused at once, as offline, not after DNS retries (6 s)
            "HTTPS_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1,localhost"}
@@ -38,15 +39,17 @@ def test_a_gptme_conversation_becomes_turns_and_grows_on_resume(tmp_path, fake, 
     assert answer["model"] == "openai/gpt-4o-mini" and answer["content"].startswith("what is a rebase?")
     assert "```gptme: user\n<system>No tool call detected" in answer["content"]  # its nudge: not the user typing
     assert question["created"] < answer["created"]
-    meta = git(store_path, "show", "HEAD:" + next(p for p in git(store_path, "ls-tree", "-r", "--name-only", "HEAD").split()
-                                                  if p.endswith("conversation.md")))
+    meta = git(store_path, "show",
+               "HEAD:" + next(p for p in git(store_path, "ls-tree", "-r", "--name-only", "HEAD").split()
+                              if p.endswith("conversation.md")))
     assert "source: gptme" in meta and f'cwd: "{home}"' in meta
 
     gptme(binary, home, fake.url, "-r", "and a merge?")
     again = json.loads(ok("import", "--from", "gptme", "--json", env=env).stdout)
     assert (again["added"], again["turns_added"]) == (0, 2)
     turns = json.loads(ok("show", "--json").stdout)["turns"]
-    assert [t["role"] for t in turns] == ["user", "assistant", "user", "assistant"] and turns[2]["content"] == "and a merge?"
+    assert ([t["role"] for t in turns] == ["user", "assistant", "user", "assistant"]
+            and turns[2]["content"] == "and a merge?")
     ok("ask", "-c", "thanks")  # goes on with conv's own model
     assert [m["content"] for m in fake.requests[-1]["messages"]][:1] == ["what is a rebase?"]
     git(store_path, "fsck", "--strict")

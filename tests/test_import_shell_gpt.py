@@ -62,7 +62,8 @@ def test_chats_become_conversations_and_grow_past_what_sgpt_forgot(sgpt, fake, s
     listed = {c["title"]: c["short"] for c in json.loads(ok("list", "--json").stdout)}
     notes = shown(listed["what is a rebase?"])
     assert [r for r, _ in notes] == ["system", "user", "assistant", "user", "assistant"]
-    assert "ShellGPT" in notes[0][1] and notes[1:] == [("user", "what is a rebase?"), ("assistant", "what is a rebase?"),
+    assert "ShellGPT" in notes[0][1] and notes[1:] == [("user", "what is a rebase?"),
+                                                        ("assistant", "what is a rebase?"),
                                                         ("user", "and a merge?"), ("assistant", "and a merge?")]
     assert "Shell Command Generator" in shown(listed["list big files"])[0][1]
 

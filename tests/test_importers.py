@@ -483,7 +483,8 @@ def test_follow_ups_of_imported_conversations_use_a_model_that_exists(fake, tmp_
     assert preview["chosen_by"] != "the conversation's model"
     done = ok("ask", "--cid", by_title["unknown"], "more")
     assert fake.requests[-1]["model"] == "gpt-4o-mini"
-    assert "model text-davinci-002-render-sha came with it from chatgpt, and no provider here serves it" in done.stderr.decode()
+    assert ("model text-davinci-002-render-sha came with it from chatgpt, and no provider here serves it"
+            in done.stderr.decode())
     turns = json.loads(ok("show", by_title["unknown"], "--json").stdout)["turns"]
     assert turns[1]["model"] == "text-davinci-002-render-sha" and turns[1]["provider"] == "chatgpt"  # the record stays
     ok("retry", by_title["known"])

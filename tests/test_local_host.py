@@ -162,7 +162,8 @@ def test_a_host_killed_while_answering_keeps_the_question_and_what_came(local_mo
 
 
 @pytest.mark.parametrize("when, said, hint", [
-    ("load", "the local model crashed while loading: Segmentation fault", "The question is kept; conv retry asks again"),
+    ("load", "the local model crashed while loading: Segmentation fault",
+     "The question is kept; conv retry asks again"),
     ("import", "the local model crashed while loading: Illegal instruction", "CMAKE_ARGS=-DGGML_NATIVE=OFF"),
 ])
 def test_a_runtime_that_crashes_while_loading_is_named(local_model, when, said, hint):

@@ -133,7 +133,8 @@ def test_three_turns_against_llama_cpp_server(llama_cpp_server, store_path):
     bodies = proxy.bodies(b"/v1/chat/completions")
     assert [len(b["messages"]) for b in bodies] == [1, 3, 5]
     answers = [t["content"] for t in conv["turns"] if t["role"] == "assistant"]
-    assert [m["content"] for m in bodies[2]["messages"]] == [QUESTIONS[0], answers[0], QUESTIONS[1], answers[1], QUESTIONS[2]]
+    assert ([m["content"] for m in bodies[2]["messages"]]
+            == [QUESTIONS[0], answers[0], QUESTIONS[1], answers[1], QUESTIONS[2]])
     assert all(b["stream"] is True and b["model"] == "smollm2" for b in bodies)
 
 

@@ -405,8 +405,8 @@ def test_list_filters(varied, store_path):
     everything = js("list")
     assert ids_of(everything) == [c, b, a, AGENT_ID, OLD_ID]  # most recently updated first
     assert set(everything[0]) == {"id", "short", "title", "created", "updated", "model", "provider", "agent", "tags",
-                                  "status", "turns", "current", "broken", "forked_from", "summary", "deleted", "tokens", "cost",
-                                      "wrong"}
+                                  "status", "turns", "current", "broken", "forked_from", "summary", "deleted", "tokens",
+                                  "cost", "wrong"}
     first = everything[0]
     assert (first["title"], first["turns"], first["model"], first["status"], first["deleted"]) == \
         ("cooking pasta tonight", 2, "gpt-4o-mini", "active", False)
@@ -574,7 +574,8 @@ def test_gc_packs_and_fsck_finds_a_corrupt_object(fake, store_path):
 
     conv_id = ask("after gc")  # new loose objects
     assert int(dict(line.split(": ") for line in git(store_path, "count-objects", "-v").splitlines())["count"]) > 0
-    user_turn = next(sha for name, sha in blobs(store_path, conversation_path(conv_id)).items() if name.endswith("-user.md"))
+    user_turn = next(sha for name, sha in blobs(store_path, conversation_path(conv_id)).items()
+                     if name.endswith("-user.md"))
     loose = store_path / "objects" / user_turn[:2] / user_turn[2:]
     assert loose.exists()
     os.chmod(loose, stat.S_IRUSR | stat.S_IWUSR)

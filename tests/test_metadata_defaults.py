@@ -24,7 +24,8 @@ def test_without_a_reference_the_current_conversation_is_changed(fake):
     ok("title", "my", "rebase", "notes", env=TERM)
     ok("summary", "Chose rebase -i.", env=TERM)
     conv = shown(here)
-    assert (conv["status"], conv["tags"], conv["title"], conv["summary"]) == ("done", ["git"], "my rebase notes", "Chose rebase -i.")
+    assert ((conv["status"], conv["tags"], conv["title"], conv["summary"])
+            == ("done", ["git"], "my rebase notes", "Chose rebase -i."))
     assert ok("tag", env=TERM).stdout.decode().strip() == "git"
     untouched = shown(other)
     assert untouched["status"] == "active" and untouched.get("tags", []) == [] and untouched["title"] == "the other one"

@@ -12,9 +12,11 @@ from test_provider_faults import by_role, stored_turns
 
 def test_options_are_sent_kept_with_the_answer_and_shown(fake, store_path):
     done = json.loads(ok("ask", "--json", "-o", "temperature", "0.2", "--option", "max_tokens", "500",
-                         "-o", "stop", "###", "-o", "stop", "END", "-o", "reasoning_effort", "low", "name a colour").stdout)
+                         "-o", "stop", "###", "-o", "stop", "END", "-o", "reasoning_effort", "low",
+                         "name a colour").stdout)
     sent = fake.requests[-1]
-    assert (sent["temperature"], sent["max_tokens"], sent["stop"], sent["reasoning_effort"]) == (0.2, 500, ["###", "END"], "low")
+    assert ((sent["temperature"], sent["max_tokens"], sent["stop"], sent["reasoning_effort"])
+            == (0.2, 500, ["###", "END"], "low"))
     assert done["options"] == {"temperature": 0.2, "max_tokens": 500, "stop": ["###", "END"], "reasoning_effort": "low"}
     (_, meta, _), = by_role(stored_turns(store_path), "assistant")
     assert meta["options"] == done["options"]
@@ -59,7 +61,8 @@ def test_anthropic_is_sent_its_own_spelling(claude):
     (["-o", "seed", "-1"], "-o seed '-1': use a whole number"),
     (["-o", "stop", ""], "-o stop '': use the text that ends the answer"),
     (["-o", "reasoning_effort", "max"], "-o reasoning_effort 'max': use minimal, low, medium or high"),
-    (["-m", "anthropic:claude-haiku-4-5", "-o", "seed", "1"], "anthropic takes no seed option (it takes temperature, top_p, max_tokens, stop)"),
+    (["-m", "anthropic:claude-haiku-4-5", "-o", "seed", "1"],
+     "anthropic takes no seed option (it takes temperature, top_p, max_tokens, stop)"),
     (["-m", "cmd:cat", "-o", "temperature", "0"], "cmd takes no temperature option (it takes none)"),
 ])
 def test_bad_options_are_refused_before_anything_is_stored_or_sent(fake, claude, store_path, args, said):

@@ -90,7 +90,8 @@ class Tinyproxy:
 
     def requests(self) -> list[str]:
         """The request lines tinyproxy logged, e.g. ``CONNECT localhost:443 HTTP/1.1``."""
-        return [line.split("): ", 1)[1] for line in self.log.read_text().splitlines() if "Request (file descriptor" in line]
+        return [line.split("): ", 1)[1] for line in self.log.read_text().splitlines()
+                if "Request (file descriptor" in line]
 
     def stop(self):
         self.proc.terminate()
@@ -192,7 +193,8 @@ def test_a_proxy_that_refuses_the_tunnel_is_one_line_naming_it(tmp_path, tls_fak
 
 
 # -- (4) proxy credentials -------------------------------------------------------------------------
-def test_proxy_credentials_are_sent_and_never_shown_or_stored(tinyproxy_auth, tls_fake, fake, pki, conv_home, store_path):
+def test_proxy_credentials_are_sent_and_never_shown_or_stored(tinyproxy_auth, tls_fake, fake, pki, conv_home,
+                                                              store_path):
     base = {"SSL_CERT_FILE": str(pki / "ca.pem"), "OPENAI_BASE_URL": https_url(tls_fake), "OPENAI_API_KEY": KEY}
     outputs = []
     done = ok("ask", "through the tunnel", env={**base, "HTTPS_PROXY": tinyproxy_auth.url(f"{USER}:{QUOTED}@")})
@@ -208,7 +210,8 @@ def test_proxy_credentials_are_sent_and_never_shown_or_stored(tinyproxy_auth, tl
                        "Put them in HTTPS_PROXY before the host: USER:PASSWORD@HOST:PORT after http://")
     wrong = fails("ask", "wrong", code=3, env={**base, "https_proxy": tinyproxy_auth.url(f"{USER}:nope@")})
     assert f"the proxy {tinyproxy_auth.url()} (from https_proxy) refused its credentials (407)" in wrong
-    refused_http = fails("ask", "plain, none", code=3, env={"http_proxy": tinyproxy_auth.url(), "OPENAI_BASE_URL": fake.url})
+    refused_http = fails("ask", "plain, none", code=3,
+                         env={"http_proxy": tinyproxy_auth.url(), "OPENAI_BASE_URL": fake.url})
     assert "asks for credentials (407)" in refused_http
     assert len(tls_fake.requests) == 1 and len(fake.requests) == 1
 
@@ -241,7 +244,8 @@ def test_an_untrusted_certificate_names_what_to_set_and_tls_ca_file_trusts_it(tl
 
 def test_a_certificate_for_another_name_says_so(pki):
     with serve_tls(pki, "other") as server:
-        line = fails("ask", "hello", code=3, env={"OPENAI_BASE_URL": https_url(server), "SSL_CERT_FILE": str(pki / "ca.pem")})
+        line = fails("ask", "hello", code=3,
+                     env={"OPENAI_BASE_URL": https_url(server), "SSL_CERT_FILE": str(pki / "ca.pem")})
     assert line.startswith(f"conv: error: the certificate of localhost:{server.port} is not trusted (Hostname mismatch")
     assert line.endswith("It was made for another name: check the host in the base URL")
 
@@ -269,9 +273,12 @@ def test_without_a_ca_store_certifi_is_used_when_installed(monkeypatch):
 
 def test_without_a_ca_store_or_certifi_the_error_says_how_to_get_one(tls_fake):
     """certifi made unimportable in that conv process (the machine has it)."""
-    code = "import sys; sys.modules['certifi'] = None; from conv.__main__ import main; sys.argv[1:] = ['ask', 'hi']; main()"
-    env = conv_env({"OPENAI_BASE_URL": https_url(tls_fake), "SSL_CERT_FILE": "/nonexistent", "SSL_CERT_DIR": "/nonexistent"})
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL)
+    code = ("import sys; sys.modules['certifi'] = None; from conv.__main__ import main; "
+            "sys.argv[1:] = ['ask', 'hi']; main()")
+    env = conv_env({"OPENAI_BASE_URL": https_url(tls_fake), "SSL_CERT_FILE": "/nonexistent",
+                    "SSL_CERT_DIR": "/nonexistent"})
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          stdin=subprocess.DEVNULL)
     assert done.returncode == 3 and len(done.stderr.splitlines()) == 1, done.stderr
     assert "This Python finds no CA certificates: pip install certifi where conv is installed" in done.stderr
 

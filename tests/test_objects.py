@@ -132,7 +132,8 @@ def test_a_written_pack_is_one_git_verifies_and_reads(store):
     from conv.store.repo.packs import write_pack
 
     made = [(b"blob", f"blob {n} ".encode() * n) for n in range(300)] + [(b"blob", b"blob 1 ")]  # one twice
-    made.append((b"tree", tree_content({b"a": (0o100644, object_id(*made[0])), b"d": (0o40000, object_id(b"tree", b""))})))
+    made.append((b"tree", tree_content({b"a": (0o100644, object_id(*made[0])),
+                                        b"d": (0o40000, object_id(b"tree", b""))})))
     made.append((b"tree", b""))
     pack, index = write_pack(str(store / "objects"), {object_id(*m): m for m in made})
     assert pack.endswith(".pack") and index.endswith(".idx")

@@ -25,7 +25,8 @@ CONVERSATIONS = 10_000
 def generated(tmp_path_factory):
     home = tmp_path_factory.mktemp("generated")
     subprocess.run([sys.executable, str(GENSTORE), "--home", str(home), "--conversations", str(CONVERSATIONS),
-                    "--turns", "2", "--no-upkeep"], check=True, capture_output=True, env=conv_env({"CONV_HOME": str(home)}))
+                    "--turns", "2", "--no-upkeep"], check=True, capture_output=True,
+                   env=conv_env({"CONV_HOME": str(home)}))
     return home
 
 

@@ -58,7 +58,8 @@ def test_list_and_search_here_show_this_projects_conversations_imports_too(fake,
     session.write_text("".join(json.dumps(r) + "\n" for r in [
         {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s1", "cwd": str(repo / "src"),
          "timestamp": "2026-11-01T10:00:00.000Z", "message": {"role": "user", "content": "rebase in the agent"}},
-        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s1", "timestamp": "2026-11-01T10:00:01.000Z",
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s1",
+         "timestamp": "2026-11-01T10:00:01.000Z",
          "message": {"role": "assistant", "model": "m", "content": [{"type": "text", "text": "ok"}]}}]))
     ok("import", "--from", "claude-code", str(session))
 

@@ -42,7 +42,8 @@ def test_a_refused_secret_leaves_no_object(fake, store_path, where):
     fake.set(reply="ECHO")
     ok("hooks", "install", "pre-commit")
     cid = json.loads(ok("ask", "--json", "an ordinary start").stdout)["conversation"]
-    head, objects, files, sent = git(store_path, "rev-parse", "HEAD"), object_ids(store_path), files_in(store_path), len(fake.requests)
+    head, objects = git(store_path, "rev-parse", "HEAD"), object_ids(store_path)
+    files, sent = files_in(store_path), len(fake.requests)
 
     if where == "question":
         line = fails("ask", "--cid", cid, f"why is {KEY} rejected?", code=1)

@@ -89,7 +89,8 @@ def spawn(*args: str, command: str | None = None, cwd=None) -> pexpect.spawn:
     """conv resume ARGS on a pseudo-terminal of 24×100, in SESSION; or a shell
     ``command`` there (which may run conv)."""
     program, argv = ("sh", ["-c", command]) if command else (sys.executable, ["-m", "conv", "resume", *args])
-    return pexpect.spawn(program, argv, env=conv_env(SESSION), cwd=cwd, dimensions=(24, 100), encoding="utf-8", timeout=30)
+    return pexpect.spawn(program, argv, env=conv_env(SESSION), cwd=cwd, dimensions=(24, 100), encoding="utf-8",
+                         timeout=30)
 
 
 def finished(child: pexpect.spawn) -> int:

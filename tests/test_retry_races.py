@@ -58,11 +58,13 @@ def assert_sound(store, received: list[str]) -> dict:
     convs = stored(store)
     for conv_id, (_, turns) in convs.items():
         for turn in turns.values():
-            assert turn.parent is None or turn.parent in turns, f"{conv_id}/{turn.name}: parent {turn.parent} is missing"
+            assert turn.parent is None or turn.parent in turns, (
+                f"{conv_id}/{turn.name}: parent {turn.parent} is missing")
     answers = [t.content for _, turns in convs.values() for t in turns.values() if t.role == "assistant"]
     for text in received:
         assert text in answers, f"received but not stored: {text!r}"
-    done = subprocess.run(["git", "-C", str(store), "fsck", "--strict", "--no-dangling"], capture_output=True, text=True)
+    done = subprocess.run(["git", "-C", str(store), "fsck", "--strict", "--no-dangling"],
+                          capture_output=True, text=True)
     assert done.returncode == 0 and not done.stdout.strip() and not done.stderr.strip(), done.stdout + done.stderr
     return convs
 
@@ -93,7 +95,8 @@ def test_a_retry_that_finishes_after_a_follow_up_keeps_its_answer_in_a_fork(fake
     convs = assert_sound(store_path, [retried, "Rebase replays commits.", "Merge joins histories."])
     fork_id = result["conversation"]
     assert result["answer"] == retried and result["forked_from"] == conv_id and fork_id != conv_id
-    assert err.count("\n") == 1 and err.startswith(f"conv: {conv_id[:6]} moved on while this answer arrived: it is kept in ")
+    assert err.count("\n") == 1 and err.startswith(f"conv: {conv_id[:6]} moved on while this answer arrived: "
+                                                   "it is kept in ")
     assert f"conv show {fork_id[:6]}" in err
     # the conversation that moved on is untouched: the follow-up still follows the old answer
     _, turns = convs[conv_id]
@@ -105,8 +108,10 @@ def test_a_retry_that_finishes_after_a_follow_up_keeps_its_answer_in_a_fork(fake
     assert sorted(forked) == sorted([question, result["answer_turn"]])
     assert blob(store_path, fork_id, question) == blob(store_path, conv_id, question)
     answer = forked[result["answer_turn"]]
-    assert answer.content == retried and answer.parent == question and answer.replaces == old and answer.finish == "stop"
-    assert git(store_path, "log", "-1", "--format=%s", "main").startswith(f"{fork_id}: fork of {conv_id} at turn 1 with a retry's answer")
+    assert (answer.content == retried and answer.parent == question and answer.replaces == old
+            and answer.finish == "stop")
+    assert git(store_path, "log", "-1", "--format=%s", "main").startswith(
+        f"{fork_id}: fork of {conv_id} at turn 1 with a retry's answer")
     # conv itself agrees with git
     shown = json.loads(ok("show", fork_id, "--json").stdout)
     assert [t["content"] for t in shown["turns"]] == ["explain git rebase", retried]
@@ -162,7 +167,8 @@ def test_a_retry_of_a_conversation_deleted_meanwhile_keeps_its_answer_in_a_fork(
     assert list(convs) == [result["conversation"]]  # the deleted one stays in the trash
     assert sorted(convs[result["conversation"]][1]) == sorted([question, result["answer_turn"]])
     # the deleted conversation waits in the trash as it was, old answer and all
-    assert git(store_path, "ls-tree", "--name-only", f"main:trash/{conversation_path(conv_id).split('/', 1)[1]}").split() \
+    assert git(store_path, "ls-tree", "--name-only",
+               f"main:trash/{conversation_path(conv_id).split('/', 1)[1]}").split() \
         == sorted(["conversation.md", f"{question}.md", f"{old}.md"])
 
 
@@ -177,7 +183,8 @@ def test_a_retry_never_brings_back_a_conversation_purged_meanwhile(fake, store_p
     fake.release()
     code, _, err = finish(retry)
 
-    assert code == 1 and err == f"conv: error: conversation {conv_id} was purged from the store meanwhile. Nothing was kept\n"
+    assert code == 1 and err == (f"conv: error: conversation {conv_id} was purged from the store meanwhile. "
+                                 "Nothing was kept\n")
     everything = subprocess.run(["git", "-C", str(store_path), "cat-file", "--batch-all-objects", "--batch"],
                                 capture_output=True).stdout
     assert b"secret plan" not in everything

@@ -63,7 +63,8 @@ def test_the_page_renders_fetches_nothing_runs_nothing_and_masks_secrets(fake, t
     fake.set(reply=(
         "Here:\n\n```python\ndef rebase():\n    return 'done'\n```\n\n"
         "<script>document.body.setAttribute('data-pwned','script')</script>\n\n"
-        f"<img src=\"http://127.0.0.1:{here.port}/tag.png\" onerror=\"document.body.setAttribute('data-pwned','img')\">\n\n"
+        f"<img src=\"http://127.0.0.1:{here.port}/tag.png\" "
+        "onerror=\"document.body.setAttribute('data-pwned','img')\">\n\n"
         f"![chart](http://127.0.0.1:{here.port}/md.png) and [a link](javascript:alert(1))\n\n"
         f"<img src=\"http://{ELSEWHERE}/far.png\"> ![far](http://{ELSEWHERE}/far2.png)\n\n"
         "\x1b]0;evil title\x07\x1b[31mred\x1b[0m text &#x202E;reversed"))

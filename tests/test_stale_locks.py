@@ -37,11 +37,13 @@ def setup_sync(store: Path, origin: Path) -> None:
 CASES = {
     # lock: (set up before the lock appears, the command it blocked, what shows the command worked)
     "config.lock": (setup_config, ["remote", "add", "origin"],
-                    lambda store, origin: git(store, "config", "remote.origin.url", check=False).strip() == str(origin)),
+                    lambda store, origin: (git(store, "config", "remote.origin.url", check=False).strip()
+                                           == str(origin))),
     "packed-refs.lock": (setup_gc, ["gc"],
                          lambda store, origin: list((store / "objects").glob("??/*")) == []),
     "refs/remotes/origin/main.lock": (setup_sync, ["sync"],
-                                      lambda store, origin: git(origin, "rev-parse", "main") == git(store, "rev-parse", "HEAD")),
+                                      lambda store, origin: (git(origin, "rev-parse", "main")
+                                                             == git(store, "rev-parse", "HEAD"))),
 }
 
 

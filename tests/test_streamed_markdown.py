@@ -73,7 +73,8 @@ def test_rendering_keeps_escapes_out_and_secrets_masked(fake):
     hostile = ("# Title \x1b]52;c;aGVsbG8=\x07\n\nclick \x1b[31mred\x1b[0m and \u202eevil\u202c, "
                f"key {KEY[:10]}")
     fake.set(reply=hostile + f"{KEY[10:]} done\n- item \x1b[2J\n", chunk_delay=0.01)
-    child = pexpect.spawn(sys.executable, ["-m", "conv", "ask", "go"], env=conv_env({"TERM": "xterm", "LEAK_API_KEY": KEY}),
+    child = pexpect.spawn(sys.executable, ["-m", "conv", "ask", "go"],
+                          env=conv_env({"TERM": "xterm", "LEAK_API_KEY": KEY}),
                           encoding="utf-8", timeout=30, dimensions=(40, 100))
     child.expect(pexpect.EOF)
     out = child.before

@@ -104,7 +104,8 @@ def by_recent_turn(repo: Path) -> list[str]:
 def _blobs(repo: Path, shas: list[str]) -> list[bytes]:
     if not shas:
         return []
-    out = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch"], input="".join(f"{s}\n" for s in shas).encode(),
+    out = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch"],
+                         input="".join(f"{s}\n" for s in shas).encode(),
                          capture_output=True, check=True).stdout
     bodies = []
     for _ in shas:
@@ -605,7 +606,8 @@ def test_a_password_in_a_remote_url_is_never_shown_nor_committed(fake, tmp_path,
     as_json = json.loads(a.ok("remote", "list", "--json").stdout)
     assert {"name": "origin", "url": "https://***@example.invalid/x.git"} in as_json
     assert "s3cret" not in json.dumps(as_json)
-    for args in (["sync", "origin"], ["push", "origin"], ["pull", "origin"], ["sync", "local"], ["sync", "local", "--json"]):
+    for args in (["sync", "origin"], ["push", "origin"], ["pull", "origin"], ["sync", "local"],
+                 ["sync", "local", "--json"]):
         done = a.run(*args)
         assert done.returncode == 4
         assert b"s3cret" not in done.stderr + done.stdout

@@ -137,8 +137,8 @@ def test_on_a_terminal_the_rich_output_is_clean_too(fake):
         # conv's own: colours (SGR), and for an answer rendered as it streams, taking the
         # line being written back (streamed_markdown.py): up N rows, to its start, erase below
         own = re.sub(r"(\x1b\[[0-9]+A)?\r\x1b\[J", "", shown) if args[0] == "ask" else shown
-        assert not re.findall("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\x1b[^\\[]|\x1b\\[[0-9;]*[^0-9;m]",
-                              own), (args, shown)
+        assert not re.findall("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\x1b[^\\[]|"
+                              "\x1b\\[[0-9;]*[^0-9;m]", own), (args, shown)
     assert f"answer {CLEANED} zebra" in on_a_terminal("show")
 
 
@@ -235,7 +235,8 @@ def test_list_show_and_export_into_head_exit_quietly(fake, store_path):
         ok("title", conv_id, "t" * 100_000)
     for args, reader in ((["list"], ["head", "-1"]), (["show"], ["head", "-1"]), (["export"], ["head", "-c", "10"]),
                          (["show", "--json"], ["head", "-1"]), (["show", "--raw"], ["head", "-1"]),
-                         (["list", "--json"], ["head", "-c", "10"]), (["ask", "-c", "--no-stream", "more"], ["head", "-c", "10"])):
+                         (["list", "--json"], ["head", "-c", "10"]),
+                         (["ask", "-c", "--no-stream", "more"], ["head", "-c", "10"])):
         code, err, shown = pipeline(args, reader)
         if args[0] == "ask":  # a 1 MB answer outgrows the window: the summary that takes its place is said
             err = b"".join(line for line in err.splitlines(True) if b"go as a summary" not in line)

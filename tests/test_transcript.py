@@ -30,10 +30,12 @@ U1, A1, U2 = (t.name for t in CONV.turns)
 
 tricky_lines = st.sampled_from([
     "---", "# heading", "", "\n", "\r\n", "\r", "\u2028", "title: x", "-->", "<!--", "<!-- a comment -->",
-    "<!-- conv turn 1 · user · x -->", f"<!-- conv turn 2 · assistant · {A1} -->", f"<!-- conv turn 1 · user · {U1} -->",
+    "<!-- conv turn 1 · user · x -->", f"<!-- conv turn 2 · assistant · {A1} -->",
+    f"<!-- conv turn 1 · user · {U1} -->",
     "\\<!-- conv turn 1 · user · x -->", "\\\\<!--conv", "  <!-- CONV", " \\<!-- conv", "<!-- conversation -->",
 ])
-bodies = st.tuples(st.lists(st.one_of(st.text(), tricky_lines), max_size=6).map("\n".join), st.sampled_from(["", "\n", "\n\n"]))
+bodies = st.tuples(st.lists(st.one_of(st.text(), tricky_lines), max_size=6).map("\n".join),
+                   st.sampled_from(["", "\n", "\n\n"]))
 contents = st.lists(bodies.map("".join), max_size=5)
 
 
@@ -104,7 +106,8 @@ def test_lines_that_look_like_markers_are_escaped_with_a_backslash():
     assert "\n\\<!-- conv turn 2 · assistant · x -->\n\\\\<!-- conv\nplain <!-- conv\n" in text
     assert parse(text, conv).unchanged
     typed = text.replace("plain <!-- conv\n", "\\<!-- conv: new\n")
-    assert parse(typed, conv).changed == {conv.turns[0].name: "<!-- conv turn 2 · assistant · x -->\n\\<!-- conv\n<!-- conv: new"}
+    assert parse(typed, conv).changed == {
+        conv.turns[0].name: "<!-- conv turn 2 · assistant · x -->\n\\<!-- conv\n<!-- conv: new"}
 
 
 def test_editing_text_in_place():
@@ -112,7 +115,8 @@ def test_editing_text_in_place():
     edit = parse(text.replace("-->\nexplain git rebase\n", "-->\nexplain git merge\nplease\n"), CONV)
     assert edit == Edit(title=None, changed={U1: "explain git merge\nplease"}, deleted=[])
     # typing on the blank line below a turn's text adds to it; emptying a turn leaves it empty
-    assert parse(text.replace("and merge?\n\n", "and merge?\nand squash?\n"), CONV).changed == {U2: "and merge?\nand squash?"}
+    assert (parse(text.replace("and merge?\n\n", "and merge?\nand squash?\n"), CONV).changed
+            == {U2: "and merge?\nand squash?"})
     assert parse(text.replace("and merge?\n\n", ""), CONV).changed == {U2: ""}
 
 
@@ -128,7 +132,8 @@ def test_a_missing_blank_line_between_blocks_changes_nothing():
 
 def test_title_edits():
     text = render(CONV)
-    assert parse(text.replace("title: explain git rebase\n", "title:   git rebase, explained  \n"), CONV).title == "git rebase, explained"
+    assert (parse(text.replace("title: explain git rebase\n", "title:   git rebase, explained  \n"), CONV).title
+            == "git rebase, explained")
     assert parse(text.replace("title: explain git rebase\n", "title:\n"), CONV).title == ""
     assert parse(text.replace("title: explain git rebase\n", "Title : explain git rebase\n"), CONV).title is None
 
@@ -181,13 +186,15 @@ def swap_blocks(text):
 @pytest.mark.parametrize(
     "text, line, what",
     [
-        (HAND.replace(U2, "20261121-175599.123-zzzz-user"), 10, "marker names turn 20261121-175599.123-zzzz-user, which is not"),
+        (HAND.replace(U2, "20261121-175599.123-zzzz-user"), 10,
+         "marker names turn 20261121-175599.123-zzzz-user, which is not"),
         (HAND + f"<!-- conv turn 1 · user · {U1} -->\nagain\n", 12, f"turn {U1} appears twice (first at line 4)"),
         (swap_blocks(HAND), 7, "turn 1 is out of order (after turn 2 at line 4)"),
         (HAND.replace(f"turn 2 · assistant · {A1}", f"turn 2 assistant {A1}"), 7, "malformed turn marker"),
         (HAND.replace(f"<!-- conv turn 2 · assistant · {A1} -->", "<!-- conv turn 2 -->"), 7, "malformed turn marker"),
         (HAND.replace("replays", "replays\n  <!--   CONV note -->\n"), 9, "malformed turn marker"),
-        (HAND.replace("turn 2 · assistant", "turn 2 · user"), 7, f"marker says turn 2 · user, but {A1} is turn 2 · assistant"),
+        (HAND.replace("turn 2 · assistant", "turn 2 · user"), 7,
+         f"marker says turn 2 · user, but {A1} is turn 2 · assistant"),
         (HAND.replace("turn 3 · user", "turn 2 · user"), 10, f"marker says turn 2 · user, but {U2} is turn 3 · user"),
         (HAND.replace("title: explain git rebase\n", ""), 3, "no title line before the first turn"),
         (HAND.replace("title: explain git rebase", "title = rebase"), 2, "malformed title line"),
@@ -195,7 +202,8 @@ def swap_blocks(text):
         (HAND.replace("<!-- edit -->", "stray"), 1, "text before the title line"),
         (HAND.replace("\n\n<!-- conv turn 1", "\nstray words\n<!-- conv turn 1"), 3, "text after the title line"),
         (HAND.replace("\n\n<!-- conv turn 1", "\ntitle: again\n<!-- conv turn 1"), 3, "text after the title line"),
-        (HAND.replace("\n\n<!-- conv turn 1", "\n\\<!-- conv turn 1\n<!-- conv turn 1"), 3, "text after the title line"),
+        (HAND.replace("\n\n<!-- conv turn 1", "\n\\<!-- conv turn 1\n<!-- conv turn 1"), 3,
+         "text after the title line"),
         (HAND.replace("<!-- edit -->", "<!-- edit"), 1, "comment not closed before the first turn"),
         ("", 1, "no title line before the first turn"),
         ("<!--\nhow to edit\n-->\n", 4, "no title line before the first turn"),

@@ -34,7 +34,8 @@ def main(argv=None) -> list[dict]:
                          (f"an id prefix: conv show {prefix}<TAB>", ["show", prefix])):
         command = common.conv("__complete", *words)
         common.run(command, env)  # warm-up (the index is current after it)
-        rows.append(common.row(f"{label} @{n}", common.stats([common.run(command, env) for _ in range(a.runs)]), BUDGET_MS))
+        rows.append(common.row(f"{label} @{n}", common.stats([common.run(command, env) for _ in range(a.runs)]),
+                               BUDGET_MS))
     return rows
 
 

@@ -264,7 +264,8 @@ def main(argv=None) -> list[dict]:
     commands.update({f"conv {key}": (common.conv(*args), env, runs) for key, args in conv_cmds.items()})
     commands["git log"] = (git_log, env, a.git_runs)
     commands["git log, no graph"] = (["git", "-c", "core.commitGraph=false", *git_log[1:]], env, a.git_runs)
-    hits = {word: len(json_of(common.conv("search", word, "-n", str(n), "--json"), env)) for word in (COMMON_WORD, RARE_WORD)}
+    hits = {word: len(json_of(common.conv("search", word, "-n", str(n), "--json"), env))
+            for word in (COMMON_WORD, RARE_WORD)}
     print(f"  conversations matching: {COMMON_WORD} {hits[COMMON_WORD]}, {RARE_WORD} {hits[RARE_WORD]}; "
           f"conv log {ref}: {len(json_of(common.conv('log', ref, '--json'), env)['commits'])} commit(s), "
           f"git log: {len(subprocess.run(git_log, capture_output=True, text=True).stdout.splitlines())}")
@@ -306,8 +307,10 @@ def main(argv=None) -> list[dict]:
             add(label, f"llm {key}")
             if key in conv_cmds:
                 for row, which in ((rows[-2], 0), (rows[-1], 1)):
-                    row["verdict"] = f"conv/llm {got[f'conv {key}'][which]['median'] / got[f'llm {key}'][which]['median']:.2f}"
-        print(f"\n  side by side @{n}: medians in ms, wall time (CPU time); ratio = conv / llm, below 1: conv is faster")
+                    row["verdict"] = (
+                        f"conv/llm {got[f'conv {key}'][which]['median'] / got[f'llm {key}'][which]['median']:.2f}")
+        print(f"\n  side by side @{n}: medians in ms, wall time (CPU time); "
+              "ratio = conv / llm, below 1: conv is faster")
         print(f"    {'conv':<24} {'wall':>7} {'(cpu)':>7}   {'llm ' + version:<32} {'wall':>7} {'(cpu)':>7}"
               f"   {'ratio':>5} {'(cpu)':>6}")
         for key in conv_cmds:
@@ -315,8 +318,10 @@ def main(argv=None) -> list[dict]:
             print(f"    {labels[key]:<24} {cw['median']:7.1f} {'(%.1f)' % cc['median']:>7}   {llm_cmds[key][1]:<32} "
                   f"{lw['median']:7.1f} {'(%.1f)' % lc['median']:>7}   {cw['median'] / lw['median']:5.2f} "
                   f"{'(%.2f)' % (cc['median'] / lc['median']):>6}")
-        print(f"    {'python -c pass':<24} {got['python'][0]['median']:7.1f} {'(%.1f)' % got['python'][1]['median']:>7}   "
-              f"{'llm --version':<32} {got['llm start'][0]['median']:7.1f} {'(%.1f)' % got['llm start'][1]['median']:>7}")
+        print(f"    {'python -c pass':<24} {got['python'][0]['median']:7.1f} "
+              f"{'(%.1f)' % got['python'][1]['median']:>7}   "
+              f"{'llm --version':<32} {got['llm start'][0]['median']:7.1f} "
+              f"{'(%.1f)' % got['llm start'][1]['median']:>7}")
     print(f"  (load average {os.getloadavg()[0]:.2f} at the end)")
 
     for key, args in conv_cmds.items():

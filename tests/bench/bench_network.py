@@ -43,7 +43,8 @@ def tinyproxy():
     with tempfile.TemporaryDirectory() as tmp:
         conf = Path(tmp) / "tinyproxy.conf"
         conf.write_text(f"Port {port}\nListen 127.0.0.1\nAllow 127.0.0.1\nTimeout 30\nMaxClients 20\nLogLevel Error\n")
-        proc = subprocess.Popen(["tinyproxy", "-d", "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(["tinyproxy", "-d", "-c", str(conf)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             for _ in range(200):
                 try:
@@ -94,7 +95,8 @@ def main(argv=None) -> list[dict]:
             rows.append(common.row(f"  more than without: {name}", common.stats(extra)))
         imported = [proxy_import_us(variants["http_proxy set, host in NO_PROXY"], args) for _ in range(5)]
         unset = proxy_import_us(base, args)
-    print(f"  import of conv.providers.proxy when a variable is set: median {statistics.median(imported) / 1000:.2f} ms "
+    print("  import of conv.providers.proxy when a variable is set: "
+          f"median {statistics.median(imported) / 1000:.2f} ms "
           f"(-X importtime, 5 runs); without one: {'not imported' if unset is None else f'{unset / 1000:.2f} ms'}")
     return rows
 

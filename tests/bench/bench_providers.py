@@ -517,7 +517,8 @@ def main(argv=None) -> list[dict]:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=10, help="runs of each measure against the fakes and cmd")
     p.add_argument("--local-runs", type=int, default=None,
-                   help="runs of each measure on the local model and llama.cpp's server (default: 5, or --runs if less)")
+                   help="runs of each measure on the local model and llama.cpp's server "
+                        "(default: 5, or --runs if less)")
     p.add_argument("--only", default=",".join(SECTIONS), help=f"comma-separated parts among {','.join(SECTIONS)}")
     a = p.parse_args(argv)
     only = [s.strip() for s in a.only.split(",") if s.strip()]

@@ -68,7 +68,8 @@ def main() -> None:
             for step in steps:
                 took, first = timed(step, checkout, env)
                 total += took
-                extra = f"  (first byte of the answer {first:.2f} s)" if step.startswith("~/.local/bin/conv ask") else ""
+                extra = (f"  (first byte of the answer {first:.2f} s)" if step.startswith("~/.local/bin/conv ask")
+                         else "")
                 print(f"  {took:7.2f} s  {step[:90]}{extra}")
             print(f"  {total:7.2f} s  in all; budget <= {BUDGET:g} s: {'ok' if total <= BUDGET else 'OVER'}")
             conv = Path(place) / "home" / ".local" / "bin" / "conv"
@@ -84,7 +85,8 @@ def main() -> None:
                 print(f"  first byte, new conv process, {name}: median {statistics.median(times):.0f} ms "
                       f"(min {times[0]:.0f}, max {times[-1]:.0f}, n {len(times)})"
                       + (f"; budget <= {FIRST_BYTE_BUDGET:g} ms: "
-                         f"{'ok' if statistics.median(times) <= FIRST_BYTE_BUDGET else 'OVER'}" if name == "model loaded" else ""))
+                         f"{'ok' if statistics.median(times) <= FIRST_BYTE_BUDGET else 'OVER'}"
+                         if name == "model loaded" else ""))
             tokens = [turn["usage"]["completion_tokens"] for _, turn in loaded if turn.get("usage")]
             print(f"  answers: {statistics.median(tokens):.0f} tokens each (median); tokens/s: bench_providers.py")
 

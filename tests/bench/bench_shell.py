@@ -47,7 +47,8 @@ start-up, and Alt-F from keypress to request, in zsh, bash and fish.
    in this terminal's command conversation each time, as a second press is.
 
 Budgets: segment <= 200 µs per render (median), 0 forks per render,
-``conv init`` <= 60 ms (median), Alt-K <= 150 ms over the server's time (median). Everything runs under tests/bench/out/shell/.
+``conv init`` <= 60 ms (median), Alt-K <= 150 ms over the server's time
+(median). Everything runs under tests/bench/out/shell/.
 
     python tests/bench/bench_shell.py [--shells zsh,bash,fish] [--quick]
         [--renders 2000] [--batches 10] [--runs 20] [--starts 10] [--keys 10]
@@ -143,7 +144,8 @@ def rc(base: Path, shell: str, variant: str, extra: str = "", tag: str = "") -> 
     d.mkdir(parents=True, exist_ok=True)
     saved = base / f"plugin.{shell}"
     load = {
-        "eval": {"zsh": 'eval "$(conv init zsh)"', "bash": 'eval "$(conv init bash)"', "fish": "conv init fish | source"},
+        "eval": {"zsh": 'eval "$(conv init zsh)"', "bash": 'eval "$(conv init bash)"',
+                 "fish": "conv init fish | source"},
         "file": {s: f"source '{saved}'" for s in SHELLS},
         "none": {s: "" for s in SHELLS},
     }[variant][shell]

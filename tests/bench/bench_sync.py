@@ -301,7 +301,8 @@ def _main(argv=None) -> list[dict]:
             conv_s.append(c), git_s.append(g)
     pairs.append(compare("full push to an empty remote", conv_s, git_s))
     git_labels[pairs[-1]["label"]] = "git push REMOTE main (empty remote)"
-    print(f"  full push: conv {pairs[-1]['conv']['median']:.0f} ms, git {pairs[-1]['git']['median']:.0f} ms", flush=True)
+    print(f"  full push: conv {pairs[-1]['conv']['median']:.0f} ms, git {pairs[-1]['git']['median']:.0f} ms",
+          flush=True)
 
     # 2. incremental push of one exchange -----------------------------------------------
     inc_c, inc_g, origin = WORK / "inc-conv.git", WORK / "inc-git.git", WORK / "origin.git"

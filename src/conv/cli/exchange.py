@@ -10,17 +10,24 @@ from .app import app, workspace
 PANEL = "Import and export"
 
 
-@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv export k3f9x2 > rebase.md\n\n  conv export --format openai | jq .\n\n"
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv export k3f9x2 > rebase.md\n\n"
+             "  conv export --format openai | jq .\n\n"
              "  conv export --all -o notes/              # every conversation, a Markdown file each\n\n"
              "  conv export --all --here --format sharegpt -o project.jsonl")
 def export(
-    ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).", show_default=False)] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="md, json, openai (the messages array a chat API takes) or sharegpt.")] = "md",
-    everything: Annotated[bool, typer.Option("--all", help="Every conversation (or those --tag, --since, --here keep): Markdown files into the folder -o; json as one list; openai and sharegpt as JSONL, one a line.")] = False,
+    ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).",
+                                                 show_default=False)] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="md, json, openai (the messages array a chat API takes) "
+                                                            "or sharegpt.")] = "md",
+    everything: Annotated[bool, typer.Option(
+        "--all", help="Every conversation (or those --tag, --since, --here keep): Markdown files into the folder -o; "
+                      "json as one list; openai and sharegpt as JSONL, one a line.")] = False,
     tag: Annotated[Optional[str], typer.Option("--tag", help="With --all: only those with this tag.")] = None,
-    since: Annotated[Optional[str], typer.Option("--since", metavar="AGE|DATE", help="With --all: updated within AGE (7d) or since DATE.")] = None,
+    since: Annotated[Optional[str], typer.Option("--since", metavar="AGE|DATE",
+                                                 help="With --all: updated within AGE (7d) or since DATE.")] = None,
     here: Annotated[bool, typer.Option("--here", help="With --all: only this git project's.")] = False,
-    output: Annotated[Optional[str], typer.Option("-o", "--output", help="With --all: the folder (md) or file to write (default: stdout).")] = None,
+    output: Annotated[Optional[str], typer.Option("-o", "--output", help="With --all: the folder (md) or file to write "
+                                                                         "(default: stdout).")] = None,
 ) -> None:
     """Print a conversation as Markdown, JSON, OpenAI chat messages or ShareGPT; with --all, every one."""
     from ..errors import UsageError
@@ -28,7 +35,8 @@ def export(
 
     if not everything:
         if tag or since or here or output:
-            raise UsageError("--tag, --since, --here and -o go with --all", "e.g. conv export --all --tag work -o notes/")
+            raise UsageError("--tag, --since, --here and -o go with --all",
+                             "e.g. conv export --all --tag work -o notes/")
         from ..services.exchange import export as export_conv
 
         out = export_conv(workspace(), ref, fmt)
@@ -45,11 +53,14 @@ def export(
         render.notice(f"{plural(done.count, 'conversation')} written to {done.output}")
 
 
-@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv share k3f9x2                  # writes k3f9x2.html here\n\n"
+@app.command(rich_help_panel=PANEL,
+             epilog="Examples:\n\n  conv share k3f9x2                  # writes k3f9x2.html here\n\n"
              "  conv share -o /tmp/rebase.html")
 def share(
-    ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).", show_default=False)] = None,
-    output: Annotated[Optional[str], typer.Option("-o", "--output", help="The file to write (default: ID.html in this folder).")] = None,
+    ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).",
+                                                 show_default=False)] = None,
+    output: Annotated[Optional[str], typer.Option("-o", "--output",
+                                                  help="The file to write (default: ID.html in this folder).")] = None,
 ) -> None:
     """Write a conversation as one self-contained HTML page to send someone: rendered as on a
     terminal, code highlighted, forks listed; no script, nothing fetched. Secrets conv knows of
@@ -78,13 +89,21 @@ def share(
              "  conv import --from aichat                # aichat's sessions (its sessions folder)\n\n"
              "  conv import --from project               # teammates' conversations of this git project")
 def import_(
-    path: Annotated[Optional[str], typer.Argument(help="llm's logs.db, a ChatGPT export (conversations.json, its folder or the zip), conv's own JSON export, a coding agent's sessions (a .jsonl or a folder; default: Claude Code's ~/.claude/projects, Codex's ~/.codex/sessions), shell-gpt's chats (a chat's file or the folder; default: its CHAT_CACHE_PATH), gptme's (a conversation's folder or the logs folder; default: gptme's), aichat's sessions (a .yaml or the folder; default: aichat's), or a git project's folder (default: the one you are in).", show_default=False)] = None,
-    source: Annotated[str, typer.Option("--from", help="llm, chatgpt, conv, claude-code, codex, shell-gpt, gptme, aichat, or project (what teammates put on refs/conv/* of this git project: conv push --project).")] = ...,
+    path: Annotated[Optional[str], typer.Argument(
+        help="llm's logs.db, a ChatGPT export (conversations.json, its folder or the zip), conv's own JSON export, a "
+             "coding agent's sessions (a .jsonl or a folder; default: Claude Code's ~/.claude/projects, Codex's "
+             "~/.codex/sessions), shell-gpt's chats (a chat's file or the folder; default: its CHAT_CACHE_PATH), "
+             "gptme's (a conversation's folder or the logs folder; default: gptme's), aichat's sessions (a .yaml or "
+             "the folder; default: aichat's), or a git project's folder (default: the one you are in).",
+        show_default=False)] = None,
+    source: Annotated[str, typer.Option(
+        "--from", help="llm, chatgpt, conv, claude-code, codex, shell-gpt, gptme, aichat, or project (what teammates "
+                       "put on refs/conv/* of this git project: conv push --project).")] = ...,
     json_out: Annotated[bool, typer.Option("--json", help="Print what was added as JSON.")] = False,
 ) -> None:
     """Import conversations from llm, a ChatGPT export, conv's own JSON export, Claude Code, Codex, shell-gpt, gptme or aichat (running it again adds only what is new).
 
-    ChatGPT branches other than the one you ended on become forks."""
+    ChatGPT branches other than the one you ended on become forks."""  # noqa: E501 - Typer's help keeps a docstring's line breaks
     from ..services.exchange import import_from
     from ..services.projects import PROJECT
     from ..terminal import render
@@ -97,7 +116,8 @@ def import_(
     if json_out:
         render.emit_json(done.to_dict())
     else:
-        unchanged = f" ({plural(done.unchanged, 'session')} unchanged since the last import)" if done.unchanged else ""
+        unchanged = (f" ({plural(done.unchanged, 'session')} unchanged since the last import)"
+                     if done.unchanged else "")
         render.notice(f"{plural(done.conversations, 'conversation')} in {done.path}{unchanged}: {done.added} new, "
                       f"{plural(done.turns, 'turn')} added")
 

@@ -38,7 +38,9 @@ def _text_after_ref(words: list[str] | None) -> tuple[str | None, list[str]]:
     return None, words
 
 
-@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv fork                 # all of the current conversation\n\n  conv fork k3f9x2 --at 3 --title 'try it with rebase -i'")
+@app.command(rich_help_panel=PANEL,
+             epilog="Examples:\n\n  conv fork                 # all of the current conversation\n\n"
+             "  conv fork k3f9x2 --at 3 --title 'try it with rebase -i'")
 def fork(
     ref: Ref = None,
     at: Annotated[Optional[int], typer.Option("--at", metavar="N", help="Take turns 1..N (default: all).")] = None,
@@ -59,9 +61,11 @@ def fork(
 
 
 @app.command(rich_help_panel=PANEL, context_settings=WORDS_AFTER_REF,
-             epilog='Examples:\n\n  conv title k3f9x2 "rebase vs merge"\n\n  conv title rebase vs merge      # the current conversation')
+             epilog='Examples:\n\n  conv title k3f9x2 "rebase vs merge"\n\n'
+             '  conv title rebase vs merge      # the current conversation')
 def title(
-    words: Annotated[list[str], typer.Argument(metavar="[REF] TEXT...", help=f"The new title (words are joined), after an optional REF: {REF_HELP}")],
+    words: Annotated[list[str], typer.Argument(
+        metavar="[REF] TEXT...", help=f"The new title (words are joined), after an optional REF: {REF_HELP}")],
 ) -> None:
     """Set a conversation's title (it starts as the first question)."""
     from ..services.metadata import set_title
@@ -71,9 +75,13 @@ def title(
 
 
 @app.command(rich_help_panel=PANEL, context_settings={**WORDS_AFTER_REF, "ignore_unknown_options": True},
-             epilog="Examples:\n\n  conv tag k3f9x2 +work +git -draft\n\n  conv tag +work           # the current conversation\n\n  conv tag k3f9x2          # show the tags")
+             epilog="Examples:\n\n  conv tag k3f9x2 +work +git -draft\n\n"
+             "  conv tag +work           # the current conversation\n\n"
+             "  conv tag k3f9x2          # show the tags")
 def tag(
-    words: Annotated[Optional[list[str]], typer.Argument(metavar="[REF] [+TAG|-TAG]...", help=f"+TAG adds, -TAG removes, after an optional REF: {REF_HELP}", show_default=False)] = None,
+    words: Annotated[Optional[list[str]], typer.Argument(
+        metavar="[REF] [+TAG|-TAG]...", help=f"+TAG adds, -TAG removes, after an optional REF: {REF_HELP}",
+        show_default=False)] = None,
 ) -> None:
     """Add or remove tags (conv list --tag TAG filters by them)."""
     from ..services.metadata import change_tags
@@ -81,15 +89,18 @@ def tag(
 
     ws = workspace()
     words = _words(words)
-    ref = words.pop(0) if words and not words[0].startswith(("+", "-")) else None  # +TAG and -TAG are changes
+    # +TAG and -TAG are changes
+    ref = words.pop(0) if words and not words[0].startswith(("+", "-")) else None
     changes = _words(words)
     tags = change_tags(ws, ref, changes) if changes else ws.conversation(ws.resolve(ref)).tags
     render.plain(" ".join(tags))
 
 
-@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv status k3f9x2 done\n\n  conv status paused       # the current conversation")
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv status k3f9x2 done\n\n"
+             "  conv status paused       # the current conversation")
 def status(
-    words: Annotated[list[str], typer.Argument(metavar="[REF] STATUS", help=f"active, paused or done, after an optional REF: {REF_HELP}")],
+    words: Annotated[list[str], typer.Argument(
+        metavar="[REF] STATUS", help=f"active, paused or done, after an optional REF: {REF_HELP}")],
 ) -> None:
     """Mark a conversation active, paused or done (conv list --status filters)."""
     from ..errors import UsageError
@@ -101,9 +112,11 @@ def status(
 
 
 @app.command(rich_help_panel=PANEL, context_settings=WORDS_AFTER_REF,
-             epilog='Examples:\n\n  conv summary k3f9x2 "Chose rebase -i with autosquash."\n\n  conv summary "Chose rebase -i."   # the current conversation')
+             epilog='Examples:\n\n  conv summary k3f9x2 "Chose rebase -i with autosquash."\n\n'
+             '  conv summary "Chose rebase -i."   # the current conversation')
 def summary(
-    words: Annotated[list[str], typer.Argument(metavar="[REF] TEXT...", help=f"The summary (an empty string removes it), after an optional REF: {REF_HELP}")],
+    words: Annotated[list[str], typer.Argument(
+        metavar="[REF] TEXT...", help=f"The summary (an empty string removes it), after an optional REF: {REF_HELP}")],
 ) -> None:
     """Set the summary shown at the top of conv show."""
     from ..services.metadata import set_summary
@@ -114,7 +127,8 @@ def summary(
 
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv edit\n\n  EDITOR='code -w' conv edit k3f9x2")
 def edit(
-    ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).", show_default=False)] = None,
+    ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).",
+                                                 show_default=False)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print what changed as JSON.")] = False,
 ) -> None:
     """Edit a conversation as one Markdown file in $EDITOR; changed turns are committed.
@@ -144,7 +158,8 @@ def delete(
     _report(trash(workspace(), references), "deleted", json_out)
 
 
-@app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv restore k3f9x2\n\n  conv list --deleted        # what the trash holds")
+@app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv restore k3f9x2\n\n"
+             "  conv list --deleted        # what the trash holds")
 def restore(
     references: Annotated[list[str], typer.Argument(help="Deleted conversations to bring back.", metavar="REF...")],
     json_out: Json = False,
@@ -155,14 +170,21 @@ def restore(
     _report(bring_back(workspace(), references), "restored", json_out)
 
 
-@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv clean --older 30d --dry-run\n\n  conv clean --older 90d\n\n"
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv clean --older 30d --dry-run\n\n"
+             "  conv clean --older 90d\n\n"
              "  conv clean --purge --yes          # empty the trash, for good")
 def clean(
-    older: Annotated[str, typer.Option("--older", metavar="AGE", help="Not updated for this long: 30d, 12h, 8w.")] = "30d",
+    older: Annotated[str, typer.Option("--older", metavar="AGE",
+                                       help="Not updated for this long: 30d, 12h, 8w.")] = "30d",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would go to the trash.")] = False,
-    purge: Annotated[bool, typer.Option("--purge", help="Instead: erase what is in the trash (or the REFs given) from the store, its whole git history and the index. Other machines erase it when they next sync; remotes that still hold it are named (conv remote purge NAME erases it there). This cannot be undone; it asks for confirmation, or takes --yes.")] = False,
+    purge: Annotated[bool, typer.Option(
+        "--purge", help="Instead: erase what is in the trash (or the REFs given) from the store, its whole git history "
+                        "and the index. Other machines erase it when they next sync; remotes that still hold it are "
+                        "named (conv remote purge NAME erases it there). This cannot be undone; it asks for "
+                        "confirmation, or takes --yes.")] = False,
     yes: Annotated[bool, typer.Option("--yes", help="Confirm --purge without asking.")] = False,
-    references: Annotated[Optional[list[str]], typer.Argument(help="With --purge: only these deleted conversations.", metavar="[REF...]", show_default=False)] = None,
+    references: Annotated[Optional[list[str]], typer.Argument(help="With --purge: only these deleted conversations.",
+                                                              metavar="[REF...]", show_default=False)] = None,
     json_out: Json = False,
 ) -> None:
     """Move conversations not updated for a while to the trash (restorable); --purge empties the trash for good."""
@@ -173,7 +195,8 @@ def clean(
     if not purge:
         if references:
             raise UsageError("REFs go with --purge only", "To delete conversations: conv delete REF...")
-        _report(lifecycle.clean(ws, older, dry_run), "would move to the trash" if dry_run else "moved to the trash", json_out)
+        _report(lifecycle.clean(ws, older, dry_run), "would move to the trash" if dry_run else "moved to the trash",
+                json_out)
         return
     if not yes:
         import sys
@@ -181,7 +204,8 @@ def clean(
         count = len(references) if references else len(lifecycle.trashed(ws))
         if not sys.stdin.isatty():
             raise UsageError("--purge erases history and needs confirmation", "Add --yes to confirm")
-        answer = typer.prompt(f"Erase {count} conversation(s) from the store and all its history? Type 'purge' to confirm")
+        answer = typer.prompt(f"Erase {count} conversation(s) from the store and all its history? "
+                              "Type 'purge' to confirm")
         if answer.strip() != "purge":
             raise UsageError("not confirmed; nothing was erased")
     purged = lifecycle.purge(ws, references or [])

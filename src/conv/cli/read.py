@@ -9,7 +9,8 @@ from .app import app, workspace
 PANEL = "Read"
 
 
-Since = Annotated[Optional[str], typer.Option("--since", metavar="AGE|DATE", help="Updated within AGE (7d, 12h) or since DATE (2026-11-01).")]
+Since = Annotated[Optional[str], typer.Option("--since", metavar="AGE|DATE",
+                                              help="Updated within AGE (7d, 12h) or since DATE (2026-11-01).")]
 
 Agent = Annotated[Optional[str], typer.Option("-a", "--agent", help="Only this agent's conversations.")]
 
@@ -19,11 +20,15 @@ Status = Annotated[Optional[str], typer.Option("--status", help="Only active, pa
 
 Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
-Here = Annotated[bool, typer.Option("--here", help="Only the conversations of the git project you are in (started in it, or imported from a session run in it).")]
+Here = Annotated[bool, typer.Option("--here", help="Only the conversations of the git project you are in "
+                                                   "(started in it, or imported from a session run in it).")]
 
 
-@app.command("list", rich_help_panel=PANEL, epilog="Examples:\n\n  conv list\n\n  conv list -n 10 --tag work --since 7d\n\n  conv list --here           # this project's\n\n  conv list --tree --json")
-@app.command("c", rich_help_panel=PANEL, help="Short for conv list.", epilog="Examples:\n\n  conv c\n\n  conv c -a coder -n 5")
+@app.command("list", rich_help_panel=PANEL,
+             epilog="Examples:\n\n  conv list\n\n  conv list -n 10 --tag work --since 7d\n\n"
+             "  conv list --here           # this project's\n\n  conv list --tree --json")
+@app.command("c", rich_help_panel=PANEL, help="Short for conv list.",
+             epilog="Examples:\n\n  conv c\n\n  conv c -a coder -n 5")
 def list_(
     limit: Annotated[int, typer.Option("-n", "--limit", min=1, help="How many, newest first.")] = 50,
     agent: Agent = None,
@@ -71,7 +76,8 @@ def list_(
         render.notice(f"the {limit} most recently updated of {everything:,}; conv list -n {everything} shows them all")
 
 
-@app.command(rich_help_panel=PANEL, epilog='Examples:\n\n  conv search rebase\n\n  conv search "interactive rebase" --tag git -n 5')
+@app.command(rich_help_panel=PANEL, epilog='Examples:\n\n  conv search rebase\n\n'
+             '  conv search "interactive rebase" --tag git -n 5')
 def search(
     text: Annotated[list[str], typer.Argument(help="Words that must all appear in one turn.")],
     limit: Annotated[int, typer.Option("-n", "--limit", min=1, help="How many conversations.")] = 20,
@@ -98,10 +104,13 @@ def search(
         render.search_hit(short, render.ago(hit.row.updated), hit.row.title or "-", hit.role, hit.spans())
 
 
-@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv show\n\n  conv show -l            # the conversation updated last\n\n  conv show k3f9x2 --raw")
+@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv show\n\n"
+             "  conv show -l            # the conversation updated last\n\n  conv show k3f9x2 --raw")
 def show(
-    ref: Annotated[Optional[str], typer.Argument(help="Conversation id, unique prefix or suffix (default: the current one).", show_default=False)] = None,
-    latest: Annotated[bool, typer.Option("-l", "--latest", help="The conversation updated last, instead of the current one.")] = False,
+    ref: Annotated[Optional[str], typer.Argument(help="Conversation id, unique prefix or suffix "
+                                                      "(default: the current one).", show_default=False)] = None,
+    latest: Annotated[bool, typer.Option("-l", "--latest",
+                                         help="The conversation updated last, instead of the current one.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     raw: Annotated[bool, typer.Option("--raw", help="The files exactly as stored.")] = False,
     last: Annotated[Optional[int], typer.Option("--last", metavar="N", min=1, help="Only the last N turns.")] = None,
@@ -129,7 +138,8 @@ def show(
 
 
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv log\n\n  conv log k3f9x2 --json")
-def log(ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).", show_default=False)] = None,
+def log(ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).",
+                                                     show_default=False)] = None,
         json_out: Json = False) -> None:
     """The history of a conversation: every ask, answer, retry, edit and change, with commit ids for conv diff --rev."""
     from ..services.history import log as history
@@ -139,15 +149,21 @@ def log(ref: Annotated[Optional[str], typer.Argument(help="Conversation (default
     if json_out:
         render.emit_json(found.to_dict())
         return
-    render.table(["COMMIT", "WHEN", "WHAT"], [[e.sha[:8], render.when(e.time), e.message.splitlines()[0]] for e in found.events])
+    render.table(["COMMIT", "WHEN", "WHAT"],
+                 [[e.sha[:8], render.when(e.time), e.message.splitlines()[0]] for e in found.events])
 
 
-@app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv diff k3f9x2 p8r2m1          # a fork against its parent\n\n"
-             "  conv diff k3f9x2                 # the last change (e.g. a retry)\n\n  conv diff k3f9x2 --rev 1a2b3c4d..")
+@app.command(rich_help_panel=PANEL,
+             epilog="Examples:\n\n  conv diff k3f9x2 p8r2m1          # a fork against its parent\n\n"
+             "  conv diff k3f9x2                 # the last change (e.g. a retry)\n\n"
+             "  conv diff k3f9x2 --rev 1a2b3c4d..")
 def diff(
-    ref_a: Annotated[Optional[str], typer.Argument(metavar="A", help="A conversation (default: the current one).", show_default=False)] = None,
-    ref_b: Annotated[Optional[str], typer.Argument(metavar="B", help="A second conversation to compare A with.", show_default=False)] = None,
-    rev: Annotated[Optional[str], typer.Option("--rev", metavar="X..Y", help="Two versions of A: commit ids from conv log (Y defaults to now).")] = None,
+    ref_a: Annotated[Optional[str], typer.Argument(metavar="A", help="A conversation (default: the current one).",
+                                                   show_default=False)] = None,
+    ref_b: Annotated[Optional[str], typer.Argument(metavar="B", help="A second conversation to compare A with.",
+                                                   show_default=False)] = None,
+    rev: Annotated[Optional[str], typer.Option(
+        "--rev", metavar="X..Y", help="Two versions of A: commit ids from conv log (Y defaults to now).")] = None,
     json_out: Json = False,
 ) -> None:
     """Compare two conversations, or two versions of one: the shared start on one line, then turn by turn."""

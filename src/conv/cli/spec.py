@@ -30,7 +30,8 @@ LISTED = {**FOUND, **_option("tree", SWITCH, "--tree"), **_option("deleted", SWI
 OPTIONS: dict[str, dict[str, tuple[str, int]]] = {  # command -> spelling -> (parameter, values)
     "ask": {**FOLLOW, **_option("cid", VALUE, "--cid"), **_option("new", SWITCH, "-n", "--new"), **MODEL, **SYSTEM,
             **NO_STREAM, **JSON, **QUIET, **_option("no_save", SWITCH, "--no-save"), **AGENT,
-            **_option("dry_run", SWITCH, "--dry-run"), **PLAIN, **MODEL_OPTION, **_option("file", VALUE, "-f", "--file")},
+            **_option("dry_run", SWITCH, "--dry-run"), **PLAIN, **MODEL_OPTION,
+            **_option("file", VALUE, "-f", "--file")},
     "retry": {**_option("hint", VALUE, "--hint"), **_option("wrong", SWITCH, "--wrong"), **MODEL, **NO_STREAM, **JSON,
               **QUIET, **PLAIN, **MODEL_OPTION},
     "cmd": {**_option("shell", VALUE, "--shell"), **MODEL, **JSON, **QUIET},
@@ -61,6 +62,7 @@ OPTIONS: dict[str, dict[str, tuple[str, int]]] = {  # command -> spelling -> (pa
 }
 REPEATED = ("option", "file")  # parameters given as often as wanted
 GROUPS: dict[str, tuple[str, ...]] = {"models": ("pull",), "hooks": ("install", "list"),
-                                      "config": ("get", "set", "unset", "path"), "remote": ("add", "remove", "list", "purge")}
+                                      "config": ("get", "set", "unset", "path"),
+                                      "remote": ("add", "remove", "list", "purge")}
 TAKE_A_CONVERSATION = ("retry", "chat", "use", "show", "log", "diff", "fork", "title", "tag", "status", "summary",
                        "edit", "delete", "restore", "clean", "export", "share")

@@ -10,7 +10,8 @@ from .app import app, workspace
 PANEL = "Store"
 
 
-@app.command(rich_help_panel=PANEL, context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []},
+@app.command(rich_help_panel=PANEL,
+             context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []},
              epilog="Examples:\n\n  conv git log --stat -5\n\n  conv git remote -v")
 def git(ctx: typer.Context) -> None:
     """Run git in the conversation store (as pass git does); its exit code is conv's."""
@@ -56,9 +57,11 @@ hooks_app = typer.Typer(help="The store's git hooks: conv runs pre-commit and po
 app.add_typer(hooks_app, name="hooks", rich_help_panel=PANEL)
 
 
-@hooks_app.command("install", epilog="Examples:\n\n  conv hooks install              # all that conv ships\n\n  conv hooks install pre-commit")
-def hooks_install(names: Annotated[Optional[list[str]], typer.Argument(help="pre-commit (secret scan) or post-commit (backup push).", show_default=False)] = None) -> None:
-    """Install the hooks conv ships: pre-commit refuses turns holding API or private keys; post-commit backs up to the remote "backup"."""
+@hooks_app.command("install", epilog="Examples:\n\n  conv hooks install              # all that conv ships\n\n"
+                   "  conv hooks install pre-commit")
+def hooks_install(names: Annotated[Optional[list[str]], typer.Argument(
+        help="pre-commit (secret scan) or post-commit (backup push).", show_default=False)] = None) -> None:
+    """Install the hooks conv ships: pre-commit refuses turns holding API or private keys; post-commit backs up to the remote "backup"."""  # noqa: E501 - Typer's help keeps a docstring's line breaks
     from ..services.maintenance import install_hooks
     from ..terminal import render
 
@@ -86,7 +89,8 @@ app.add_typer(config_app, name="config", rich_help_panel=PANEL)
 
 
 @config_app.command("get", epilog="Examples:\n\n  conv config get\n\n  conv config get session.expiry")
-def get(key: Annotated[Optional[str], typer.Argument(help="A key; all keys when left out.", show_default=False)] = None) -> None:
+def get(key: Annotated[Optional[str], typer.Argument(help="A key; all keys when left out.",
+                                                     show_default=False)] = None) -> None:
     """Print a setting (or every setting with its meaning)."""
     from ..errors import ConvError
     from ..home.config import Config
@@ -124,9 +128,11 @@ def set_(
     Config().set(key, value)
 
 
-@config_app.command("unset", epilog="Examples:\n\n  conv config unset model\n\n  conv config unset timeout.raed   # a typo "
+@config_app.command("unset", epilog="Examples:\n\n  conv config unset model\n\n"
+                    "  conv config unset timeout.raed   # a typo "
                     "conv warned about")
-def unset(key: Annotated[str, typer.Argument(help="The key, e.g. model, or one conv warned it does not know.")]) -> None:
+def unset(key: Annotated[str, typer.Argument(
+        help="The key, e.g. model, or one conv warned it does not know.")]) -> None:
     """Remove a setting (it goes back to its default)."""
     from ..home.config import Config
     from ..terminal import render

@@ -8,7 +8,8 @@ from .app import app, workspace
 from .run.sync import run
 
 PANEL = "Sync"
-remote_app = typer.Typer(help="The store's remotes (ssh, https, git:// or a path). Credentials in URLs are never shown.",
+remote_app = typer.Typer(help="The store's remotes (ssh, https, git:// or a path). "
+                              "Credentials in URLs are never shown.",
                          no_args_is_help=True)
 app.add_typer(remote_app, name="remote", rich_help_panel=PANEL)
 Remote = Annotated[Optional[str], typer.Argument(help="A remote's name (default: the only one).", show_default=False)]
@@ -48,12 +49,13 @@ def list_(json_out: Json = False) -> None:
         render.notice("no remotes; add one: conv remote add origin URL")
 
 
-@remote_app.command("purge", epilog="Examples:\n\n  conv clean --purge --yes     # says which remotes still hold what it erased\n\n"
+@remote_app.command("purge", epilog="Examples:\n\n"
+                    "  conv clean --purge --yes     # says which remotes still hold what it erased\n\n"
                     "  conv remote purge origin\n\n  conv remote purge backup --json")
 def purge(name: Annotated[str, typer.Argument(help="The remote's name.")], json_out: Json = False) -> None:
     """Erase purged conversations from a remote too: fetch, merge, then replace its history.
 
-    The push is forced only with a lease on the head just fetched, never blindly: a remote that moved meanwhile is fetched and merged again, so nothing pushed there is lost. A remote on a path also loses the objects; a server keeps them until its own gc (clones never get them)."""
+    The push is forced only with a lease on the head just fetched, never blindly: a remote that moved meanwhile is fetched and merged again, so nothing pushed there is lost. A remote on a path also loses the objects; a server keeps them until its own gc (clones never get them)."""  # noqa: E501 - Typer's help keeps a docstring's line breaks
     run(name, True, True, json_out, rewrite=True)
 
 
@@ -61,7 +63,7 @@ def purge(name: Annotated[str, typer.Argument(help="The remote's name.")], json_
 def sync(remote: Remote = None, json_out: Json = False) -> None:
     """Fetch, merge (no turn is ever lost), push; again until both sides agree. Never forces.
 
-    Conversations purged on another machine are erased here too; a remote that still holds purged ones is pulled from but not pushed to (see conv remote purge)."""
+    Conversations purged on another machine are erased here too; a remote that still holds purged ones is pulled from but not pushed to (see conv remote purge)."""  # noqa: E501 - Typer's help keeps a docstring's line breaks
     run(remote, True, True, json_out)
 
 
@@ -69,9 +71,9 @@ def sync(remote: Remote = None, json_out: Json = False) -> None:
              "  conv push --project           # this project's conversations to its origin, on refs/conv/YOU")
 def push(remote: Remote = None, json_out: Json = False,
          project: Annotated[bool, typer.Option("--project", help="Instead: the conversations of the git work tree you "
-                                               "are in (conv list --here), onto refs/conv/YOU in its repository, pushed "
-                                               "to REMOTE of the project (default: its origin). Teammates: conv import "
-                                               "--from project.")] = False) -> None:
+                                               "are in (conv list --here), onto refs/conv/YOU in its repository, "
+                                               "pushed to REMOTE of the project (default: its origin). "
+                                               "Teammates: conv import --from project.")] = False) -> None:
     """Send this store's conversations to a remote (refused if it has commits this store lacks)."""
     if not project:
         return run(remote, False, True, json_out)
@@ -81,8 +83,10 @@ def push(remote: Remote = None, json_out: Json = False,
     done = publish(workspace(), remote)
     if json_out:
         return render.emit_json(done.to_dict())
-    where = f"pushed to {done.remote}" if done.remote else "kept in the project's repository (it has no remote to push to)"
-    render.notice(f"{done.conversations} conversation{'s' * (done.conversations != 1)} of {done.project} on {done.ref}, {where}")
+    where = (f"pushed to {done.remote}" if done.remote
+             else "kept in the project's repository (it has no remote to push to)")
+    render.notice(f"{done.conversations} conversation{'s' * (done.conversations != 1)} of {done.project} "
+                  f"on {done.ref}, {where}")
 
 
 @app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv pull origin")

@@ -107,7 +107,8 @@ class Turn:
     files: list[dict] | None = None  # files sent with it (-f): [{name, file, type, bytes}], each stored as ``file``
     thinking: str | None = None  # for an imported answer: the model's thinking, kept, never sent
     meta: Any = None  # the parsed mapping, so a rewrite keeps hand-added keys
-    attached: dict = field(default_factory=dict)  # file -> bytes of ``files``, to be stored with the turn (not read back)
+    # file -> bytes of ``files``, to be stored with the turn (not read back)
+    attached: dict = field(default_factory=dict)
 
     FIELDS = ("role", "created", "parent", "model", "provider", "usage", "finish", "error", "replaces", "hint",
               "feedback", "edited", "options", "files", "thinking")
@@ -138,7 +139,8 @@ class Turn:
             edited=_str_or_none(as_time(m.get("edited"))),
             options=_plain(options) if isinstance(options, dict) else None,
             thinking=_str_or_none(m.get("thinking")),
-            files=[_plain(f) for f in files if isinstance(f, dict) and f.get("file")] if isinstance(files, list) else None,
+            files=([_plain(f) for f in files if isinstance(f, dict) and f.get("file")]
+                   if isinstance(files, list) else None),
             meta=m,
         )
 
@@ -167,7 +169,8 @@ class Conversation:
     status: str = "active"
     forked_from: dict | None = None
     summary: str | None = None
-    imported_from: dict | None = None  # {source, id, and cwd, git_branch when known} for those brought in by conv import
+    # {source, id, and cwd, git_branch when known} for those brought in by conv import
+    imported_from: dict | None = None
     system_hash: str | None = None  # the agent's system prompt (agents.prompt_hash) the turns were asked under
     context_summary: dict | None = None  # {through: turn name, text, model}: the older turns, summarized by the model
     project: dict | None = None  # {root, remote, branch, commit}: the git work tree it was started in

@@ -147,11 +147,13 @@ def _read_preamble(lines: list[str]) -> str:
         elif line.strip().lower().startswith("title"):
             raise _error(number, "malformed title line", 'Write it as "title: TEXT"')
         else:
-            raise _error(number, "text before the title line", "Only comments and the title line go above the first marker")
+            raise _error(number, "text before the title line",
+                         "Only comments and the title line go above the first marker")
     if comment_line:
         raise _error(comment_line, "comment not closed before the first turn", 'End it with "-->"')
     if title is None:
-        raise _error(len(lines) + 1, "no title line before the first turn", 'Add a line "title: TEXT" above the first marker')
+        raise _error(len(lines) + 1, "no title line before the first turn",
+                     'Add a line "title: TEXT" above the first marker')
     return title
 
 
@@ -175,6 +177,7 @@ def _read_marker(number: int, line: str, conv: Conversation, positions: dict, se
                      f"{conv.turns[index].role}", f"Restore it as {expected}")
     last = next(reversed(seen), None)  # markers so far are in order: the last is the latest
     if last is not None and positions[last] > index:
-        raise _error(number, f"turn {index + 1} is out of order (after turn {positions[last] + 1} at line {seen[last]})",
+        raise _error(number,
+                     f"turn {index + 1} is out of order (after turn {positions[last] + 1} at line {seen[last]})",
                      "Turns cannot be moved: put the blocks back in their order")
     return name

@@ -25,7 +25,8 @@ def local_model_command() -> str:
 
 def has_wheel() -> bool:
     """Whether the runtime comes as a prebuilt wheel for this machine (pyproject.toml's marker says the same)."""
-    return sys.platform == "darwin" or (sys.platform.startswith("linux") and os.uname().machine in ("x86_64", "aarch64"))
+    return sys.platform == "darwin" or (sys.platform.startswith("linux")
+                                        and os.uname().machine in ("x86_64", "aarch64"))
 
 
 def runtime_command() -> str:
@@ -51,7 +52,8 @@ def runtime_command() -> str:
         return f"pipx inject {DIST} {packages}"
     if "/uv/tools/" in prefix:
         source = _source(dist) or DIST
-        return f"uv tool install --reinstall {' '.join('--with ' + shlex.quote(r) for r in wanted)} {shlex.quote(source)}"
+        return (f"uv tool install --reinstall {' '.join('--with ' + shlex.quote(r) for r in wanted)} "
+                f"{shlex.quote(source)}")
     return f"{shlex.quote(str(Path(sys.executable)))} -m pip install {packages}"
 
 

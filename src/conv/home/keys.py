@@ -48,9 +48,11 @@ KEYS: dict[str, Key] = {
     "model": Key(one_line, None, "default model, e.g. gpt-4o-mini (CONV_MODEL and -m win)"),
     "base_url": Key(http_url, None, "OpenAI-compatible server URL (OPENAI_BASE_URL wins)"),
     "api_key": Key(one_line, None, "API key of that server (OPENAI_API_KEY wins); never shown"),
-    "session.expiry": Key(duration_within(1, CENTURY, "24h"), "24h", "idle time after which a terminal's follow-up starts a new conversation"),
+    "session.expiry": Key(duration_within(1, CENTURY, "24h"), "24h", "idle time after which a terminal's follow-up "
+                          "starts a new conversation"),
     "context.max_messages": Key(MESSAGES, None, "send at most this many earlier messages"),
-    "context.max_tokens": Key(TOKENS, None, "send at most about this many tokens of earlier messages (unset: what the model's window holds)"),
+    "context.max_tokens": Key(TOKENS, None, "send at most about this many tokens of earlier messages (unset: what the "
+                              "model's window holds)"),
     "context.resume_after": Key(idle_time, "1h", "a follow-up after this long a break tells the model so, with the "
                                 "conversation's title and summary (off: never)"),
     "feedback.window": Key(idle_time, "10m", "how soon after an answer a plain conv ask may be read as feedback "
@@ -66,14 +68,15 @@ KEYS: dict[str, Key] = {
     "timeout.read": Key(seconds(HOUR), 120.0, "seconds to wait for the next bytes of an answer"),
     "tls.ca_file": Key(readable_file, None, "a CA certificate file (PEM) trusted besides the system's, for a server "
                        "with a private CA (SSL_CERT_FILE replaces the system's instead)"),
-    "sync.auto": Key(one_line, None, "a remote to sync with in the background after each answer (at most once a minute)"),
+    "sync.auto": Key(one_line, None, "a remote to sync with in the background after each answer "
+                     "(at most once a minute)"),
     "hooks.timeout": Key(seconds(HOUR), 10.0, "seconds a store hook may take before conv gives up on it"),
     "local.model": Key(one_line, None, "GGUF file for the local provider (default: SmolLM2-135M-Instruct, "
                        "fetched by conv models pull)"),
     "local.context": Key(whole(256, 1_048_576), 4096, "context window of the local model, in tokens"),
     "local.max_answer": Key(whole(1, 131_072), 512, "most tokens the local model writes in one answer"),
-    "local.keep_alive": Key(duration_within(0, WEEK, "5m"), "5m", "how long the local model stays loaded after its last answer, so the "
-                            "next starts at once (0: unloaded after each)"),
+    "local.keep_alive": Key(duration_within(0, WEEK, "5m"), "5m", "how long the local model stays loaded after "
+                            "its last answer, so the next starts at once (0: unloaded after each)"),
     "local.threads": Key(whole(1, 1024), None, "CPU threads the local model computes on (unset: every core for the "
                          "prompt, half of them for the answer)"),
 }
@@ -90,7 +93,8 @@ PATTERNS: dict[str, Key] = {
     "endpoints.*.base_url": Key(http_url, None, "an OpenAI- or Anthropic-compatible server, e.g. https://api.groq.com/openai/v1"),
     "endpoints.*.api": Key(api_kind, "openai", "the API it speaks: openai or anthropic"),
     "endpoints.*.key_env": Key(env_name, None, "the environment variable that holds its key"),
-    "endpoints.*.key_cmd": Key(one_line, None, "a command that prints its key (e.g. pass show groq), run only when it is used"),
+    "endpoints.*.key_cmd": Key(one_line, None, "a command that prints its key (e.g. pass show groq), "
+                               "run only when it is used"),
     "endpoints.*.headers": Key(header_map, None, "more HTTP headers sent to it"),
     "endpoints.*.models": Key(comma_list, None, "its models, for conv models and completion (comma-separated)"),
     "aliases.*": Key(endpoint_model, None, "a short name for ENDPOINT:MODEL, usable wherever a model is"),
@@ -111,7 +115,8 @@ def spec(key: str, where: str = "") -> Key:
         try:
             agent_name(name)
         except ValueError as exc:
-            raise UsageError(f"bad {section[:-1]} name {name!r}{where}: {exc.args[0].replace('an agent', 'a')}") from None
+            raise UsageError(f"bad {section[:-1]} name {name!r}{where}: "
+                             f"{exc.args[0].replace('an agent', 'a')}") from None
         if section == "endpoints" and name in RESERVED:
             raise UsageError(f"{name!r} is a provider of conv's own{where}", "Give the endpoint another name")
     return PATTERNS[pattern]
@@ -120,7 +125,8 @@ def spec(key: str, where: str = "") -> Key:
 def unknown(key: str, where: str = "") -> UsageError:
     meant = closest(key)
     return UsageError(f"unknown config key {key!r}{where}",
-                      f"Did you mean {meant}? (conv config get lists them all)" if meant else "conv config get lists them all")
+                      f"Did you mean {meant}? (conv config get lists them all)" if meant
+                      else "conv config get lists them all")
 
 
 def closest(key: str) -> str | None:

@@ -68,7 +68,8 @@ def _hook_patterns() -> list:
     from importlib.util import module_from_spec, spec_from_loader
     from pathlib import Path
 
-    loader = SourceFileLoader("conv_pre_commit_hook", str(Path(__file__).resolve().parent.parent / "hooks" / "pre-commit"))
+    loader = SourceFileLoader("conv_pre_commit_hook",
+                              str(Path(__file__).resolve().parent.parent / "hooks" / "pre-commit"))
     module = module_from_spec(spec_from_loader(loader.name, loader))
     loader.exec_module(module)
     return module.PATTERNS

@@ -186,7 +186,8 @@ def turn_name(turn: ImportedTurn, index: int) -> str:
     and whose random part comes from its source id and position, so it is the
     same at every import."""
     at = turn.created
-    if len(at) == 24 and at[10] == "T" and at[23] == "Z":  # conv's own form (iso()), as readers leave it: cut, not parsed
+    # conv's own form (iso()), as readers leave it: cut, not parsed
+    if len(at) == 24 and at[10] == "T" and at[23] == "Z":
         stamp = f"{at[0:4]}{at[5:7]}{at[8:10]}-{at[11:13]}{at[14:16]}{at[17:19]}.{at[20:23]}"
     else:
         moment = parse_time(at)

@@ -111,7 +111,8 @@ def _said(content) -> tuple[str, list]:
             url = str((part.get("image_url") or {}).get("url") or "")
             kind, _, data = url.removeprefix("data:").partition(";base64,")
             try:
-                image = base64.b64decode(data, validate=True) if url.startswith("data:") and kind in _IMAGE_TYPES else None
+                image = (base64.b64decode(data, validate=True) if url.startswith("data:") and kind in _IMAGE_TYPES
+                         else None)
             except ValueError:
                 image = None
             if image:

@@ -63,7 +63,8 @@ def session(file: Path) -> list[ImportedConversation]:
                           time, source_id)
         elif kind in _CALLS:
             arguments = p.get("arguments") if "arguments" in p else p.get("input", p.get("action"))
-            turns.called(str(p.get("call_id") or p.get("id")), str(p.get("name") or "shell"), arguments, time, source_id)
+            turns.called(str(p.get("call_id") or p.get("id")), str(p.get("name") or "shell"),
+                         arguments, time, source_id)
         elif kind in _OUTPUTS:
             output = p.get("output")
             text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)

@@ -200,7 +200,8 @@ class Index:
     def _fill(self, head: str) -> None:
         """Index every conversation of ``head`` into the open cache."""
         with sql.transaction(self.db):
-            everything = set(self.store.conversation_ids(head)) | set(self.store.conversation_ids(head, trashed=True)) if head else set()
+            everything = (set(self.store.conversation_ids(head)) | set(self.store.conversation_ids(head, trashed=True))
+                          if head else set())
             self._builder().catch_up(everything, head)
 
     def record_written(self, written: dict[str, tuple[Conversation, list]], old: str | None, new: str) -> None:

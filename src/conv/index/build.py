@@ -71,7 +71,8 @@ class Builder:
         known: dict[str, dict[str, _Known]] = {conv_id: {} for chunk in chunks for conv_id in chunk}
         for chunk in chunks:  # by conversation: turns_conv is the index there is
             for conv_id, rowid, name, sha, role, usage, feedback in self.db.execute(
-                    f"SELECT conv_id, rowid, name, sha, role, usage, feedback FROM turns WHERE conv_id IN ({','.join('?' * len(chunk))})",
+                    "SELECT conv_id, rowid, name, sha, role, usage, feedback FROM turns "
+                    f"WHERE conv_id IN ({','.join('?' * len(chunk))})",
                     chunk):
                 known[conv_id][name] = _Known(rowid, sha, role, usage, feedback)
         return known
@@ -83,7 +84,8 @@ class Builder:
             advance()
         rows, self._rows = self._rows, {table: [] for table in self._rows}
         self.db.executemany(
-            "INSERT INTO turns (rowid, conv_id, name, role, sha, usage, feedback) VALUES (?, ?, ?, ?, ?, ?, ?)", rows["turns"])
+            "INSERT INTO turns (rowid, conv_id, name, role, sha, usage, feedback) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            rows["turns"])
         self.db.executemany("INSERT INTO turn_fts (rowid, content) VALUES (?, ?)", rows["fts"])
         self.db.executemany(f"INSERT OR REPLACE INTO conversations ({Row.COLUMNS}) VALUES ({', '.join('?' * 18)})",
                             rows["conversations"])
@@ -98,8 +100,8 @@ class Builder:
         if found.error is not None:  # there but unreadable: listed as broken, never hidden
             db.execute("DELETE FROM turns WHERE conv_id = ?", (conv_id,))
             self._rows["conversations"].append(
-                (conv_id, "", "", "", None, None, None, "[]", "active", 0, found.error, None, None, int(found.trashed), 0, None, 0,
-                 None))
+                (conv_id, "", "", "", None, None, None, "[]", "active", 0, found.error, None, None, int(found.trashed),
+                 0, None, 0, None))
             return
         now = found.files
         stale = [(row.rowid,) for name, row in known.items() if now.get(name) != row.sha]
@@ -124,7 +126,8 @@ class Builder:
         updated = max(conv.created, turn_time(last)) if last else conv.created
         forked = (conv.forked_from or {}).get("conversation")
         used = usage_totals(turns)
-        broken = "; ".join(f"{path}: {why}" for path, why in conv.unreadable.items()) or None  # listed with its readable turns
+        # listed with its readable turns
+        broken = "; ".join(f"{path}: {why}" for path, why in conv.unreadable.items()) or None
         self._rows["conversations"].append(
             (conv.id, conv.title, conv.created, updated, conv.model, conv.provider, conv.agent,
              json.dumps(conv.tags), conv.status, len(turns), broken, forked, conv.summary, int(found.trashed),
@@ -134,13 +137,17 @@ class Builder:
 
     def add_history(self) -> None:
         """Record the commits the cache has not seen, with the conversations each touched."""
-        seen: Callable = lambda sha: self.db.execute("SELECT 1 FROM history WHERE sha = ?", (sha,)).fetchone() is not None  # noqa: E731
+        seen: Callable = lambda sha: (  # noqa: E731
+            self.db.execute("SELECT 1 FROM history WHERE sha = ?", (sha,)).fetchone() is not None)
         rows = []
         for info, touched in self.store.history(seen):
             message = info.message.strip()
-            rows += [(info.sha, conv_id, info.time, message) for conv_id in sorted(touched)] or [(info.sha, None, info.time, message)]
-        self.db.executemany("INSERT INTO history VALUES (?, ?, ?, ?)", reversed(rows))  # oldest first: rowid grows with time
+            rows += ([(info.sha, conv_id, info.time, message) for conv_id in sorted(touched)]
+                     or [(info.sha, None, info.time, message)])
+        # oldest first: rowid grows with time
+        self.db.executemany("INSERT INTO history VALUES (?, ?, ?, ?)", reversed(rows))
 
 
 _Known = namedtuple("_Known", "rowid sha role usage feedback")  # a turn row the cache has
-_Counted = namedtuple("_Counted", "name role usage feedback")  # what a row counts of a turn (usage_totals reads role, usage)
+# what a row counts of a turn (usage_totals reads role, usage)
+_Counted = namedtuple("_Counted", "name role usage feedback")

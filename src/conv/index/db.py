@@ -155,7 +155,8 @@ def what_is_wrong(path: Path, exc: Exception) -> tuple[str, str]:
     existing = next((p for p in (path.parent, *path.parent.parents) if p.exists()), None)
     if existing is not None and not existing.is_dir():
         return f"{existing} is a file, not a folder", f"Move that file away: mv {existing} {existing}.old"
-    if getattr(exc, "errno", None) in (errno.ENOSPC, errno.EDQUOT) or (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF == 13:
+    if (getattr(exc, "errno", None) in (errno.ENOSPC, errno.EDQUOT)
+            or (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF == 13):
         return "no space left on its disk", "Free some space"
     if not os.access(existing or path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         return "you may not write there", f"Make it yours: chown -R $(id -un) {path.parent}"

@@ -69,7 +69,8 @@ class Filters:
             args["status"] = self.status
         if self.here:
             where.append(f"({alias}.project = :here OR substr({alias}.project, 1, :here_len) = :here_dir)")
-            args |= {"here": self.here, "here_dir": self.here.rstrip("/") + "/", "here_len": len(self.here.rstrip("/")) + 1}
+            args |= {"here": self.here, "here_dir": self.here.rstrip("/") + "/",
+                     "here_len": len(self.here.rstrip("/")) + 1}
         return " AND ".join(where), args
 
 
@@ -169,7 +170,8 @@ class Queries:
                 ORDER BY s.score, c.updated DESC""",
                 {"query": query, "limit": limit, "pool": pool, "start": HIT_START, "end": HIT_END, **args},
             )
-            if len(rows) >= limit or pool >= self._rows("SELECT count(*) FROM turn_fts WHERE turn_fts MATCH ?", (query,))[0][0]:
+            if (len(rows) >= limit
+                    or pool >= self._rows("SELECT count(*) FROM turn_fts WHERE turn_fts MATCH ?", (query,))[0][0]):
                 break
             pool *= 10
         return [Hit(Row.from_sql(r[:-3]), *r[-3:]) for r in rows]
@@ -186,7 +188,8 @@ class Queries:
 
     def history(self, conv_id: str) -> list[Event]:
         """Newest first, as git log shows it."""
-        rows = self._rows("SELECT sha, time, message FROM history WHERE conv_id = ? ORDER BY time DESC, rowid DESC", (conv_id,))
+        rows = self._rows("SELECT sha, time, message FROM history WHERE conv_id = ? ORDER BY time DESC, rowid DESC",
+                          (conv_id,))
         return [Event(*r) for r in rows]
 
     def commits_matching(self, prefix: str) -> list[str]:
@@ -196,7 +199,8 @@ class Queries:
         """The shortest prefix that names only this conversation (at least six
         characters after any agent prefix), from its neighbours in id order."""
         ((before, after),) = self._rows(
-            "SELECT (SELECT max(id) FROM conversations WHERE id < ?1), (SELECT min(id) FROM conversations WHERE id > ?1)",
+            "SELECT (SELECT max(id) FROM conversations WHERE id < ?1), "
+            "(SELECT min(id) FROM conversations WHERE id > ?1)",
             (conv_id,),
         )
         length = len(conv_id) - len(ids.token_of(conv_id)) + ids.SHORT_LENGTH

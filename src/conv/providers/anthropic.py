@@ -46,7 +46,8 @@ class AnthropicProvider(HTTPProvider):
         body = {"model": model, "max_tokens": MAX_TOKENS, **_conversation(messages), **options}
         if stream:
             body["stream"] = True
-        headers = {"anthropic-version": API_VERSION} | ({"x-api-key": self.api_key} if self.api_key else {}) | self.headers
+        headers = ({"anthropic-version": API_VERSION} | ({"x-api-key": self.api_key} if self.api_key else {})
+                   | self.headers)
         read = _read_stream if stream else _read_whole
         return call(
             self.base_url, "/v1/messages", body, headers, (self.connect_timeout, self.read_timeout), self.hints,
@@ -129,7 +130,8 @@ def _checked(text: str) -> dict:
     """An event's data or a whole response; the server's error as a ProviderError."""
     event = json_object(text, HINTS)
     if event.get("type") == "error":
-        raise ProviderError(f"the server reported an error: {error_message(event)}", "Anything received is kept; try again")
+        raise ProviderError(f"the server reported an error: {error_message(event)}",
+                            "Anything received is kept; try again")
     return event
 
 

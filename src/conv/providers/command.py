@@ -160,7 +160,8 @@ def _split(line: str) -> list[str]:
     except ValueError as exc:
         raise ProviderError(f"cannot split the command line {line!r}: {exc}", "Check its quotes") from None
     if not argv or not argv[0]:
-        raise ProviderError("the cmd: model names no command", "Write it as -m 'cmd:TOOL ARGS', e.g. cmd:ollama run llama3")
+        raise ProviderError("the cmd: model names no command",
+                            "Write it as -m 'cmd:TOOL ARGS', e.g. cmd:ollama run llama3")
     return argv
 
 
@@ -171,7 +172,8 @@ def _start(argv: list[str]) -> subprocess.Popen:
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
         )
     except FileNotFoundError:
-        raise ProviderError(f"command not found: {name}", "Install it or give a full path: -m 'cmd:/path/to/tool ARGS'") from None
+        raise ProviderError(f"command not found: {name}",
+                            "Install it or give a full path: -m 'cmd:/path/to/tool ARGS'") from None
     except PermissionError:
         raise ProviderError(f"command not executable: {name}", "Check the path, and its mode (chmod +x)") from None
     except OSError as exc:
@@ -213,4 +215,5 @@ def _failed(name: str, status: int, stderr: bytearray) -> ProviderError:
     lines = (line.strip() for line in stderr.decode("utf-8", "replace").splitlines())  # cleaned where printed
     last = next((line for line in reversed(list(lines)) if line), "")
     detail = f": {' '.join(last.split())[:200]}" if last else ""
-    return ProviderError(f"{name} {how}{detail}", "" if last else f"It printed no error; run {name} yourself to see why")
+    return ProviderError(f"{name} {how}{detail}",
+                         "" if last else f"It printed no error; run {name} yourself to see why")

@@ -35,7 +35,8 @@ def provider(config: Config, name: str):
     """The provider that speaks to endpoint ``name``."""
     base_url = config.get(f"endpoints.{name}.base_url")
     if not base_url:
-        raise ProviderError(f"endpoint {name} has no base_url", f"Set it: conv config set endpoints.{name}.base_url URL")
+        raise ProviderError(f"endpoint {name} has no base_url",
+                            f"Set it: conv config set endpoints.{name}.base_url URL")
     api = config.get(f"endpoints.{name}.api")
     key_env = config.get(f"endpoints.{name}.key_env")
     hints = Hints(key=key_env or f"endpoints.{name}.key_cmd", url=f"endpoints.{name}.base_url", example=base_url,
@@ -65,7 +66,8 @@ def _run_key_command(name: str, command: str) -> str:
 
     what = f"endpoints.{name}.key_cmd"
     try:
-        done = subprocess.run(shlex.split(command), capture_output=True, timeout=KEY_CMD_SECONDS, stdin=subprocess.DEVNULL)
+        done = subprocess.run(shlex.split(command), capture_output=True, timeout=KEY_CMD_SECONDS,
+                              stdin=subprocess.DEVNULL)
     except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
         raise ProviderError(f"{what} could not run: {exc}", "Check the command: conv config get") from None
     lines = done.stdout.decode("utf-8", "replace").strip().splitlines()

@@ -99,7 +99,8 @@ def _post(base_url: str, path: str, body: dict, headers: dict[str, str], timeout
 
     url = base_url.rstrip("/") + path
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https", "http+unix") or not (parts.netloc if parts.scheme == "http+unix" else parts.hostname):
+    if (parts.scheme not in ("http", "https", "http+unix")
+            or not (parts.netloc if parts.scheme == "http+unix" else parts.hostname)):
         raise ProviderError(f"base URL {base_url!r} is not an http(s) URL", f"Set {hints.url}, e.g. {hints.example}")
     headers = {"Content-Type": "application/json", "Accept": "text/event-stream, application/json", **headers}
     for name, value in headers.items():  # a key with a character HTTP cannot carry; its value is never shown
@@ -124,14 +125,16 @@ def json_object(text: str, hints: Hints) -> dict:
     try:
         value = json.loads(text)
     except ValueError:
-        raise ProviderError(f"malformed event from the server: {text[:60]!r}", f"Is the base URL {hints.api}?") from None
+        raise ProviderError(f"malformed event from the server: {text[:60]!r}",
+                            f"Is the base URL {hints.api}?") from None
     if not isinstance(value, dict):
         raise ProviderError("malformed event from the server (not an object)", f"Is the base URL {hints.api}?")
     return value
 
 
 def cut_short() -> ProviderError:
-    return ProviderError("the connection closed before the answer was complete", "The partial answer is kept; try again")
+    return ProviderError("the connection closed before the answer was complete",
+                         "The partial answer is kept; try again")
 
 
 def retry_wait(response) -> float | None:
@@ -165,14 +168,16 @@ def status_error(response, base_url: str, hints: Hints) -> ProviderError:
     if status in (401, 403):
         return ProviderError(f"the server refused the request ({status}){detail}", f"Check {hints.key}")
     if status == 404:
-        return ProviderError(f"not found at {base_url} ({status}){detail}", f"Check the model name (-m) and {hints.url}")
+        return ProviderError(f"not found at {base_url} ({status}){detail}",
+                             f"Check the model name (-m) and {hints.url}")
     if 300 <= status < 400:
         where = response.getheader("Location")
         return ProviderError(f"{base_url} redirected the request ({status}{f' to {where}' if where else ''})",
                              f"Set {hints.url} to where it leads (conv follows only 307 and 308 for a POST)")
     if status == 429:
         after = response.getheader("Retry-After")
-        return ProviderError(f"rate limited ({status}){detail}", f"Try again in {after} s" if after else "Try again later")
+        return ProviderError(f"rate limited ({status}){detail}",
+                             f"Try again in {after} s" if after else "Try again later")
     return ProviderError(f"the server failed ({status}){detail}", "Try again later")
 
 

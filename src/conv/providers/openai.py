@@ -31,7 +31,8 @@ class OpenAIProvider(HTTPProvider):
     NO_KEY = ("no model is set up: OpenAI needs OPENAI_API_KEY",
               "Export it, or point conv at another server with OPENAI_BASE_URL (e.g. Ollama: http://127.0.0.1:11434/v1)")
 
-    OPTIONS = ("temperature", "top_p", "seed", "max_tokens", "stop", "reasoning_effort")  # options.py's names are its own
+    # options.py's names are its own
+    OPTIONS = ("temperature", "top_p", "seed", "max_tokens", "stop", "reasoning_effort")
     IMAGES = True  # as image_url parts (data: URIs); a model that sees none says so itself
 
     def complete(

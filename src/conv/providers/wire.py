@@ -73,7 +73,8 @@ class Response:
             try:
                 self._left = int(size_line.split(b";")[0].strip(), 16)
             except ValueError:
-                raise ProtocolError("bad chunk size" if size_line else "the connection closed inside the body") from None
+                raise ProtocolError("bad chunk size" if size_line
+                                    else "the connection closed inside the body") from None
             if self._left == 0:
                 self._mode, self._left = "length", 0  # the end: trailers are not read
                 return b""
@@ -120,6 +121,7 @@ class Response:
 def send(sock: socket.socket, target: str, head: list[str], body: bytes | None, headers: dict[str, str]) -> Response:
     """Write the request (a POST with ``body``, else a GET) and read the response's head."""
     method, length = ("GET", []) if body is None else ("POST", [f"Content-Length: {len(body)}"])
-    lines = [f"{method} {target} HTTP/1.1", *head, *length, "Connection: close", *(f"{k}: {v}" for k, v in headers.items())]
+    lines = [f"{method} {target} HTTP/1.1", *head, *length, "Connection: close",
+             *(f"{k}: {v}" for k, v in headers.items())]
     sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + (body or b""))
     return Response(sock)

@@ -40,7 +40,8 @@ def since(text: str | None) -> str | None:
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
-        raise UsageError(f"--since {text!r} is neither an age nor a date", "e.g. --since 7d or --since 2026-11-01") from None
+        raise UsageError(f"--since {text!r} is neither an age nor a date",
+                         "e.g. --since 7d or --since 2026-11-01") from None
     return iso(moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc))
 
 

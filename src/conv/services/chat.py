@@ -133,7 +133,8 @@ class Chat:
     def open(cls, ref: str | None, follow: bool, notice: Callable[[str], None], **options) -> "Chat":
         """A chat in conversation ``ref``, this terminal's current one (``follow``), or a new one."""
         if options.get("agent") and (ref or follow):
-            raise UsageError("-a starts a new conversation", "Leave out REF and -c (a conversation keeps its own agent)")
+            raise UsageError("-a starts a new conversation",
+                             "Leave out REF and -c (a conversation keeps its own agent)")
         if ref and follow:
             raise UsageError("REF and -c both name the conversation to continue", "Give one of them")
         chat = cls(ChatWorkspace(notice), notice, **options)

@@ -34,7 +34,8 @@ def current(ws: Workspace) -> Current:
     if state is not None and not name and state.last_used < session.cleared_at():
         state = None  # chosen before the last conv clear
     if state is not None and index.get(state.conv_id) is not None:
-        return Current(state.conv_id, "session-expired" if state.idle() > expiry else "session", state.idle(), state.short)
+        return Current(state.conv_id, "session-expired" if state.idle() > expiry else "session",
+                       state.idle(), state.short)
     if name:
         return Current(None, "none")
     cleared = session.cleared_at()

@@ -62,7 +62,8 @@ def edit(ws: Workspace, ref: str | None) -> Edited:
         if change.title is not None:
             draft.conv.title = change.title
             draft.save_meta()
-        what = [f"{len(change.changed)} changed"] * bool(change.changed) + [f"{len(change.deleted)} deleted"] * bool(change.deleted)
+        what = ([f"{len(change.changed)} changed"] * bool(change.changed)
+                + [f"{len(change.deleted)} deleted"] * bool(change.deleted))
         return f"{conv_id}: edit (" + ", ".join(what + ["title"] * (change.title is not None)) + ")"
 
     written = ws.store.change(conv_id, apply)

@@ -94,10 +94,12 @@ def _with_file_data(exported: dict, speaker: Speaker, turns: list[Turn]) -> dict
 
 
 def markdown(conv: Conversation, speaker: Speaker) -> str:
-    head = f"# {conv.title or conv.id}\n\n`{conv.id}` · created {conv.created}" + (f" · {conv.model}" if conv.model else "")
+    head = (f"# {conv.title or conv.id}\n\n`{conv.id}` · created {conv.created}"
+            + (f" · {conv.model}" if conv.model else ""))
     parts = [head + "\n"] + ([f"> {conv.summary}\n"] if conv.summary else [])
     for n, turn in enumerate(conv.turns, 1):
-        facts = " · ".join(x for x in (turn.created, turn.model, turn.finish if turn.finish not in (None, "stop") else None) if x)
+        facts = " · ".join(x for x in (turn.created, turn.model,
+                                       turn.finish if turn.finish not in (None, "stop") else None) if x)
         text = speaker(turn).content
         parts.append(f"## {n}. {turn.role}" + (f" · {facts}" if facts else "") + f"\n\n{text.rstrip()}\n")
     return "\n".join(parts)

@@ -27,7 +27,8 @@ def fork(ws: Workspace, ref: str | None, at: int | None = None, title: str | Non
         raise UsageError(f"--at must be between 1 and {len(parent.turns)} (the turns of {parent.id})")
     taken = parent.turns[:count]
     child = child_of(parent, taken[-1].name, ws.store.head(), title or f"{parent.title or parent.id} (fork)")
-    written = ws.store.fork(parent.id, child, [t.name for t in taken], f"{child.id}: fork of {parent.id} at turn {count}")
+    written = ws.store.fork(parent.id, child, [t.name for t in taken],
+                            f"{child.id}: fork of {parent.id} at turn {count}")
     child.turns = taken
     ws.index.record(child, written.old, written.new)
     ws.make_current(child.id, count)

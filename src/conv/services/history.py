@@ -70,5 +70,6 @@ def _commit(ws: Workspace, prefix: str, events: list[Event]) -> str:
     mine = [e.sha for e in events if e.sha.startswith(prefix)]
     found = sorted(set(mine or ws.index.queries.commits_matching(prefix)))
     if len(found) != 1:
-        raise RefError(f"commit {prefix!r} " + ("is ambiguous" if found else "is not in the store's history"), "See conv log")
+        raise RefError(f"commit {prefix!r} " + ("is ambiguous" if found else "is not in the store's history"),
+                       "See conv log")
     return found[0]

@@ -33,8 +33,10 @@ def models(ws: Workspace) -> Models:
     endpoints = {}
     for name in config.names("endpoints"):
         listed, status = probe(config, name)
-        endpoints[name] = {"base_url": config.get(f"endpoints.{name}.base_url"), "api": config.get(f"endpoints.{name}.api"),
-                           "models": listed if listed is not None else list(config.get(f"endpoints.{name}.models") or ()),
+        endpoints[name] = {"base_url": config.get(f"endpoints.{name}.base_url"),
+                           "api": config.get(f"endpoints.{name}.api"),
+                           "models": (listed if listed is not None
+                                      else list(config.get(f"endpoints.{name}.models") or ())),
                            "status": status}
     aliases = {name: config.get(f"aliases.{name}") for name in config.names("aliases")}
     return Models(steps, chosen, agents, prices, endpoints, aliases)

@@ -41,7 +41,8 @@ def publish(ws: Workspace, remote: str | None, path: str | None = None) -> Publi
     root = _root(path, "conv push --project")
     conv_ids = [row.id for row in ws.index.refresh().recent(None, Filters(here=root))]
     if not conv_ids:
-        raise UsageError(f"no conversation of {root} to push", "Ask something there first (conv list --here shows them)")
+        raise UsageError(f"no conversation of {root} to push",
+                         "Ask something there first (conv list --here shows them)")
     ref, remote = ws.store.projects.publish(conv_ids, root, remote)
     return Published(len(conv_ids), ref, root, remote)
 
@@ -53,8 +54,8 @@ def bring_in(ws: Workspace, remote: str | None = None, path: str | None = None) 
     def imported(conv):  # where it was asked is theirs; ``list --here`` finds it by this work tree
         return replace(conv, imported_from={"source": PROJECT, "id": conv.id, "cwd": root})
 
-    commit, added, files = ws.store.projects.bring_in(list(found.values()), imported,
-                                                       f"import: conversations of {root} from {', '.join(found) or 'nobody'}")
+    commit, added, files = ws.store.projects.bring_in(
+        list(found.values()), imported, f"import: conversations of {root} from {', '.join(found) or 'nobody'}")
     ws.index.refresh()
     return BroughtIn(sorted(found), added, files, commit, unfetched)
 

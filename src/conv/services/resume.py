@@ -103,11 +103,13 @@ def unresolved(query: str, ranked: list[Ranked], shown: int = 5) -> RefError:
     candidates, so the next try can name one."""
     names = ", ".join(f'{r.candidate.short} "{_cut(r.candidate.title or "(untitled)", 40)}"' for r in ranked[:shown])
     if not query:
-        return RefError(f"no terminal to pick on; the latest are {names}", "Give text that names one (conv resume TEXT) or use conv use REF")
+        return RefError(f"no terminal to pick on; the latest are {names}",
+                        "Give text that names one (conv resume TEXT) or use conv use REF")
     if not ranked:
         return RefError(f"no conversation matches {query!r}", "Give less text, or see conv list")
     more = f" … ({len(ranked)} in all)" if len(ranked) > shown else ""
-    return RefError(f"{query!r} matches {len(ranked)} conversations: {names}{more}", "Give more text, or use conv use REF")
+    return RefError(f"{query!r} matches {len(ranked)} conversations: {names}{more}",
+                    "Give more text, or use conv use REF")
 
 
 def fuzzy(term: str, text: str, lower: str | None = None) -> tuple[int, list[int]] | None:

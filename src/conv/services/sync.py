@@ -132,7 +132,8 @@ def _refusal(name: str, why: str, rewriting: bool) -> SyncError:
         return SyncError(f"{name} refused the rewrite of its history: {why}",
                          f"They are erased on this machine only: allow force-pushes to {name}'s main branch "
                          f"(e.g. unprotect it), then run conv remote purge {name} again")
-    return SyncError(f"{name} refused the push: {why}", "Nothing is lost locally; check the remote's hooks or permissions")
+    return SyncError(f"{name} refused the push: {why}",
+                     "Nothing is lost locally; check the remote's hooks or permissions")
 
 
 def _follow_moved_lines(ws: Workspace, moved: dict[str, str]) -> None:

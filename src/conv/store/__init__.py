@@ -108,7 +108,9 @@ class Store:
         return self._git is not None or os.path.exists(os.path.join(self.location, "HEAD"))
 
     def head(self) -> str | None:
-        return self._git.head() if self._git is not None else read_ref(self.location, BRANCH) if self.exists() else None
+        if self._git is not None:
+            return self._git.head()
+        return read_ref(self.location, BRANCH) if self.exists() else None
 
     # -- reading ---------------------------------------------------------
     def has(self, conv_id: str, commit: str | None = None) -> bool:
@@ -210,8 +212,7 @@ class Store:
         return Written(old, new, names)
 
     def change(self, conv_id: str, edit: Callable[["Draft"], str]) -> Written:
-        """One read-modify-write of a conversation under the writer lock: ``edit`` changes it as stored (hand-edited
-        YAML kept) through the Draft and returns the commit message."""
+        """Read-modify-write under the writer lock: ``edit`` changes it via a Draft (hand-edits kept), says why."""
         from .layout import Draft
 
         names: list[str] = []
@@ -240,7 +241,8 @@ class Store:
         old, new = self._repo.update(build)
         return Written(old, new, sorted([*names, *(t.name for t in turns)]))
 
-    def add_many(self, items: list[tuple[Conversation, list[Turn]]], message: str) -> tuple[Written | None, list[str], int]:
+    def add_many(self, items: list[tuple[Conversation, list[Turn]]],
+                 message: str) -> tuple[Written | None, list[str], int]:
         """Conversations and turns not in the store yet, in one commit (an import), what exists or was purged
         left alone: (written or None when nothing was new, ids of the conversations added whole, turns added)."""
         from .bulk import add_missing
@@ -255,8 +257,7 @@ class Store:
         return Written(*move(self._repo, conv_ids, to_trash, message), [])
 
     def purge(self, conv_ids: list[str]) -> bool:
-        """Erase deleted conversations from every ref and object, tombstoned so other
-        machines do too (purge.py); no ids: finish an interrupted purge. True: history changed."""
+        """Erase deleted conversations everywhere, tombstoned (purge.py); no ids: end a purge. True: history moved."""
         from .purge import purge
 
         return purge(self._repo, conv_ids)
@@ -267,7 +268,7 @@ class Store:
 
         return newly_purged(self._repo, commit) if self.exists() else []
 
-    # -- remotes and transfers ---------------------------------------------
+    # -- remotes, transfers and upkeep ------------------------------------
     @property
     def remotes(self) -> "Remotes":
         """The remotes in the store's git config, and transfers (the store exists from here on)."""
@@ -284,12 +285,11 @@ class Store:
         return ProjectRefs(self._repo)
 
     def merge_from(self, commit: str, remote: str) -> "MergeResult":
-        """Bring ``commit``, fetched from ``remote``, into the branch, losing no turn and nothing purged (integrate.py)."""
+        """Bring ``commit``, fetched from ``remote``, into the branch, losing no turn or purge (integrate.py)."""
         from .integrate import merge_from
 
         return merge_from(self._repo, commit, remote, self.changed_conversations)
 
-    # -- upkeep ----------------------------------------------------------------
     @property
     def upkeep(self) -> "Upkeep":
         """The git CLI in the store (``conv git``), gc and fsck."""

@@ -41,7 +41,8 @@ class Filter:
         self._spec = _spec(self.purged)
         self._trees: dict[tuple, bytes | None] = {}  # (tree, spec node) -> what it becomes
         self._tree_of: dict[bytes, bytes] = {}  # commit -> its tree
-        self._made: dict[str, tuple[bytes, bytes]] = {}  # new objects by id, written as one pack before a ref can point at them
+        # new objects by id, written as one pack before a ref can point at them
+        self._made: dict[str, tuple[bytes, bytes]] = {}
         self._store = store_path
         self._path = store_path / CACHE
         self._header = "conv-filter 1 " + hashlib.sha256("\n".join(sorted(self.purged)).encode()).hexdigest()

@@ -104,7 +104,8 @@ def files_in(snap: Snapshot, conv_id: str, root: str = ROOT) -> dict[str, str]:
 
 
 def raw_files(snap: Snapshot, conv_id: str) -> list[tuple[str, bytes]]:
-    """(path in the store, bytes) of a conversation's Markdown files (not the files sent with turns), conversation.md first."""
+    """(path in the store, bytes) of a conversation's Markdown files (not the files
+    sent with turns), conversation.md first."""
     files = files_in(snap, conv_id)
     where = folder(conv_id)
     return [(f"{where}/{name}", snap.blob(files[name])) for name in sorted(files, key=lambda n: (n != META_FILE, n))]

@@ -171,7 +171,8 @@ class Pending:
                     if snap.read(f"{where}/{META_FILE}") is not None:
                         if snap.entry(f"{where}/{path.name}") is not None:
                             raise _Done  # went in already (a process killed before it removed the file)
-                        return {f"{where}/{path.name}": data}, f"{conv_id}: answer kept from a failed write ({turn.model})"
+                        message = f"{conv_id}: answer kept from a failed write ({turn.model})"
+                        return {f"{where}/{path.name}": data}, message
                 raise _Done  # the conversation was purged since: so is its answer
 
             try:

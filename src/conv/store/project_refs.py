@@ -43,7 +43,8 @@ class ProjectRefs:
         commit, why the remote could not be fetched from, if it could not)."""
         return side_refs.fetch(str(self.git.path), FETCHED, project, side_refs.remote_of(project, remote))
 
-    def bring_in(self, commits: list[str], imported: Callable[[Conversation], Conversation], message: str) -> tuple[str | None, int, int]:
+    def bring_in(self, commits: list[str], imported: Callable[[Conversation], Conversation],
+                 message: str) -> tuple[str | None, int, int]:
         """Into the branch, what the side refs' ``commits`` hold that it lacks:
         new conversations (their conversation.md as ``imported`` makes it
         over) and new turns of known ones; nothing purged or in the trash

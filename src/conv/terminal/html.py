@@ -25,7 +25,8 @@ body {{{{ color: {{foreground}}; background-color: {{background}}; margin: 2em; 
 </style>
 </head>
 <body>
-{warning}<pre style="font-family:Menlo,'DejaVu Sans Mono',consolas,'Courier New',monospace"><code style="font-family:inherit">{{code}}</code></pre>
+{warning}<pre style="font-family:Menlo,'DejaVu Sans Mono',consolas,'Courier New',monospace">\
+<code style="font-family:inherit">{{code}}</code></pre>
 </body>
 </html>
 """

@@ -170,7 +170,8 @@ def ago(iso_time: str, now: datetime | None = None) -> str:
     seconds = ((now or datetime.now(timezone.utc)) - then).total_seconds()
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
         if seconds >= size:
-            return then.strftime("%Y-%m-%d") if unit == "d" and seconds >= 30 * size else f"{int(seconds // size)}{unit} ago"
+            return (then.strftime("%Y-%m-%d") if unit == "d" and seconds >= 30 * size
+                    else f"{int(seconds // size)}{unit} ago")
     return "just now"
 
 

@@ -101,7 +101,8 @@ def read_stdin() -> str | None:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UsageError(
-            f"stdin is not UTF-8 text (bad byte at offset {exc.start})", "Convert it first, e.g. | iconv -f latin1 -t utf-8"
+            f"stdin is not UTF-8 text (bad byte at offset {exc.start})",
+            "Convert it first, e.g. | iconv -f latin1 -t utf-8"
         ) from None
     return text or None
 

@@ -44,7 +44,8 @@ def _conversations(typed: str) -> list[tuple[str, str]]:
     from ...services.workspace import Workspace
     from ...terminal.sanitize import clean
 
-    return [(short, " ".join(clean(title).split())[:80]) for short, title in completions(Workspace(_quiet), typed, MOST)]
+    return [(short, " ".join(clean(title).split())[:80])
+            for short, title in completions(Workspace(_quiet), typed, MOST)]
 
 
 def _models(typed: str) -> list[tuple[str, str]]:

@@ -30,7 +30,8 @@ def run(name: str | None, pull: bool, send: bool, json_out: bool, rewrite: bool 
     elif rewrite:
         parts.append(f"{done.remote} holds no purged conversation")
     if done.holds_purged:
-        parts.append(f"{done.remote} still holds purged conversations: conv remote purge {done.remote} erases them there")
+        parts.append(f"{done.remote} still holds purged conversations: "
+                     f"conv remote purge {done.remote} erases them there")
     render.notice("; ".join(p for p in parts if p) or f"{done.remote}: up to date")
 
 

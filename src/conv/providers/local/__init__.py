@@ -57,7 +57,8 @@ class LocalProvider:
             except ProviderError as exc:
                 if "context size" in exc.message:
                     raise ProviderError(f"the local model cannot take this conversation ({exc.message})",
-                                        "Send less: conv config set context.max_tokens 1500 (or raise local.context)") from None
+                                        "Send less: conv config set context.max_tokens 1500 "
+                                        "(or raise local.context)") from None
                 if not host.gone():
                     raise
                 if came or attempt == 2 or host.fatal_signal():

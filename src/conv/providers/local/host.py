@@ -121,7 +121,8 @@ def activity(server) -> tuple[bool, tuple[str, ...]]:
     """(a request is running or waiting, the counters of work done so far), from llama.cpp's metrics."""
     values = dict(line.split(" ", 1) for line in server.handle_metrics().splitlines()
                   if line.startswith("llamacpp:") and " " in line)
-    busy = any(values.get(f"llamacpp:requests_{name}", "0").strip() not in ("0", "0.0") for name in ("processing", "deferred"))
+    busy = any(values.get(f"llamacpp:requests_{name}", "0").strip() not in ("0", "0.0")
+               for name in ("processing", "deferred"))
     return busy, tuple(values.get(f"llamacpp:{name}", "") for name in ("n_decode_total", "prompt_tokens_total"))
 
 

@@ -39,7 +39,8 @@ FATAL_HINTS = {
     "Illegal instruction": (f"This CPU lacks an instruction the {RUNTIME} wheel uses: build it for this machine "
                             f"(CMAKE_ARGS=-DGGML_NATIVE=OFF pip install --no-binary {RUNTIME} {RUNTIME}), "
                             "or answer with another model (conv models)"),
-    "Bus error": "The model file may have changed or become unreadable while it was read: conv models pull, then conv retry",
+    "Bus error": ("The model file may have changed or become unreadable while it was read: "
+                  "conv models pull, then conv retry"),
 }
 
 
@@ -222,7 +223,8 @@ def _spawn(host: Host, settings: dict, lock: int, deadline: float) -> None:
     with process.stdout as said:
         try:
             with process.stdin as ask:
-                ask.write(json.dumps({**settings, "socket": host.socket, "key": key, "ready": host.ready}).encode() + b"\n")
+                ask.write(json.dumps({**settings, "socket": host.socket, "key": key,
+                                      "ready": host.ready}).encode() + b"\n")
         except BrokenPipeError:
             pass  # it died at once: its log says why
         process.wait()  # the script forks at once: its child is the host, on its own

@@ -51,7 +51,8 @@ def read(paths: list[str], stdin: bytes | None, most: int) -> list[Attachment]:
             data = _read(path, most)
         if len(data) > most:
             raise UsageError(f"{name} is {len(data):,} bytes, more than files.max_bytes ({most:,}); nothing was "
-                             "stored or sent", "Send a part of it, or raise the limit: conv config set files.max_bytes N")
+                             "stored or sent",
+                             "Send a part of it, or raise the limit: conv config set files.max_bytes N")
         out.append(classified(name, data))
     return out
 

@@ -77,11 +77,13 @@ class Plan:
         return bool(self.to_summarize)
 
     def messages(self) -> list[Message]:
-        head = "\n\n".join(p for p in (self.system, self.note, self.summary and f"{SUMMARY_HEADING}\n{self.summary}") if p)
+        head = "\n\n".join(p for p in (self.system, self.note, self.summary and f"{SUMMARY_HEADING}\n{self.summary}")
+                           if p)
         return ([Message("system", head)] if head else []) + self.history + [self.question]
 
 
-def transcript_messages(turns: list[Turn], say: Callable[[Turn], Message] | None = None) -> tuple[str | None, list[Message]]:
+def transcript_messages(turns: list[Turn],
+                        say: Callable[[Turn], Message] | None = None) -> tuple[str | None, list[Message]]:
     """The latest system prompt, and the user and assistant messages in order."""
     return _system(turns), [(say or plain)(t) for t in _spoken(turns)]
 
@@ -187,7 +189,8 @@ def resume_note(conv: Conversation, question: Turn, after: float) -> str | None:
         return None
     exchanges = sum(t.role == "user" for t in earlier)
     lines = [f"This conversation is being taken up again after a break of {span(gap)}: it was last active on "
-             f"{datetime.now(timezone.utc) - timedelta(seconds=gap):%Y-%m-%d %H:%M} UTC, after {plural(exchanges, 'exchange')}."]
+             f"{datetime.now(timezone.utc) - timedelta(seconds=gap):%Y-%m-%d %H:%M} UTC, "
+             f"after {plural(exchanges, 'exchange')}."]
     lines += [f"Its title: {conv.title}"] if conv.title else []
     lines += [f"Its summary: {conv.summary}"] if conv.summary else []
     return "\n".join(lines)

@@ -86,7 +86,8 @@ def read(ws: Workspace, opts: AskOptions, notice) -> Reading | None:
     if kind not in ("negative", "continuation"):
         return None
     last = [t for t in conv.turns if t.role == "assistant"][-1]
-    return Reading(kind, conv.id, " ".join(opts.words).strip(), hinted=phrase is None or _corrects(_without_lead_in(text), phrase),
+    return Reading(kind, conv.id, " ".join(opts.words).strip(),
+                   hinted=phrase is None or _corrects(_without_lead_in(text), phrase),
                    failed=last.finish in ("error", "interrupted"))
 
 

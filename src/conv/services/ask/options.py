@@ -18,7 +18,8 @@ class AskOptions:
     save: bool = True
     last_command: tuple[str, str] | None = None  # (command line, exit status), shared by opt-in
     agent: str | None = None  # -a: start (or with -c continue) this agent's conversation
-    model_options: list[tuple[str, str]] = field(default_factory=list)  # -o KEY VALUE as typed (providers/options.py reads them)
+    # -o KEY VALUE as typed (providers/options.py reads them)
+    model_options: list[tuple[str, str]] = field(default_factory=list)
     files: list[str] = field(default_factory=list)  # -f: paths, "-" for stdin (attachments.py)
     stdin_file: bytes | None = None  # stdin's bytes, when -f - names it
 

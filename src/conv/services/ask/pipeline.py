@@ -96,7 +96,8 @@ class Asker:
                                   target.choice.model)
         options = _model_options(opts, provider, target.choice.provider, _agent_options(target.agent))
         conv, question = store_question(self.ws, target, opts, self.out, attached)
-        messages = messages_for(self.ws, conv, conv, question, target.agent, (provider, target.choice), opts.save, self.out)
+        messages = messages_for(self.ws, conv, conv, question, target.agent, (provider, target.choice), opts.save,
+                                self.out)
         job = Job(opts, provider, target.choice.provider, target.choice.model, options=options)
         return self._finish(stream_answer(self.ws, conv, question, messages, job, self.out), opts)
 
@@ -136,7 +137,8 @@ class Asker:
         asked_with = {k: v for k, v in ((at.old.options or {}) if at.old else {}).items() if k != "seed"}
         chosen = _agent_options(at.agent) | asked_with | {"seed": int.from_bytes(os.urandom(4)) >> 1}  # sample anew
         options = _model_options(opts, provider, at.choice.provider, chosen)
-        messages = messages_for(ws, at.conv, at.before, at.question, at.agent, (provider, at.choice), opts.save, self.out)
+        messages = messages_for(ws, at.conv, at.before, at.question, at.agent, (provider, at.choice), opts.save,
+                                self.out)
         messages += _told_wrong(at.old, hint, wrong)
         job = Job(opts, provider, at.choice.provider, at.choice.model, replaces=at.old.name if at.old else None,
                   hint=said or hint, feedback="negative" if hint or wrong else None, options=options, base=at.base)

@@ -31,7 +31,8 @@ def summarize(provider: Provider, model: str, plan: Plan, most: int | None) -> s
     window: at most ``most`` tokens (asked for, and cut to it if the model
     wrote more), so that it and the latest turns always fit beside each other."""
     transcript = "\n\n".join(f"{m.role.capitalize()}: {m.content}" for m in plan.to_summarize)
-    request = f"Summary so far:\n{plan.summary}\n\nThe conversation since:\n{transcript}" if plan.summary else transcript
+    request = (f"Summary so far:\n{plan.summary}\n\nThe conversation since:\n{transcript}" if plan.summary
+               else transcript)
     instruction = INSTRUCTION + (f" Use at most {most * 3 // 4} words." if most else "")
     pieces: list[str] = []
     provider.complete([Message("system", instruction), Message("user", request)], model, pieces.append, stream=False)

@@ -81,7 +81,8 @@ def last_model(conv: Conversation | None, config: Config, out: Output | None = N
     """``PROVIDER:MODEL`` of the conversation's last answer, which a follow-up
     goes on with; for an imported one, only when a provider here serves it
     (said on ``out`` when not)."""
-    last = next((t for t in reversed(conv.turns) if t.role == "assistant" and t.provider and t.model), None) if conv else None
+    last = (next((t for t in reversed(conv.turns) if t.role == "assistant" and t.provider and t.model), None)
+            if conv else None)
     spec = going_on_with(last.provider, last.model, config) if last else None
     if last and spec is None and out is not None:
         out.notice(f"this conversation's model {last.model} came with it from {last.provider}, and no provider "

@@ -175,7 +175,8 @@ class GitStore:
         """Whether ``commit`` is ``of`` or in its history (not after a purge rewrote it)."""
         if self.storage.git_dir:
             try:
-                return gitcli.run("--git-dir", self.storage.git_dir, "merge-base", "--is-ancestor", commit, of).returncode == 0
+                done = gitcli.run("--git-dir", self.storage.git_dir, "merge-base", "--is-ancestor", commit, of)
+                return done.returncode == 0
             except FileNotFoundError:  # no git CLI
                 pass
         return any(info.sha == commit for info in self.walk(of))
@@ -261,8 +262,8 @@ class GitStore:
         old = snap.commit
         tree = _tree_with(snap, batch, "", placed) or batch.add(b"tree", b"")
         body = message.encode() + (b"" if message.endswith("\n") else b"\n")
-        commit = batch.add(b"commit", commit_content(
-            tree, ([old] if old else []) + list(merged or []), AUTHOR, int(time.time()) if when is None else when, body))
+        parents, when = ([old] if old else []) + list(merged or []), int(time.time()) if when is None else when
+        commit = batch.add(b"commit", commit_content(tree, parents, AUTHOR, when, body))
         # a merge brings what other machines already let through: the hook judges only new writing
         self.storage.keep(batch, None if merged is not None else message, "".join(written))
         if not self.storage.swap(BRANCH, old, commit):  # impossible while every writer takes the flock

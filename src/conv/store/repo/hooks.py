@@ -91,5 +91,6 @@ class Hooks:
             return
         if name == "pre-commit" and done.returncode:
             said = [line for line in (done.stderr + done.stdout).splitlines() if line.strip()]
-            raise StoreError(f"the store's {name} hook refused the commit: " + (said[0] if said else f"exit {done.returncode}"),
+            why = said[0] if said else f"exit {done.returncode}"
+            raise StoreError(f"the store's {name} hook refused the commit: {why}",
                              said[1] if len(said) > 1 else f"See {hook}")

@@ -17,7 +17,8 @@ SIDE = "refs/conv/"
 def publish(store: str, ref: str, project: str, name: str, remote: str | None) -> str:
     """The store's ``ref`` as ``refs/conv/NAME`` in ``project``, then pushed to ``remote`` (if one); that ref."""
     mine = f"{SIDE}{name}"
-    _git("-C", project, "fetch", "--quiet", "--no-tags", store, f"+{ref}:{mine}", what=f"cannot write {mine} in {project}")
+    _git("-C", project, "fetch", "--quiet", "--no-tags", store, f"+{ref}:{mine}",
+         what=f"cannot write {mine} in {project}")
     if remote is not None:
         _git("-C", project, "push", "--quiet", "--no-verify", remote, f"+{mine}:{mine}",
              what=f"cannot push {mine} to {remote}")

@@ -56,7 +56,8 @@ class Upkeep:
             # Deltas computed afresh (-f) with a window of 50, not 10: thousands of
             # small tree versions then pack to 57 MB instead of 138 MB (10,000
             # conversations, a commit a turn); gc then prunes and packs refs.
-            steps = [["-c", "pack.window=50", "-c", "pack.depth=50", "repack", "-a", "-d", "-f", "-q"], ["gc", "--quiet"]]
+            steps = [["-c", "pack.window=50", "-c", "pack.depth=50", "repack", "-a", "-d", "-f", "-q"],
+                     ["gc", "--quiet"]]
             with writer_lock(self.path):
                 self._clear_stale_ref_locks()
             for step in steps:
