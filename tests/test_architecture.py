@@ -268,7 +268,7 @@ def test_a_push_loads_no_conversation_code(remote, store_path):
     (git runs through store/repo/gitcli.py)."""
     loaded = imported_by("push")
     content = {m for m in loaded
-               if m in ("conv.store.repo.git", "conv.store.layout", "conv.store.pending", "conv.index")
+               if m in ("conv.store.repo.git", "conv.store.layout", "conv.store.kept_answers", "conv.index")
                or m.startswith(("conv.format", "dulwich"))}
     assert not content, sorted(content)
     stdlib = loaded & {"typing", "json", "datetime", "subprocess", "shutil"}  # 13 ms of imports, together

@@ -21,10 +21,10 @@ if TYPE_CHECKING:  # imported where used: conv push and conv remote load no modu
     from pathlib import Path
 
     from ..format.model import Conversation, Turn
-    from .integrate import MergeResult
+    from .kept_answers import KeptAnswers
     from .layout import Draft
-    from .pending import Pending
     from .project_refs import ProjectRefs
+    from .pull import MergeResult
     from .repo.git import CommitInfo, GitStore
     from .repo.hooks import Hooks
     from .repo.remotes import Remotes
@@ -47,8 +47,8 @@ class Store:
     """Conversations in, conversations out; commits are an implementation detail. The one
     public face of the store package: reading and writing conversations, remotes and
     transfers, projects' side refs, upkeep and hooks. ``hook_timeout`` is asked for only when a
-    hook runs. ``pending``: room reserved for answers, and kept ones (``notice`` hears of them). ``repo``: one
-    open on another storage (the behaviour suite's in-memory one), read and written instead of ``path``."""
+    hook runs. ``kept_answers``: room reserved for answers, and kept ones (``notice`` hears of them).
+    ``repo``: one open on another storage (the behaviour suite's in-memory one), used instead of ``path``."""
 
     def __init__(self, path: Path | str | None = None, hook_timeout: Callable[[], float] | None = None,
                  notice: Callable[[str], None] = lambda message: None, repo: GitStore | None = None):
@@ -71,10 +71,10 @@ class Store:
         return Hooks(self.path, self._hook_timeout)
 
     @cached_property
-    def pending(self) -> Pending:
-        from .pending import Pending
+    def kept_answers(self) -> KeptAnswers:
+        from .kept_answers import KeptAnswers
 
-        return Pending(self.path, self._notice, lambda: self._repo)
+        return KeptAnswers(self.path, self._notice, lambda: self._repo)
 
     @property
     def _repo(self) -> GitStore:
@@ -83,7 +83,7 @@ class Store:
             from .layout import STORE_README
             from .repo.git import GitStore
 
-            self._git = GitStore.open(self.path, self._hooks, STORE_README, self.pending)
+            self._git = GitStore.open(self.path, self._hooks, STORE_README, self.kept_answers)
         return self._git
 
     def _made(self) -> None:
@@ -285,8 +285,8 @@ class Store:
         return ProjectRefs(self._repo)
 
     def merge_from(self, commit: str, remote: str) -> "MergeResult":
-        """Bring ``commit``, fetched from ``remote``, into the branch, losing no turn or purge (integrate.py)."""
-        from .integrate import merge_from
+        """Bring ``commit``, fetched from ``remote``, into the branch, losing no turn or purge (pull.py)."""
+        from .pull import merge_from
 
         return merge_from(self._repo, commit, remote, self.changed_conversations)
 

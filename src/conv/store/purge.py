@@ -5,14 +5,14 @@ and takes the folders out of the trash in one commit, then every ref under
 refs/ (the branch, remote-tracking refs, backups, anything else) goes
 through the one filter (filter.py), and the objects only the old history
 reached are deleted at once. A sync that learns a purge from a remote runs
-the same ``erase`` on this store (integrate.py). Interrupted anywhere, the
+the same ``erase`` on this store (pull.py). Interrupted anywhere, the
 tombstone is already committed: the next purge or sync finishes the job.
 """
 
 from ..errors import RefError, StoreError
 from .filter import Filter
 from .layout import PURGED, TRASH, folder, purged_ids, purged_text
-from .repo import holding
+from .repo import remote_heads
 from .repo.git import GitStore
 from .repo.lock import clear_stale_ref_locks, signals_held, transfer_lock, writer_lock
 from .repo.refs import BRANCH
@@ -67,7 +67,7 @@ def newly_purged(git: GitStore, commit: str) -> list[str]:
 
 def erase(git: GitStore, cut: Filter) -> bool:
     """Every ref under refs/ through ``cut`` (call with the writer lock held).
-    A remote-tracking ref that changes keeps its real head in holding.py; a
+    A remote-tracking ref that changes keeps its real head in remote_heads.py; a
     ref left pointing at an object pruned under it goes. True when a ref moved."""
     if not cut.purged:
         return False
@@ -95,7 +95,7 @@ def erase(git: GitStore, cut: Filter) -> bool:
         ref = name.decode()
         if ref.startswith(_REMOTES) and ref.endswith(_MAIN) and new is not None:
             remote = ref[len(_REMOTES):-len(_MAIN)]
-            holding.record(git.path, remote, holding.read(git.path).get(remote) or value.decode())
+            remote_heads.record(git.path, remote, remote_heads.read(git.path).get(remote) or value.decode())
         with signals_held():
             done = refs.set_if_equals(name, value, new) if new else refs.remove_if_equals(name, value)
         if not done and name == BRANCH.encode():

@@ -43,7 +43,7 @@ def stream_answer(ws: Workspace, conv: Conversation, question: Turn, messages: l
     the next write of the store commits it."""
     if not job.opts.save:
         return _stream(ws, conv, question, messages, job, out)
-    room = ws.store.pending.reserve(conv.id, question.name)
+    room = ws.store.kept_answers.reserve(conv.id, question.name)
 
     def on_text(text: str) -> None:
         room.expect(len(text.encode()))

@@ -75,7 +75,7 @@ class Asker:
 
     def ask(self, opts: AskOptions) -> AskResult:
         if opts.save:
-            self.ws.store.pending.commit_kept()  # an answer kept by a failed write comes before this question
+            self.ws.store.kept_answers.commit_kept()  # an answer kept by a failed write comes before this question
         if opts.new and opts.save and opts.words:  # the undo conv printed for a line it took as feedback
             undone = feedback.undo(self.ws, " ".join(opts.words).strip())
             if undone:

@@ -28,7 +28,7 @@ from .snapshot import FILE_MODE, Existing, Snapshot
 
 TYPE_CHECKING = False  # typing's, without importing typing (3 ms of every follow-up): PEP 781's idiom
 if TYPE_CHECKING:
-    from ..pending import Pending
+    from ..kept_answers import KeptAnswers
 
 AUTHOR = b"conv <conv@localhost>"
 ROOT_TIME = 1767225600  # 2026-01-01T00:00:00Z: the time of every store's first commit
@@ -50,9 +50,9 @@ class GitStore:
     """A repository with one branch, written only through ``update``; the
     storage's hooks run around each commit."""
 
-    def __init__(self, storage: "DiskStorage", pending: "Pending | None" = None):
+    def __init__(self, storage: "DiskStorage", kept_answers: "KeptAnswers | None" = None):
         self.storage = storage
-        self.pending = pending
+        self.kept_answers = kept_answers
         self.object_files = storage.objects
         self._objects = None
         self._refs = None
@@ -64,11 +64,12 @@ class GitStore:
 
     # -- creation --------------------------------------------------------
     @classmethod
-    def open(cls, path: Path, hooks: Hooks, readme: bytes = b"", pending: "Pending | None" = None) -> "GitStore":
+    def open(cls, path: Path, hooks: Hooks, readme: bytes = b"",
+             kept_answers: "KeptAnswers | None" = None) -> "GitStore":
         """The store at ``path``, created first when there is none."""
         if not (path / "HEAD").exists():
             cls._create(path, readme)
-        return cls(DiskStorage(path, hooks), pending)
+        return cls(DiskStorage(path, hooks), kept_answers)
 
     @staticmethod
     def _create(path: Path, readme: bytes) -> None:
@@ -211,9 +212,9 @@ class GitStore:
         Returns (old commit, new commit). Answers kept by an earlier failed
         write go in first; a write that fails for a full disk or a read-only
         store leaves nothing behind (quarantine.py) and keeps the answer it
-        was adding, where room was reserved for it (pending.py)."""
-        if self.pending is not None:
-            self.pending.commit_kept()
+        was adding, where room was reserved for it (kept_answers.py)."""
+        if self.kept_answers is not None:
+            self.kept_answers.commit_kept()
         changes: Changes = {}
         try:
             with self.storage.writing() as batch:
@@ -224,7 +225,8 @@ class GitStore:
                 changes.update(made)
                 new = self._commit(batch, snap, changes, message, more[0] if more else None, when)
         except DiskError as exc:
-            raise (self.pending.kept_after(exc, changes) if self.pending is not None else exc) from None
+            kept = self.kept_answers
+            raise (kept.kept_after(exc, changes) if kept is not None else exc) from None
         self.storage.committed(message, new)
         return old, new
 

@@ -16,7 +16,7 @@ import re
 
 from ...errors import StoreError, SyncError, UsageError, writing
 from ...records import dataclass
-from . import gitcli, holding
+from . import gitcli, remote_heads
 from .refs import BRANCH, read_ref
 
 TYPE_CHECKING = False  # typing's, without importing typing: PEP 781's idiom
@@ -126,7 +126,7 @@ class Remotes:
         from .lock import transfer_lock
 
         known = self.holding_purged().get(remote.name)
-        if known and known == holding.advertised(remote.url, BRANCH):
+        if known and known == remote_heads.advertised(remote.url, BRANCH):
             return known
         with transfer_lock(self.path, exclusive=False):
             return fetch(self.path, remote)
@@ -143,17 +143,17 @@ class Remotes:
 
     def holding_purged(self) -> dict[str, str]:
         """Remotes whose last-known head still holds purged text: name -> that head."""
-        return holding.read(self.path)
+        return remote_heads.read(self.path)
 
     def record(self, name: str, real_head: str | None) -> None:
         """Note that ``name``'s tracking ref is a filtered image of ``real_head`` (None: it is the real head)."""
-        holding.record(self.path, name, real_head)
+        remote_heads.record(self.path, name, real_head)
 
     def drop_unreachable(self, remote: Remote, old_head: str) -> bool:
         """After a rewrite that replaced ``old_head``: delete the objects only
         the old history reached, when the remote is a repository on a path
         (True). A server keeps them until its own gc (clones never get them)."""
-        where = holding.path_of(remote.url)
+        where = remote_heads.path_of(remote.url)
         if where is None:
             return False
         from .upkeep import drop_unreachable

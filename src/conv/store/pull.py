@@ -8,7 +8,7 @@ one's together, and both sides are filtered by it before they meet, so a
 machine that learns a purge erases it here too (purge.erase), and a remote
 that still holds purged text never brings it back. The remote-tracking ref
 then points at the filtered commit; the remote's real head is noted in
-holding.py. All of it happens under the writer lock, so no other writer can
+remote_heads.py. All of it happens under the writer lock, so no other writer can
 bring in what the filtering left out."""
 
 from ..errors import SyncError
@@ -17,7 +17,7 @@ from .filter import Filter
 from .layout import ROOT, TRASH, conversation_ids, folder, purged_ids
 from .merge import merge, moved_away
 from .purge import erase, settle
-from .repo import holding
+from .repo import remote_heads
 from .repo.git import GitStore
 from .repo.lock import writer_lock
 from .repo.remotes import TRACKING
@@ -65,7 +65,7 @@ def _filtered(git: GitStore, fetched: str, remote: str) -> tuple[MergeResult, bo
     tracking = TRACKING.format(name=remote).encode()
     if git.refs.read_ref(tracking) != theirs.encode():
         git.refs[tracking] = theirs.encode()
-    holding.record(git.path, remote, fetched if theirs != fetched else None)
+    remote_heads.record(git.path, remote, fetched if theirs != fetched else None)
     dirty = dirty or (theirs != fetched and fetched.encode() in git.objects)
     return MergeResult("up to date", theirs=theirs, holds_purged=theirs != fetched, erased=erased), dirty
 

@@ -90,8 +90,8 @@ class Reservation:
             self._fd = None
 
 
-class Pending:
-    """The pending answers of the store at ``store``: room reserved for those
+class KeptAnswers:
+    """The kept answers of the store at ``store``: room reserved for those
     on their way, and those kept after a write failed."""
 
     def __init__(self, store: Path, notice: Callable[[str], None], git: Callable[[], "GitStore"]):
