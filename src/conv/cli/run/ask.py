@@ -57,20 +57,9 @@ def run(command: AskCommand, how=None) -> None:
 
 def show_preview(preview, json_out: bool) -> None:
     """--dry-run: the messages, each under a rule naming its role (or as JSON)."""
-    from ...terminal import render
+    from ...terminal import views
 
-    if json_out:
-        return render.emit_json(preview.to_dict())
-    choice, plan = preview.choice, preview.plan
-    if preview.taken_as:
-        render.notice(f"this line would be taken as {preview.taken_as}")
-    render.notice(f"would be sent to {choice.spec} (chosen by {choice.source}); nothing stored, nothing called")
-    if plan.needs_summary:
-        then = ("; the summary below is the one stored so far" if plan.summary
-                else ", and the summary sent ahead of the rest")
-        render.notice(f"the {len(plan.to_summarize)} older messages would first be summarized by {choice.spec}{then}")
-    for message in preview.messages():
-        render.plain(f"--- {message.role} ---\n{message.content}\n")
+    views.emit(preview, json_out, views.preview)
 
 
 def piped() -> bytes | None:

@@ -3,7 +3,6 @@ path): the command alone on stdout, one line a line, for a shell plugin to
 put in its buffer as data."""
 
 import os
-import sys
 
 from ...records import dataclass
 
@@ -20,7 +19,7 @@ class CommandRequest:
 def run(request: CommandRequest) -> None:
     from ...errors import UsageError
     from ...services.command import SHELLS, suggest
-    from ...terminal import render
+    from ...terminal import render, views
 
     description = " ".join(request.words).strip()
     if not description:
@@ -32,6 +31,4 @@ def run(request: CommandRequest) -> None:
         raise UsageError(f"conv cmd knows no shell {shell!r}", f"Give one of: --shell {', '.join(SHELLS)}")
     notice = (lambda m: None) if request.quiet else render.notice
     suggested = suggest(notice, description, shell, request.model)
-    if request.json_out:
-        return render.emit_json(suggested.to_dict())
-    sys.stdout.write(suggested.command + "\n")
+    views.emit(suggested, request.json_out, views.command)

@@ -11,28 +11,9 @@ def run(name: str | None, pull: bool, send: bool, json_out: bool, rewrite: bool 
         done = sync.sync(Workspace(_notice), name, send=send, rewrite=rewrite)
     else:  # what prints the reply is loaded while git pushes: conv push keeps up with git push
         done = sync.push(Workspace(_notice), name, meanwhile=_ready_to_print)
-    from ...terminal import render
+    from ...terminal import views
 
-    if json_out:
-        render.emit_json(done.to_dict())
-        return
-    parts = [f"{done.remote}: pulled ({done.pulled})" if pull else "", "pushed" if done.pushed else ""]
-    if done.forks:
-        parts.append(f"{done.forks} conversation(s) had grown on both sides: the other line is kept as a fork")
-    for old, new in done.moved.items():
-        parts.append(f"this machine's line of {old} continues in {new}")
-    if done.erased:
-        parts.append("purged on another machine, erased here too (with any turns added here): " + " ".join(done.erased))
-    if done.rewritten:
-        parts.append(f"{done.remote}'s history rewritten without the purged conversations; " + (
-            "its unreachable objects are deleted" if done.remote_pruned
-            else "the server keeps unreachable objects until its own gc (clones never get them)"))
-    elif rewrite:
-        parts.append(f"{done.remote} holds no purged conversation")
-    if done.holds_purged:
-        parts.append(f"{done.remote} still holds purged conversations: "
-                     f"conv remote purge {done.remote} erases them there")
-    render.notice("; ".join(p for p in parts if p) or f"{done.remote}: up to date")
+    views.emit(done, json_out, views.synced, pull, rewrite)
 
 
 def _notice(message: str) -> None:

@@ -1,0 +1,231 @@
+"""How each command's result reads: ``emit`` is the one place where it
+becomes JSON (``--json``) or text, and the functions below are the text
+views, one a kind of result, so the commands in cli/ only run a service and
+hand its result here. Each JSON form is the result's ``to_dict()`` unless
+the command gives another."""
+
+from . import render
+from .render import notice, plain
+
+TYPE_CHECKING = False  # typing's, without importing typing (conv push prints through here): PEP 781's idiom
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+def emit(result, json_out: bool, view: "Callable[..., None]", *context, data: "Callable | None" = None) -> None:
+    """``result`` as JSON (``data(result)``, by default its ``to_dict()``) or through ``view(result, *context)``."""
+    if json_out:
+        render.emit_json(data(result) if data is not None else result.to_dict())
+    else:
+        view(result, *context)
+
+
+# -- reading -------------------------------------------------------------------
+def listing(items: list, limit: int, asked: str, deleted: bool, total: "Callable[[], int]",
+            trashed: "Callable[[], int]") -> None:
+    """conv list: the table and how many more match (``total()``), or why it is
+    empty (``asked``: the filters given; ``trashed()``: how many are in the trash)."""
+    if not items:
+        left = 0 if asked or deleted else trashed()
+        return notice(f"no conversation matches {asked}" if asked else "the trash is empty" if deleted
+                      else f"no conversations but {left} in the trash: conv list --deleted, then conv restore REF"
+                      if left else 'no conversations yet; start one with: conv ask "…"')
+    agents = any(i.row.agent for i in items)  # the AGENT column only where there is one to show
+    render.table(
+        ["ID", "TURNS", "UPDATED", "MODEL", *(["AGENT"] if agents else []), "TOKENS", "COST", "TITLE"],
+        [
+            [("*" if i.current else " ") + i.short, str(i.row.turns) + (f" ✗{i.row.wrong}" if i.row.wrong else ""),
+             render.ago(i.row.updated), i.row.model or "-",
+             *([i.row.agent or "-"] if agents else []),
+             render.count(i.row.tokens), render.dollars(i.row.cost) if i.row.tokens else "-",
+             "  " * i.depth + ("└ " if i.depth else "")
+             + (f"{i.row.title} [unreadable: {i.row.broken}]" if i.row.broken and i.row.title
+                else f"[unreadable: {i.row.broken}]" if i.row.broken else i.row.title or "-")]
+            for i in items
+        ],
+    )
+    if len(items) >= limit and (everything := total()) > limit:
+        notice(f"the {limit} most recently updated of {everything:,}; conv list -n {everything} shows them all")
+
+
+def search_data(hits: list) -> list[dict]:
+    return [{"id": h.row.id, "short": short, "title": h.row.title, "turn": h.turn, "role": h.role,
+             "snippet": "".join(t for t, _ in h.spans())} for h, short in hits]
+
+
+def search(hits: list, text: str) -> None:
+    if not hits:
+        return notice(f"nothing matches {text!r}")
+    for hit, short in hits:
+        render.search_hit(short, render.ago(hit.row.updated), hit.row.title or "-", hit.role, hit.spans())
+
+
+def conversation_data(conv) -> dict:
+    from ..format.model import usage_totals
+
+    return conv.to_dict() | {"usage": usage_totals(conv.turns)}
+
+
+def conversation(conv, last: int | None) -> None:
+    from .show import print_conversation
+
+    print_conversation(conv, last)
+
+
+def raw_files(files: list[tuple[str, str]]) -> None:
+    for path, text in files:
+        plain(f"==> {path} <==")
+        plain(text)
+
+
+def log(found) -> None:
+    render.table(["COMMIT", "WHEN", "WHAT"],
+                 [[e.sha[:8], render.when(e.time), e.message.splitlines()[0]] for e in found.events])
+
+
+def diff(result) -> None:
+    from .diff import plain as plain_diff
+    from .diff import rich_renderable
+
+    if render.is_terminal():
+        render.rich(rich_renderable(result))
+    else:
+        plain(plain_diff(result), end="")
+
+
+# -- changing ------------------------------------------------------------------
+def fork(forked) -> None:
+    plain(f"{forked.short}: fork of {forked.parent} at turn {forked.at}")
+
+
+def edited(done) -> None:
+    if done.commit is None:
+        return notice("nothing changed")
+    notice(f"{done.conv_id}: {len(done.changed)} turns changed, {len(done.deleted)} deleted"
+           + (", title changed" if done.title is not None else ""))
+
+
+def moved(done, verb: str) -> None:
+    """conv delete, restore and clean."""
+    notice(f"{verb}: " + " ".join(done.ids) if done.ids else "nothing to do")
+
+
+def purged(done) -> None:
+    """conv clean --purge, naming the remotes that still hold what it erased."""
+    moved(done, "erased")
+    for name in done.remotes:
+        notice(f"{name} still holds purged conversations; erase them there: conv remote purge {name}")
+
+
+# -- exchanging ----------------------------------------------------------------
+def imported(done) -> None:
+    from ..format.words import plural
+
+    unchanged = (f" ({plural(done.unchanged, 'session')} unchanged since the last import)"
+                 if done.unchanged else "")
+    notice(f"{plural(done.conversations, 'conversation')} in {done.path}{unchanged}: {done.added} new, "
+           f"{plural(done.turns, 'turn')} added")
+
+
+def brought_in(done) -> None:
+    """conv import --from project."""
+    from ..format.words import plural
+
+    notice(f"{plural(done.added, 'conversation')} and {plural(done.files, 'file')} added from "
+           f"{', '.join(done.refs) or 'no one (nothing on refs/conv/* yet)'}")
+
+
+def published(done) -> None:
+    """conv push --project."""
+    from ..format.words import plural  # here: conv push loads no conversation code
+
+    where = (f"pushed to {done.remote}" if done.remote
+             else "kept in the project's repository (it has no remote to push to)")
+    notice(f"{plural(done.conversations, 'conversation')} of {done.project} on {done.ref}, {where}")
+
+
+def remotes_data(known: list) -> list[dict]:
+    return [{"name": r.name, "url": r.shown} for r in known]
+
+
+def remotes(known: list) -> None:
+    if not known:
+        return notice("no remotes; add one: conv remote add origin URL")
+    render.table(["NAME", "URL"], [[r.name, r.shown] for r in known])
+
+
+def synced(done, pull: bool, rewrite: bool) -> None:
+    """conv sync, pull, push and remote purge: one line of what happened."""
+    parts = [f"{done.remote}: pulled ({done.pulled})" if pull else "", "pushed" if done.pushed else ""]
+    if done.forks:
+        parts.append(f"{done.forks} conversation(s) had grown on both sides: the other line is kept as a fork")
+    for old, new in done.moved.items():
+        parts.append(f"this machine's line of {old} continues in {new}")
+    if done.erased:
+        parts.append("purged on another machine, erased here too (with any turns added here): "
+                     + " ".join(done.erased))
+    if done.rewritten:
+        parts.append(f"{done.remote}'s history rewritten without the purged conversations; " + (
+            "its unreachable objects are deleted" if done.remote_pruned
+            else "the server keeps unreachable objects until its own gc (clones never get them)"))
+    elif rewrite:
+        parts.append(f"{done.remote} holds no purged conversation")
+    if done.holds_purged:
+        parts.append(f"{done.remote} still holds purged conversations: "
+                     f"conv remote purge {done.remote} erases them there")
+    notice("; ".join(p for p in parts if p) or f"{done.remote}: up to date")
+
+
+# -- asking ----------------------------------------------------------------------
+def preview(found) -> None:
+    """--dry-run: the messages, each under a rule naming its role."""
+    choice, plan = found.choice, found.plan
+    if found.taken_as:
+        notice(f"this line would be taken as {found.taken_as}")
+    notice(f"would be sent to {choice.spec} (chosen by {choice.source}); nothing stored, nothing called")
+    if plan.needs_summary:
+        then = ("; the summary below is the one stored so far" if plan.summary
+                else ", and the summary sent ahead of the rest")
+        notice(f"the {len(plan.to_summarize)} older messages would first be summarized by {choice.spec}{then}")
+    for message in found.messages():
+        plain(f"--- {message.role} ---\n{message.content}\n")
+
+
+def models(found) -> None:
+    """conv models: the chain that picks a model, endpoints, aliases, agents, prices."""
+    steps, chosen, agents, prices = found.steps, found.chosen, found.agents, found.prices
+    rows = [["→" if n == chosen else "", s.source, s.spec or "-", s.detail] for n, s in enumerate(steps)]
+    render.table(["", "STEP", "MODEL", "NOTE"], rows, wrap=True)
+    if chosen is None:
+        notice(f"no model is set up: {steps[-1].detail}; or export OPENAI_API_KEY or ANTHROPIC_API_KEY")
+    for name, end in found.endpoints.items():
+        shown = ", ".join(end["models"][:6]) + (" …" if len(end["models"]) > 6 else "")
+        plain(f"\nendpoint {name} (-m {name}:MODEL, {end['api']}): {end['base_url']}: {end['status']}"
+              + (f"; models: {shown}" if shown else ""))
+    if found.aliases:
+        plain("\naliases (-m NAME): " + ", ".join(f"{a} = {target}" for a, target in found.aliases.items()))
+    if agents:
+        plain("\nagents (conv ask -a NAME): " + ", ".join(f"{a} ({m or 'the chain'})" for a, m in agents.items()))
+    if prices:
+        plain("prices per million tokens: " + ", ".join(
+            f"{m} in ${p['input'] or 0:g} out ${p['output'] or 0:g}" for m, p in prices.items()))
+
+
+def pulled_data(pulled) -> dict:
+    return {"path": str(pulled.path), "fetched": pulled.fetched, "bytes": pulled.size,
+            "seconds": round(pulled.seconds, 2)}
+
+
+def pulled(found) -> None:
+    """conv models pull."""
+    if not found.fetched:
+        return notice(f"the local model is here already: {found.path}")
+    notice(f"fetched {found.path.name} ({found.size / 1e6:.0f} MB in {found.seconds:.1f} s) into "
+           f"{found.path.parent}; conv ask -m local answers offline now")
+
+
+def command(suggested) -> None:
+    """conv cmd: the command alone, for the shell to put in its line."""
+    import sys
+
+    sys.stdout.write(suggested.command + "\n")
