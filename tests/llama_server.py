@@ -12,7 +12,7 @@ import socket
 import subprocess
 import sys
 
-ANSWER_MOST = 96  # tokens: a 135M model may otherwise go on to the window's end
+ANSWER_MOST = 96  # tokens, for a request that names no max_tokens: a 135M model may otherwise fill the window
 
 
 def start(model) -> tuple[subprocess.Popen, int]:
