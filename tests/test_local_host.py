@@ -200,3 +200,21 @@ def test_without_the_model_file_conv_says_how_to_get_it(conv_home):
     assert "conv models pull" in line
     chain = json.loads(ok("models", "--json").stdout)["chain"]
     assert "conv models pull" in chain[-1]["detail"] and not chain[-1]["chosen"]
+
+
+def test_the_hosts_line_is_read_on_a_descriptor_past_1023():
+    """A process that holds many files (a test worker running conv in-process,
+    an editor plugin) gets high descriptors for the host's pipe: select()
+    refused them ("filedescriptor out of range"), and every local answer failed."""
+    from conv.providers.local.hosting import _read_line
+
+    read, write = os.pipe()
+    high = os.dup2(read, 1500)
+    os.close(read)
+    try:
+        os.write(write, b"ready 1234\n")
+        with open(high, "rb", buffering=0, closefd=False) as pipe:
+            assert _read_line(pipe, time.monotonic() + 5) == "ready 1234"
+    finally:
+        os.close(high)
+        os.close(write)

@@ -114,7 +114,9 @@ class _Picker:
         data = os.read(self.fd, 1024)
         if not data:
             raise Interrupted(signal.SIGHUP)  # the terminal went away
-        while _UNFINISHED.search(data) and select.select([self.fd], [], [], ESC_WAIT)[0]:
+        more = select.poll()  # not select.select, which refuses a descriptor past 1023
+        more.register(self.fd, select.POLLIN)
+        while _UNFINISHED.search(data) and more.poll(ESC_WAIT * 1000):
             data += os.read(self.fd, 1024)
         keys = []
         for token in _TOKEN.findall(self.decoder.decode(data)):

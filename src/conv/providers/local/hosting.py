@@ -240,11 +240,14 @@ def _spawn(host: Host, settings: dict, lock: int, deadline: float) -> None:
 
 
 def _read_line(pipe, deadline: float) -> str | None:
-    """The host's one line ("" when it died first), or None when the deadline passed."""
-    line = b""
+    """The host's one line ("" when it died first), or None when the deadline passed.
+    poll, not select: select refuses a descriptor past 1023, which a process
+    that opened many files (conv's tests run it in theirs) hands it."""
+    line, waiting = b"", select.poll()
+    waiting.register(pipe, select.POLLIN)
     while not line.endswith(b"\n"):
         left = deadline - time.monotonic()
-        if left <= 0 or not select.select([pipe], [], [], left)[0]:
+        if left <= 0 or not waiting.poll(left * 1000):
             return None
         try:
             chunk = os.read(pipe.fileno(), 4096)
