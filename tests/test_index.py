@@ -53,6 +53,23 @@ def test_the_index_keeps_no_turn_text_and_still_finds_and_shows_it(fake, conv_ho
         assert run_conv("search", "quokka", "seventeen").stdout.count(b"quokka") == 1
 
 
+def test_a_finished_command_leaves_the_index_file_closed(fake, conv_home):
+    """conv run again and again in one process (as the tests and conv chat
+    do) leaves no connection to the index open: the SQLite function reading a
+    turn's text once held the store, which held it back from the garbage
+    collector, and a test worker reached 1,150 open files."""
+    import gc
+    import os
+
+    assert run_conv("ask", "a question about lighthouses").returncode == 0
+    for _ in range(10):
+        assert b"lighthouses" in run_conv("search", "lighthouses").stdout
+    gc.collect()
+    index = str(conv_home / "cache" / "index.sqlite")
+    held = [fd for fd in os.listdir("/proc/self/fd") if os.path.realpath(f"/proc/self/fd/{fd}") == index]
+    assert held == []
+
+
 def test_changes_made_with_git_show_up(fake, store_path, tmp_path):
     conv_id = json.loads(run_conv("ask", "--json", "original title").stdout)["conversation"]
     work = tmp_path / "work"
