@@ -40,8 +40,10 @@ def run(command: AskCommand, how=None) -> None:
         command.plain, ws.config.get("render")))
     streaming = not (command.json_out or not opts.stream)
     asker = Asker(ws, Output(notice=notice, on_text=printer if streaming else (lambda text: None)))
-    if command.dry_run:
-        return show_preview(asker.preview(opts), command.json_out)
+    if command.dry_run:  # the messages, each under a rule naming its role (or as JSON)
+        from ...terminal import views
+
+        return views.emit(asker.preview(opts), command.json_out, views.preview)
     try:
         result = how(asker, opts) if how else asker.ask(opts)
     finally:
@@ -53,13 +55,6 @@ def run(command: AskCommand, how=None) -> None:
         printer(result.text)
         printer.finish()
     printer.check()  # stored whole; a reader that left (| head) ends conv as SIGPIPE would
-
-
-def show_preview(preview, json_out: bool) -> None:
-    """--dry-run: the messages, each under a rule naming its role (or as JSON)."""
-    from ...terminal import views
-
-    views.emit(preview, json_out, views.preview)
 
 
 def piped() -> bytes | None:
