@@ -148,7 +148,7 @@ class Store:
         from ..format.frontmatter import body_of
         from .layout import decode
 
-        return body_of(decode(self._repo.object_files.read(sha)[1], sha), sha)
+        return body_of(decode(self._repo.storage.objects.read(sha)[1], sha), sha)
 
     def files(self, conv_id: str, commit: str | None = None, trashed: bool = False) -> dict[str, str]:
         """A conversation's files, name -> blob id (conversation.md included)."""

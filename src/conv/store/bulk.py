@@ -23,15 +23,9 @@ def add_missing(git: GitStore, items: list[tuple[Conversation, list[Turn]]], mes
                 advance()
                 if conv.id not in purged:
                     _add(snap, conv, turns, changes, added, turns_added)
-        if not changes:
-            raise _NothingNew
-        return changes, message
+        return (changes, message) if changes else None
 
-    try:
-        written = git.update(build)
-    except _NothingNew:
-        return None, [], 0
-    return written, added, turns_added[0]
+    return git.update(build), added, turns_added[0]
 
 
 def _add(snap: Snapshot, conv: Conversation, turns: list[Turn], changes: dict, added: list[str],
@@ -64,7 +58,3 @@ def move(git: GitStore, conv_ids: list[str], to_trash: bool, message: str) -> tu
         return changes, message
 
     return git.update(build)
-
-
-class _NothingNew(Exception):
-    """Raised inside a build to leave the store as it is."""

@@ -170,20 +170,13 @@ class KeptAnswers:
                     where = folder(conv_id, root)
                     if snap.read(f"{where}/{META_FILE}") is not None:
                         if snap.entry(f"{where}/{path.name}") is not None:
-                            raise _Done  # went in already (a process killed before it removed the file)
+                            return None  # went in already (a process killed before it removed the file)
                         message = f"{conv_id}: answer kept from a failed write ({turn.model})"
                         return {f"{where}/{path.name}": data}, message
-                raise _Done  # the conversation was purged since: so is its answer
+                return None  # the conversation was purged since: so is its answer
 
-            try:
-                git.update(build)
+            if git.update(build) is not None:
                 self._notice(f"committed the answer to {conv_id} kept in {path} when the store could not be written")
-            except _Done:
-                pass
             path.unlink()
         finally:
             os.close(fd)
-
-
-class _Done(Exception):
-    """Raised inside a build: nothing to commit for this kept answer."""

@@ -55,18 +55,14 @@ class ProjectRefs:
             changes, counts[:] = {}, [0, 0]
             gone = purged_ids(snap)
             for commit in commits:
-                theirs = Snapshot(self.git.object_files, commit)
+                theirs = self.git.snapshot(commit)
                 for conv_id in conversation_ids(theirs, ROOT):
                     if conv_id not in gone and snap.entry(folder(conv_id, TRASH)) is None:
                         _missing(snap, theirs, conv_id, imported, changes, counts)
-            if not changes:
-                raise _NothingNew
-            return changes, message
+            return (changes, message) if changes else None
 
-        try:
-            return self.git.update(build)[1], *counts
-        except _NothingNew:
-            return None, 0, 0
+        written = self.git.update(build)
+        return (written[1] if written else None), *counts
 
 
 def _missing(snap: Snapshot, theirs: Snapshot, conv_id: str, imported, changes: dict, counts: list[int]) -> None:
@@ -82,7 +78,3 @@ def _missing(snap: Snapshot, theirs: Snapshot, conv_id: str, imported, changes: 
         else:
             changes[f"{where}/{name}"] = Existing(sha)
             counts[1] += 1
-
-
-class _NothingNew(Exception):
-    pass

@@ -53,7 +53,6 @@ class GitStore:
     def __init__(self, storage: "DiskStorage", kept_answers: "KeptAnswers | None" = None):
         self.storage = storage
         self.kept_answers = kept_answers
-        self.object_files = storage.objects
         self._objects = None
         self._refs = None
 
@@ -125,7 +124,7 @@ class GitStore:
         if self._objects is not None:
             self._objects.close()
             self._objects = None
-        self.object_files.close()
+        self.storage.objects.close()
 
     @property
     def refs(self):
@@ -144,7 +143,7 @@ class GitStore:
         return self.storage.read_many(shas)
 
     def snapshot(self, commit: str | None = None) -> Snapshot:
-        return Snapshot(self.object_files, commit if commit is not None else self.head())
+        return Snapshot(self.storage.objects, commit if commit is not None else self.head())
 
     def walk(self, head: str, known: Callable[[str], bool] = lambda sha: False) -> Iterator[CommitInfo]:
         """Every commit reachable from ``head`` (merges included), not going
@@ -155,7 +154,7 @@ class GitStore:
             if sha in seen or known(sha):
                 continue
             seen.add(sha)
-            parents, when, message = parse_commit(self.object_files.read(sha)[1])
+            parents, when, message = parse_commit(self.storage.objects.read(sha)[1])
             yield CommitInfo(sha, parents, when, message.decode("utf-8", "replace"))
             stack.extend(parents)
 
@@ -206,10 +205,11 @@ class GitStore:
         return name
 
     # -- writing ---------------------------------------------------------
-    def update(self, build: Callable[[Snapshot], tuple], when: int | None = None) -> tuple[str | None, str]:
+    def update(self, build: Callable[[Snapshot], tuple | None],
+               when: int | None = None) -> tuple[str | None, str] | None:
         """One read-modify-write: ``build`` sees the current tree and returns the
-        changes, the commit message and optionally more parents (a merge).
-        Returns (old commit, new commit). Answers kept by an earlier failed
+        changes, the commit message and optionally more parents (a merge), or None:
+        nothing to write. Returns (old commit, new commit), or None. Answers kept by an earlier failed
         write go in first; a write that fails for a full disk or a read-only
         store leaves nothing behind (quarantine.py) and keeps the answer it
         was adding, where room was reserved for it (kept_answers.py)."""
@@ -220,7 +220,10 @@ class GitStore:
             with self.storage.writing() as batch:
                 old = self.head()
                 snap = self.snapshot(old)
-                made, message, *more = build(snap)
+                built = build(snap)
+                if built is None:
+                    return None
+                made, message, *more = built
                 message = redact(message)  # it names models, URLs, errors: never a credential
                 changes.update(made)
                 new = self._commit(batch, snap, changes, message, more[0] if more else None, when)
@@ -237,8 +240,8 @@ class GitStore:
         with self.storage.writing() as batch:
             old = self.storage.ref(ref)
             placed = {path: (found.mode, found.sha) for path, found in folders.items()}
-            tree = _tree_with(Snapshot(self.object_files, None), batch, "", placed) or batch.add(b"tree", b"")
-            if old is not None and Snapshot(self.object_files, old).tree == tree:
+            tree = _tree_with(Snapshot(self.storage.objects, None), batch, "", placed) or batch.add(b"tree", b"")
+            if old is not None and self.snapshot(old).tree == tree:
                 return old
             commit = batch.add(b"commit", commit_content(tree, [old] if old else [], AUTHOR, int(time.time()),
                                                          message.encode() + b"\n"))
