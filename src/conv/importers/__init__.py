@@ -118,7 +118,6 @@ def _sessions(reader, files: list[Path]):
         pool.shutdown(cancel_futures=True)
 
 
-
 def keeps_no_ids(source: str) -> bool:
     """Whether ``source`` keeps neither message ids nor times (shell-gpt): its
     conversations go through ``continue_stored`` before they are written."""
