@@ -65,10 +65,10 @@ def _typer_path(args: list[str]) -> None:
     """Every other command, through Typer; its usage errors as one line too."""
     from typer.main import get_command
 
-    from .cli.commands import app
+    from .cli.commands import app_for
 
     try:
-        code = get_command(app).main(args=args, prog_name="conv", standalone_mode=False)
+        code = get_command(app_for(args)).main(args=args, prog_name="conv", standalone_mode=False)
     except Exception as exc:
         if not (hasattr(exc, "format_message") and isinstance(getattr(exc, "exit_code", None), int)):
             raise  # not a usage error: a bug, with its traceback
