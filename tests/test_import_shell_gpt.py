@@ -10,8 +10,6 @@ import subprocess
 import pytest
 from conftest import git, ok, pip_tools
 
-SGPT = (("shell-gpt==1.5.1", "click"), "sgpt")
-
 
 class Sgpt:
     """The real sgpt with a HOME of its own, asking the fake; its first run
@@ -35,7 +33,7 @@ class Sgpt:
 
 @pytest.fixture(scope="session")
 def sgpt_bin():
-    return pip_tools({"sgpt": SGPT})["sgpt"]
+    return pip_tools("sgpt")["sgpt"]
 
 
 @pytest.fixture

@@ -21,10 +21,6 @@ from conv.format import ids
 from conv.format.ids import conversation_path
 from conv.importers import ImportedConversation, ImportedTurn, conversation_id, read, turn_name
 
-LLM_NEW = ("llm==0.36",)  # threads, turns, messages, parts (llm >= 0.32)
-LLM_OLD = ("llm==0.31.1", "openai<3")  # conversations, responses; openai 3 dropped httpx
-
-
 # -- shared helpers ---------------------------------------------------------------
 
 
@@ -206,8 +202,9 @@ def test_chatgpt_missing_file_is_a_usage_error(tmp_path):
 
 @pytest.fixture(scope="session")
 def llm_bins() -> dict[str, Path]:
-    """The two llm versions, each in a virtualenv of its own (conftest.pip_tools)."""
-    return pip_tools({"new": (LLM_NEW, "llm"), "old": (LLM_OLD, "llm")})
+    """The two llm versions, each in a virtualenv of its own (real_tools.PIP_TOOLS)."""
+    tools = pip_tools("llm", "llm-old")
+    return {"new": tools["llm"], "old": tools["llm-old"]}
 
 
 @pytest.fixture
