@@ -48,8 +48,9 @@ class FetchFailed(Exception):
 
 def pip_tools(*names: str) -> dict[str, Path]:
     """The commands of the tools NAMES (keys of PIP_TOOLS), installed at
-    once if missing (a pip install is 10-25 s here), one folder per
-    interpreter and requirement set."""
+    once if missing, one folder per interpreter and requirement set. uv
+    installs them (gptme's 82 packages: 2.6 s, where pip took 32-43 s of CPU),
+    from the same index and to the same layout as pip."""
     root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "conv-tests"
     root.mkdir(parents=True, exist_ok=True)
     commands, jobs = {}, {}
@@ -64,10 +65,11 @@ def pip_tools(*names: str) -> dict[str, Path]:
             if done.exists() and done.read_text() == stamp and commands[name].exists():
                 continue
             shutil.rmtree(venv, ignore_errors=True)
-            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+            subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+            uv = Path(sys.executable).parent / "uv"  # the test extra's
             jobs[name] = (subprocess.Popen(
-                [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                 *requirements], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True), done, stamp)
+                [str(uv), "pip", "install", "-q", "--python", str(venv / "bin" / "python"), *requirements],
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True), done, stamp)
         for name, (job, done, stamp) in jobs.items():
             output, _ = job.communicate(timeout=900)
             if job.returncode:
