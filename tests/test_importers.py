@@ -219,18 +219,35 @@ def llm_home(tmp_path, fake) -> Path:
 
 
 def llm(binary: Path, home: Path, *args: str) -> str:
+    """``llm ARGS`` run by that llm; its output."""
+    return llm_runs(binary, home, args)[0]
+
+
+# llm's own command line, run once for each argument list in one process (as
+# llm's tests run it): llm takes 1.5 s of CPU to start, and each run is what a
+# shell's `llm ARGS` does to logs.db.
+LLM_RUNS = """if 1:
+    import json, sys
+    from llm.cli import cli
+    for args in json.loads(sys.argv[1]):
+        cli.main(args, prog_name="llm", standalone_mode=False)
+        print("\\0", end="", flush=True)
+"""
+
+
+def llm_runs(binary: Path, home: Path, *runs: tuple[str, ...]) -> list[str]:
+    """Each of RUNS (argument lists) through llm's command line, in turn; their outputs."""
     env = {**os.environ, "LLM_USER_PATH": str(home), "OPENAI_API_KEY": "x"}
-    done = subprocess.run([str(binary), *args], env=env, capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, f"llm {' '.join(args)}: {done.stderr}"
-    return done.stdout
+    done = subprocess.run([str(binary.parent / "python"), "-c", LLM_RUNS, json.dumps(runs)], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, f"llm {runs}: {done.stderr}"
+    return done.stdout.split("\0")[:-1]
 
 
 def test_llm_reads_what_llm_writes(llm_bins, llm_home):
     new = llm_bins["new"]
-    assert llm(new, llm_home, "-m", "fake", "q1") == "q1\n"
-    llm(new, llm_home, "-c", "q2")
-    llm(new, llm_home, "-m", "fake", "-s", "Be brief.", "q3")
+    said = llm_runs(new, llm_home, ("-m", "fake", "q1"), ("-c", "q2"), ("-m", "fake", "-s", "Be brief.", "q3"))
+    assert said == ["q1\n", "q2\n", "q3\n"]
     logs = llm_home / "logs.db"
 
     found = read("llm", logs)
@@ -257,8 +274,7 @@ def test_llm_reads_what_llm_writes(llm_bins, llm_home):
 def test_llm_fork_made_with_llms_own_api(llm_bins, llm_home):
     """llm 0.36 has no fork command; LogStore.fork is its API for one."""
     new = llm_bins["new"]
-    llm(new, llm_home, "-m", "fake", "q1")
-    llm(new, llm_home, "-c", "q2")
+    llm_runs(new, llm_home, ("-m", "fake", "q1"), ("-c", "q2"))
     (first,) = read("llm", llm_home / "logs.db")
     script = """if 1:
         import sys, llm, sqlite_utils
@@ -284,10 +300,8 @@ def test_llm_fork_made_with_llms_own_api(llm_bins, llm_home):
 
 def test_llm_legacy_tables_and_an_upgraded_database(llm_bins, llm_home):
     old, new = llm_bins["old"], llm_bins["new"]
-    llm(old, llm_home, "-m", "fake", "-s", "sys1", "q1")
-    llm(old, llm_home, "-c", "q2")
-    llm(old, llm_home, "-c", "-s", "sys2", "q2b")
-    llm(old, llm_home, "-m", "fake", "q3")
+    llm_runs(old, llm_home, ("-m", "fake", "-s", "sys1", "q1"), ("-c", "q2"), ("-c", "-s", "sys2", "q2b"),
+             ("-m", "fake", "q3"))
     logs = llm_home / "logs.db"
 
     legacy = read("llm", logs)
@@ -323,8 +337,8 @@ def test_llm_fragments_read_as_sent(llm_bins, llm_home, fake, version):
     notes.write_text("The notes.\nLine two.\n")
     rules.write_text("Rule: be kind.")
     binary = llm_bins[version]
-    llm(binary, llm_home, "-m", "fake", "-f", str(notes), "--sf", str(rules), "-s", "sys", "sum")
-    llm(binary, llm_home, "-c", "-f", str(notes), "again")
+    llm_runs(binary, llm_home, ("-m", "fake", "-f", str(notes), "--sf", str(rules), "-s", "sys", "sum"),
+             ("-c", "-f", str(notes), "again"))
     (conv,) = read("llm", llm_home / "logs.db")
     sent = fake.requests[-1]["messages"]
     assert [(t.role, t.content) for t in conv.turns[:4]] == [
@@ -387,9 +401,8 @@ def test_conv_import_from_llm_and_chatgpt_into_the_store(llm_bins, llm_home, exp
     import; list, show and search see them; importing again adds nothing,
     and after llm logs more, only what is new."""
     new = llm_bins["new"]
-    llm(new, llm_home, "-m", "fake", "how do I squash with rebase")
-    llm(new, llm_home, "-c", "and keep the messages?")
-    llm(new, llm_home, "-m", "fake", "-s", "Be brief.", "a walrus fact")
+    llm_runs(new, llm_home, ("-m", "fake", "how do I squash with rebase"), ("-c", "and keep the messages?"),
+             ("-m", "fake", "-s", "Be brief.", "a walrus fact"))
     logs = llm_home / "logs.db"
     from_llm, from_chatgpt = read("llm", logs), read("chatgpt", export)
     assert len(from_llm) == 2 and len(from_chatgpt) == 4
