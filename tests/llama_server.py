@@ -12,7 +12,8 @@ import socket
 import subprocess
 import sys
 
-ANSWER_MOST = 96  # tokens, for a request that names no max_tokens: a 135M model may otherwise fill the window
+# tokens, as the local tests ask, for a request that names no max_tokens: a 135M model may fill the window
+ANSWER_MOST = 48
 
 
 def start(model) -> tuple[subprocess.Popen, int]:

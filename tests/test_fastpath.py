@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from conv.cli.commands import app
+from conv.cli.commands import app_for
 from conv.cli.run import ask as asking
 from conv.cli.run.argv import parse_ask
 from conv.cli.spec import OPTIONS
@@ -20,7 +20,7 @@ tokens = st.one_of(
 def typer_parse(args, monkeypatch):
     seen = []
     monkeypatch.setattr(asking, "run", seen.append)
-    result = CliRunner().invoke(app, ["ask", *args])
+    result = CliRunner().invoke(app_for(["ask"]), ["ask", *args])  # as conv's main() builds it for ask
     return result, (seen[0] if seen else None)
 
 
@@ -73,7 +73,7 @@ def test_sync_pull_push_parse_as_typer_does(command, args):
     seen = []
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setattr(sync_cli, "run", lambda name, pull, send, json_out: seen.append((name, json_out)))
-        result = CliRunner().invoke(app, [command, *args])
+        result = CliRunner().invoke(app_for([command]), [command, *args])
     assert result.exit_code == 0, result.output
     assert seen == [fast]
 
@@ -96,6 +96,6 @@ def test_conv_cmd_parses_as_typer_does(args):
     seen = []
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setattr(commanding, "run", seen.append)
-        result = CliRunner().invoke(app, ["cmd", *args])
+        result = CliRunner().invoke(app_for(["cmd"]), ["cmd", *args])
     assert result.exit_code == 0, result.output
     assert seen == [fast]
