@@ -39,15 +39,31 @@ _process_marked = False  # the running test (or its module) is marked conv_proce
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "conv_process(why): every run_conv in this test starts a real conv process")
+
+
+_fetching = pytest.StashKey[subprocess.Popen]()
+
+
+def _fetch_in_background(config) -> None:
+    """When the whole suite runs, the real tools and the model (real_tools.py)
+    are fetched while the tests run, from the moment the tests are collected:
+    begun with the collection, on a fresh machine, they slowed it (each worker
+    compiles and rewrites every test module then) from 6 to 18 s."""
     whole_suite = config.args_source == pytest.Config.ArgsSource.TESTPATHS
-    if whole_suite and not hasattr(config, "workerinput") and not config.option.collectonly:
-        # the real tools and the model fetched while the first tests run (real_tools.py)
+    if whole_suite and not config.option.collectonly and not hasattr(config, "workerinput") \
+            and _fetching not in config.stash:
         config.stash[_fetching] = subprocess.Popen(
             [sys.executable, real_tools.__file__], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, start_new_session=True)
 
 
-_fetching = pytest.StashKey[subprocess.Popen]()
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    _fetch_in_background(node.config)
+
+
+def pytest_collection_finish(session):  # a run without workers
+    _fetch_in_background(session.config)
 
 
 def pytest_unconfigure(config):
