@@ -29,6 +29,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # tests/ helpers: fakeserver, …
 
+import readme_setup  # noqa: E402
 import real_tools  # noqa: E402
 from fakeserver import FakeServer  # noqa: E402
 
@@ -39,38 +40,55 @@ _process_marked = False  # the running test (or its module) is marked conv_proce
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "conv_process(why): every run_conv in this test starts a real conv process")
+    if _whole_suite(config):  # the workers, started next, inherit where the README's set-up will run
+        temp = os.environ.get("PYTEST_DEBUG_TEMPROOT") or tempfile.gettempdir()
+        os.environ[readme_setup.BACKGROUND] = str(Path(temp) / f"conv-readme-setup-{os.getpid()}")
 
 
-_fetching = pytest.StashKey[subprocess.Popen]()
+def _whole_suite(config) -> bool:
+    return (config.args_source == pytest.Config.ArgsSource.TESTPATHS and not config.option.collectonly
+            and not hasattr(config, "workerinput"))
 
 
-def _fetch_in_background(config) -> None:
-    """When the whole suite runs, the real tools and the model (real_tools.py)
-    are fetched while the tests run, from the moment the tests are collected:
-    begun with the collection, on a fresh machine, they slowed it (each worker
-    compiles and rewrites every test module then) from 6 to 18 s."""
-    whole_suite = config.args_source == pytest.Config.ArgsSource.TESTPATHS
-    if whole_suite and not config.option.collectonly and not hasattr(config, "workerinput") \
-            and _fetching not in config.stash:
-        config.stash[_fetching] = subprocess.Popen(
-            [sys.executable, real_tools.__file__], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, start_new_session=True)
+_background = pytest.StashKey[list[subprocess.Popen]]()
+
+
+def _begin_background_work(config, collected: list[str]) -> None:
+    """When the whole suite runs, work that mostly waits on the network begins
+    in the background once the tests are collected (begun with the collection,
+    on a fresh machine, it slowed it from 6 to 18 s: each worker compiles and
+    rewrites every test module then): the real tools and the model
+    (real_tools.py) and the README's set-up (readme_setup.py), if it is to be
+    tested. At the lowest CPU priority: their CPU goes where the tests leave a
+    core idle, and a test that needs one waits for it and leaves one idle."""
+    if not _whole_suite(config) or _background in config.stash:
+        return
+    jobs = [[real_tools.__file__]]
+    if any(test.startswith("tests/test_setup.py::") for test in collected):
+        place = Path(os.environ[readme_setup.BACKGROUND])
+        place.mkdir()
+        jobs.append([readme_setup.__file__, str(place)])
+    config.stash[_background] = [subprocess.Popen(
+        [sys.executable, *job], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True, preexec_fn=lambda: os.nice(19)) for job in jobs]
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_node_collection_finished(node, ids):
-    _fetch_in_background(node.config)
+    _begin_background_work(node.config, ids)
 
 
 def pytest_collection_finish(session):  # a run without workers
-    _fetch_in_background(session.config)
+    _begin_background_work(session.config, [item.nodeid for item in session.items])
 
 
 def pytest_unconfigure(config):
-    fetching = config.stash.get(_fetching, None)
-    if fetching is not None and fetching.poll() is None:  # a run that needed none of it
-        os.killpg(fetching.pid, signal.SIGTERM)
-        fetching.wait()
+    for job in config.stash.get(_background, []):
+        if job.poll() is None:  # a run that needed none of it, or stopped early
+            os.killpg(job.pid, signal.SIGTERM)
+            job.wait()
+    if _whole_suite(config):
+        shutil.rmtree(os.environ.pop(readme_setup.BACKGROUND), ignore_errors=True)  # its model host goes with it
 
 
 # Under pytest-xdist (tests/run: -n 2 --dist loadgroup) each test is scheduled on

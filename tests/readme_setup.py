@@ -1,15 +1,24 @@
 """The README's set-up command, run as a new user runs it: from a copy of the
 checkout, with a new HOME and an empty pip cache (a cached wheel once hid a
 crashing release), nothing of conv's installed. tests/test_setup.py checks
-that it ends in an answer; tests/bench/bench_setup.py times each step."""
+that it ends in an answer; tests/bench/bench_setup.py times each step.
 
+It takes half a minute, a third of it waiting on the package index, so when
+the whole suite runs, conftest.py begins it in the background as the tests
+are collected (``python readme_setup.py PLACE``, which leaves its outcome in
+PLACE) and the test reads that outcome; run alone, the test runs it itself."""
+
+import json
 import os
 import re
 import shutil
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+BACKGROUND = "README_SETUP_PLACE"  # the environment variable naming the suite's background run's folder
 
 
 def command() -> str:
@@ -38,3 +47,38 @@ def fresh_machine(place: Path, runtime: str | None = None) -> tuple[Path, dict]:
     if runtime:
         env["XDG_RUNTIME_DIR"] = runtime
     return checkout, env
+
+
+def run(place: Path, runtime: str | None = None) -> tuple[subprocess.CompletedProcess, dict]:
+    """The command on a fresh machine made in PLACE: (its outcome, that machine's environment)."""
+    checkout, env = fresh_machine(place, runtime)
+    done = subprocess.run(["bash", "-c", command()], cwd=checkout, env=env, capture_output=True, timeout=900,
+                          stdin=subprocess.DEVNULL)
+    return done, env
+
+
+def outcome(place: Path, runtime: str) -> tuple[subprocess.CompletedProcess, dict, Path]:
+    """(outcome, environment, fresh machine's folder): of the suite's
+    background run if one was begun, else of a run in PLACE now."""
+    background = Path(os.environ.get(BACKGROUND, "")) if os.environ.get(BACKGROUND) else None
+    if background is None or not background.is_dir():
+        return (*run(place, runtime), place)
+    done = background / "outcome.json"
+    deadline = time.monotonic() + 900
+    while not done.exists():
+        assert time.monotonic() < deadline, "the README's set-up, begun in the background, never ended"
+        time.sleep(0.2)
+    kept = json.loads(done.read_text())
+    result = subprocess.CompletedProcess(kept["args"], kept["returncode"], (background / "stdout").read_bytes(),
+                                         (background / "stderr").read_bytes())
+    return result, kept["env"], background
+
+
+if __name__ == "__main__":  # PLACE: run there, leave stdout, stderr and outcome.json (written last)
+    place = Path(sys.argv[1])
+    (place / "runtime").mkdir(mode=0o700)
+    done, env = run(place, str(place / "runtime"))
+    (place / "stdout").write_bytes(done.stdout)
+    (place / "stderr").write_bytes(done.stderr)
+    (place / "outcome.part").write_text(json.dumps({"args": done.args, "returncode": done.returncode, "env": env}))
+    (place / "outcome.part").rename(place / "outcome.json")

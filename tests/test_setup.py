@@ -6,19 +6,17 @@ as a new user's machine and CI have. (tests/bench/bench_setup.py times it.)"""
 import os
 import subprocess
 
-from readme_setup import command, fresh_machine
+import readme_setup
 
 
 def test_the_readme_set_up_command_ends_in_an_answer(tmp_path):
-    checkout, env = fresh_machine(tmp_path, os.environ["XDG_RUNTIME_DIR"])
-    done = subprocess.run(["bash", "-c", command()], cwd=checkout, env=env, capture_output=True, timeout=900,
-                          stdin=subprocess.DEVNULL)
+    done, env, machine = readme_setup.outcome(tmp_path, os.environ["XDG_RUNTIME_DIR"])
     err = done.stderr.decode()
     assert done.returncode == 0, err[-3000:]
     assert "Traceback" not in err and "Building wheel for xllamacpp" not in done.stdout.decode()
     answer = done.stdout.decode().strip().splitlines()[-1]
     assert answer.strip()
-    home = tmp_path / "home"
+    home = machine / "home"
     conv = home / ".local" / "bin" / "conv"
     assert subprocess.run([str(conv), "--version"], env=env, capture_output=True, text=True).stdout.startswith("conv ")
     shown = subprocess.run([str(conv), "show", "--json"], env=env, capture_output=True, text=True, check=True).stdout
