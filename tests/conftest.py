@@ -97,11 +97,15 @@ def pytest_unconfigure(config):
 # build on two workers (the swarm: 201 conv processes, 8 at a time), and
 # test_crash's kills are timed against a process's start-up, which that swarm
 # would slow down several times over if both ran at once; test_progress's tests
-# share a generated store of 10,000 conversations (9 s to make). (The xdist_group
+# share a generated store of 10,000 conversations (9 s to make); the shell
+# plugins' tests mostly wait on shells in tmux (a fifth of their minute is
+# CPU), so they go first on one worker, beside the swarm's CPU-bound groups on
+# the other (xdist hands out the largest groups first), where both workers
+# waiting on shells at once left a core idle. (The xdist_group
 # mark cannot say this: pytest 9.2 drops the node-id suffix loadgroup relies
 # on, pytest-dev/pytest-xdist#1386, and the tests would be spread silently.)
 ONE_WORKER = {"tests/test_concurrency.py": "conv processes", "tests/test_crash.py": "conv processes",
-              "tests/test_progress.py": "one generated store"}
+              "tests/test_progress.py": "one generated store", "tests/test_shell_plugins.py": "shells"}
 
 
 @pytest.hookimpl(optionalhook=True)
