@@ -68,9 +68,9 @@ def _begin_background_work(config, collected: list[str]) -> None:
         place = Path(os.environ[readme_setup.BACKGROUND])
         place.mkdir()
         jobs.append([readme_setup.__file__, str(place)])
-    config.stash[_background] = [subprocess.Popen(
-        [sys.executable, *job], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True, preexec_fn=lambda: os.nice(19)) for job in jobs]
+    config.stash[_background] = [subprocess.Popen(  # (nice(1), not preexec_fn: xdist's controller has threads)
+        ["nice", "-n", "19", sys.executable, *job], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, start_new_session=True) for job in jobs]
 
 
 @pytest.hookimpl(optionalhook=True)
