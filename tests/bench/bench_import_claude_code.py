@@ -34,7 +34,7 @@ def sessions(root: Path, count: int, messages: int) -> None:
         lines, parent = [{"type": "queue-operation", "operation": "enqueue", "sessionId": sid}], None
         for m in range(messages):
             uuid, time = f"{sid[:8]}-{m:04d}", f"2026-11-{1 + s % 28:02d}T10:{m // 60:02d}:{m % 60:02d}.000Z"
-            text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(10, 80)))
+            text = " ".join(rng.choices(WORDS, k=rng.randint(10, 80)))
             kind = m % 4
             if kind == 0:
                 record = {"type": "user", "message": {"role": "user", "content": text}}

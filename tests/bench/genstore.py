@@ -73,7 +73,7 @@ from conv.format.model import title_from  # noqa: E402  conv's own title rule
 
 
 def _text(rnd: random.Random, low: int, high: int) -> str:
-    words = [rnd.choice(WORDS) for _ in range(rnd.randint(low, high))]
+    words = rnd.choices(WORDS, k=rnd.randint(low, high))  # one call: choice() a word took 60 % of the render
     paras, out = rnd.randint(1, 4), []
     step = max(1, len(words) // paras)
     for n in range(0, len(words), step):
