@@ -12,7 +12,8 @@ and concurrent runs share one copy. Run as a script, it fetches all of them
 at once: conftest.py starts it in the background when the whole suite runs,
 so that on a fresh machine the downloads overlap the first tests instead of
 each stopping the test that needs it first. A failed fetch fails the tests
-that need it: nothing skips."""
+that need it: nothing skips. ``ToolRuns`` runs a tool's command line many
+times in one process of it (its start-up is seconds of CPU)."""
 
 from __future__ import annotations
 
@@ -112,6 +113,74 @@ def pulled_model() -> Path:
                 if done.returncode:
                     raise FetchFailed(f"conv models pull failed:\n{done.stderr[-3000:]}")
     return shared
+
+
+# A tool's own command line (a click command; Typer's are click's too) run for
+# each argument list sent to one process of it, each run with stdin at /dev/null
+# as `TOOL ARGS </dev/null` in a shell: llm takes 1.5 s of CPU to start, sgpt
+# 2.7 s. argv: the code that defines `command`, the program's name, the fd the
+# argument lists come on (JSON lines), the fd each run's exit status goes back on.
+_RUNS = """if 1:
+    import json, os, sys, traceback
+    exec(sys.argv[1])
+    replies = os.fdopen(int(sys.argv[4]), "w")
+    for line in os.fdopen(int(sys.argv[3])):
+        sys.stdin = open(os.devnull)
+        try:
+            code = command.main(json.loads(line), prog_name=sys.argv[2], standalone_mode=False) or 0
+        except SystemExit as exc:
+            code = exc.code or 0
+        except Exception:
+            traceback.print_exc()
+            code = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        replies.write(f"{code}\\n")
+        replies.flush()
+"""
+
+
+class ToolRuns:
+    """Runs of a tool's command line in one process of its PYTHON, started at
+    the first: LOAD is the code that imports it as ``command``. Its output
+    goes to OUT (stdout) and OUT.err (stderr); a run returns what it printed."""
+
+    def __init__(self, python: Path, load: str, prog: str, env: dict, out: Path):
+        self.argv = [str(python), "-c", _RUNS, load, prog]
+        self.env, self.out, self.err = env, out, out.with_suffix(".err")
+        self.process = None
+
+    def __call__(self, *args: str) -> str:
+        if self.process is None:
+            (requests, ask), (said, replies) = os.pipe(), os.pipe()
+            with open(self.out, "ab") as out, open(self.err, "ab") as err:
+                self.process = subprocess.Popen([*self.argv, str(requests), str(replies)], env=self.env,
+                                                stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                                pass_fds=(requests, replies))
+            os.close(requests)
+            os.close(replies)
+            self.ask, self.said = os.fdopen(ask, "w"), os.fdopen(said)
+        start = self.out.stat().st_size
+        self.ask.write(json.dumps(args) + "\n")
+        self.ask.flush()
+        status = self.said.readline()
+        assert status == "0\n", f"{self.argv[4]} {args}: {status!r}\n{self.err.read_text()[-2000:]}"
+        with open(self.out) as out:
+            out.seek(start)
+            return out.read()
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.ask.close()
+            self.process.wait(30)
+            self.said.close()
+            self.process = None
+
+    def __enter__(self) -> "ToolRuns":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 def fetch_all() -> None:

@@ -9,73 +9,37 @@ import subprocess
 
 import pytest
 from conftest import git, ok, pip_tools
+from real_tools import ToolRuns
 
-# sgpt's own command line, run for each argument list the test sends to one
-# process: sgpt takes 2.7 s of CPU to start (openai's import is half of it), and
-# each run does to the chat files what `sgpt ARGS </dev/null` in a shell does.
-# Requests come on one pipe (JSON lines), the exit status of each goes back on another.
-SGPT_RUNS = """if 1:
-    import json, os, sys, traceback
+SGPT_COMMAND = """if 1:
     import typer
     from sgpt.app import main
     app = typer.Typer(add_completion=False)
     app.command()(main)
-    command = typer.main.get_command(app)
-    replies = os.fdopen(int(sys.argv[2]), "w")
-    for line in os.fdopen(int(sys.argv[1])):
-        sys.stdin = open(os.devnull)
-        try:
-            code = command.main(json.loads(line), prog_name="sgpt", standalone_mode=False) or 0
-        except SystemExit as exc:
-            code = exc.code or 0
-        except Exception:
-            traceback.print_exc()
-            code = 1
-        sys.stdout.flush()
-        sys.stderr.flush()
-        replies.write(f"{code}\\n")
-        replies.flush()
+    command = typer.main.get_command(app)  # what sgpt's entry point, typer.run(main), runs
 """
 
 
 class Sgpt:
     """The real sgpt with a HOME of its own, asking the fake; its first run
     writes ~/.config/shell_gpt/.sgptrc with the chat folder in it. Runs go to
-    one sgpt process (SGPT_RUNS), started at the first."""
+    one sgpt process (real_tools.ToolRuns), started at the first."""
 
-    def __init__(self, binary, home, url, log):
-        self.binary, self.home, self.chats, self.log = binary, home, home / "chats", log
+    def __init__(self, binary, home, url, out):
+        self.binary, self.home, self.chats = binary, home, home / "chats"
         self.env = {**os.environ, "HOME": str(home), "OPENAI_API_KEY": "sk-test", "API_BASE_URL": url,
                     "DEFAULT_MODEL": "gpt-4o-mini", "PRETTIFY_MARKDOWN": "false", "SHELL": "/bin/bash",
                     "CHAT_CACHE_PATH": str(self.chats), "CHAT_CACHE_LENGTH": "6"}
-        self.process = None
+        self.runs = ToolRuns(binary.parent / "python", SGPT_COMMAND, "sgpt", self.env, out)
 
     def __call__(self, *args: str) -> None:
-        if self.process is None:
-            (requests, ask), (said, replies) = os.pipe(), os.pipe()
-            with open(self.log, "ab") as log:
-                self.process = subprocess.Popen(
-                    [str(self.binary.parent / "python"), "-c", SGPT_RUNS, str(requests), str(replies)],
-                    env=self.env, stdin=subprocess.DEVNULL, stdout=log, stderr=log, pass_fds=(requests, replies))
-            os.close(requests)
-            os.close(replies)
-            self.ask, self.said = os.fdopen(ask, "w"), os.fdopen(said)
-        self.ask.write(json.dumps(args) + "\n")
-        self.ask.flush()
-        status = self.said.readline()
-        assert status == "0\n", f"sgpt {args}: {status!r}\n{self.log.read_text()[-2000:]}"
+        self.runs(*args)
 
     def once(self, *args: str) -> None:
         """sgpt ARGS as a process of its own."""
         done = subprocess.run([str(self.binary), *args], env=self.env, stdin=subprocess.DEVNULL,
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr[-2000:]
-
-    def close(self) -> None:
-        if self.process is not None:
-            self.ask.close()
-            self.process.wait(30)
-            self.said.close()
 
     def imported(self) -> dict:
         """conv import with sgpt's HOME and no CHAT_CACHE_PATH: the folder is found in .sgptrc."""
@@ -91,9 +55,9 @@ def sgpt_bin():
 def sgpt(sgpt_bin, tmp_path, fake, monkeypatch):
     monkeypatch.delenv("CHAT_CACHE_PATH", raising=False)
     fake.set(reply="ECHO")
-    sgpt = Sgpt(sgpt_bin, tmp_path / "sgpt-home", fake.url, tmp_path / "sgpt.log")
-    yield sgpt
-    sgpt.close()
+    sgpt = Sgpt(sgpt_bin, tmp_path / "sgpt-home", fake.url, tmp_path / "sgpt.out")
+    with sgpt.runs:
+        yield sgpt
 
 
 def shown(short: str | None = None) -> list[tuple[str, str]]:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import fails, git, ok, pip_tools
+from real_tools import ToolRuns
 from ruamel.yaml import YAML
 
 from conv.errors import UsageError
@@ -223,25 +224,13 @@ def llm(binary: Path, home: Path, *args: str) -> str:
     return llm_runs(binary, home, args)[0]
 
 
-# llm's own command line, run once for each argument list in one process (as
-# llm's tests run it): llm takes 1.5 s of CPU to start, and each run is what a
-# shell's `llm ARGS` does to logs.db.
-LLM_RUNS = """if 1:
-    import json, sys
-    from llm.cli import cli
-    for args in json.loads(sys.argv[1]):
-        cli.main(args, prog_name="llm", standalone_mode=False)
-        print("\\0", end="", flush=True)
-"""
-
-
 def llm_runs(binary: Path, home: Path, *runs: tuple[str, ...]) -> list[str]:
-    """Each of RUNS (argument lists) through llm's command line, in turn; their outputs."""
+    """Each of RUNS (argument lists) through that llm's command line, in turn,
+    in one process (as llm's own tests run it); what each printed."""
     env = {**os.environ, "LLM_USER_PATH": str(home), "OPENAI_API_KEY": "x"}
-    done = subprocess.run([str(binary.parent / "python"), "-c", LLM_RUNS, json.dumps(runs)], env=env,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, f"llm {runs}: {done.stderr}"
-    return done.stdout.split("\0")[:-1]
+    with ToolRuns(binary.parent / "python", "from llm.cli import cli as command", "llm", env,
+                  home.parent / "llm.out") as llm:
+        return [llm(*args) for args in runs]
 
 
 def test_llm_reads_what_llm_writes(llm_bins, llm_home):
