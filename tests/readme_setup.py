@@ -60,8 +60,8 @@ def run(place: Path, runtime: str | None = None) -> tuple[subprocess.CompletedPr
 def outcome(place: Path, runtime: str) -> tuple[subprocess.CompletedProcess, dict, Path]:
     """(outcome, environment, fresh machine's folder): of the suite's
     background run if one was begun, else of a run in PLACE now."""
-    background = Path(os.environ.get(BACKGROUND, "")) if os.environ.get(BACKGROUND) else None
-    if background is None or not background.is_dir():
+    background = Path(os.environ.get(BACKGROUND) or place / "none begun")
+    if not background.is_dir():
         return (*run(place, runtime), place)
     done = background / "outcome.json"
     deadline = time.monotonic() + 900
@@ -77,7 +77,10 @@ def outcome(place: Path, runtime: str) -> tuple[subprocess.CompletedProcess, dic
 if __name__ == "__main__":  # PLACE: run there, leave stdout, stderr and outcome.json (written last)
     place = Path(sys.argv[1])
     (place / "runtime").mkdir(mode=0o700)
-    done, env = run(place, str(place / "runtime"))
+    try:
+        done, env = run(place, str(place / "runtime"))
+    except Exception as exc:  # a time-out, say: the test reads it, instead of waiting for an outcome
+        done, env = subprocess.CompletedProcess(command(), -1, b"", repr(exc).encode()), {}
     (place / "stdout").write_bytes(done.stdout)
     (place / "stderr").write_bytes(done.stderr)
     (place / "outcome.part").write_text(json.dumps({"args": done.args, "returncode": done.returncode, "env": env}))
