@@ -7,7 +7,11 @@ import sys
 import pexpect
 import pytest
 from conftest import conv_env, ok, run_conv_process
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from shells import Tmux
+
+from conv.terminal.streamed_markdown import StreamedMarkdown
 
 pytestmark = pytest.mark.conv_process("what reaches a terminal is what is tested")
 
@@ -81,3 +85,40 @@ def test_rendering_keeps_escapes_out_and_secrets_masked(fake):
     assert "\x1b]52" not in out and "\x1b[2J" not in out and "\x1b[31m" not in out and "\u202e" not in out
     assert KEY not in out and KEY[:10] not in out.replace("***", "") and "***" in out
     assert "\x1b[1" in out  # and the Markdown was rendered
+
+
+def test_a_plain_answer_stays_as_streamed_and_rich_is_never_imported(fake):
+    """Lines Markdown leaves as they are are not taken back and rewritten: an
+    answer of such lines costs a terminal ask no rendering (rich's import was a
+    fifth of a second of every Alt-F answered in plain words)."""
+    reply = "Plain words, nothing to render.\nA second line: with 2 (round) brackets, 50% done."
+    fake.set(reply=reply, chunk_delay=0.01)
+    child = pexpect.spawn(sys.executable, ["-m", "conv", "ask", "go"],
+                          env=conv_env({"TERM": "xterm", "PYTHONPROFILEIMPORTTIME": "1"}),
+                          encoding="utf-8", timeout=30, dimensions=(40, 100))
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    lines = child.before.replace("\r\n", "\n").split("\n")
+    answer = [line for line in lines if not line.startswith("import time:")]
+    imported = {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
+    assert "\n".join(answer).strip() == reply  # no erase, no style: the bytes as streamed
+    assert not {name for name in imported if name == "rich" or name.startswith("rich.")}
+
+
+# Words and the marks that mean something in Markdown only in some places:
+# every line made of them that AS_WRITTEN lets stand must render as itself.
+TOKENS = st.one_of(
+    st.text("abcxyzABC0123456789,.;:!?'\"()/+=%@$^{}-", min_size=1, max_size=8),
+    st.sampled_from(["1.", "2)", "-", "+", "--", "---", "=", "==", ":smile:", "http://example.com/a",
+                     "(c)", "(tm)", "...", "'quoted'", '"q"', "a:b", "$x$", "{}", "@me", "100%", "^2", "e.g.",
+                     "www.example.com", "a--b", "x-1", "+1", "(1)", "1.5", "3)"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(first=st.sampled_from("aZ"), words=st.lists(TOKENS, min_size=1, max_size=12),
+       gaps=st.sampled_from([" ", "  ", ""]))
+def test_a_line_left_as_streamed_is_what_rich_would_render(first, words, gaps):
+    line = first + gaps.join(words)
+    assume(StreamedMarkdown._as_written(line))
+    assert StreamedMarkdown(lambda text: None)._markdown(line) == line
