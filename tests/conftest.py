@@ -92,20 +92,36 @@ def pytest_unconfigure(config):
 
 
 # Under pytest-xdist (tests/run: -n 2 --dist loadgroup) each test is scheduled on
-# its own, except the modules below, which go to one worker whole, one group
-# after the other: test_concurrency's tests share a module fixture too costly to
-# build on two workers (the swarm: 201 conv processes, 8 at a time), and
-# test_crash's kills are timed against a process's start-up, which that swarm
-# would slow down several times over if both ran at once; test_progress's tests
-# share a generated store of 10,000 conversations (9 s to make); the shell
-# plugins' tests mostly wait on shells in tmux (a fifth of their minute is
-# CPU), so they go first on one worker, beside the swarm's CPU-bound groups on
-# the other (xdist hands out the largest groups first), where both workers
-# waiting on shells at once left a core idle. (The xdist_group
-# mark cannot say this: pytest 9.2 drops the node-id suffix loadgroup relies
-# on, pytest-dev/pytest-xdist#1386, and the tests would be spread silently.)
-ONE_WORKER = {"tests/test_concurrency.py": "conv processes", "tests/test_crash.py": "conv processes",
-              "tests/test_progress.py": "one generated store", "tests/test_shell_plugins.py": "shells"}
+# its own, except the modules below: each group goes to one worker whole, and
+# the groups go out first, in this order, as workers free up.
+# test_concurrency's tests share a module fixture too costly to build on two
+# workers (the swarm: 201 conv processes, 8 at a time), and test_crash's kills
+# are timed against a process's start-up, which that swarm would slow down
+# several times over if both ran at once; test_progress's tests share a
+# generated store of 10,000 conversations (9 s to make). The others mostly
+# wait: on shells in tmux (a fifth of the shell plugins' minute is CPU), on
+# commit times a second apart and a slow remote (sync), on a model loading and
+# leaving (local). Scheduled test by test, both workers met those at once (the
+# tests go out in collection order) and a core sat idle; as groups, each waits
+# on one worker while the other works. (The xdist_group mark cannot say this:
+# pytest 9.2 drops the node-id suffix loadgroup relies on,
+# pytest-dev/pytest-xdist#1386, and the tests would be spread silently.)
+ONE_WORKER = {"tests/test_shell_plugins.py": "shells", "tests/test_sync.py": "sync",
+              "tests/test_concurrency.py": "conv processes", "tests/test_crash.py": "conv processes",
+              "tests/test_progress.py": "one generated store",
+              "tests/test_local_model.py": "the local model", "tests/test_local_host.py": "the local model"}
+_GROUPS = list(dict.fromkeys(ONE_WORKER.values()))
+
+
+def _group_rank(nodeid: str) -> int:
+    group = ONE_WORKER.get(nodeid.split("::", 1)[0])
+    return _GROUPS.index(group) if group else len(_GROUPS)
+
+
+def pytest_collection_modifyitems(config, items):
+    """The groups' tests first, in ONE_WORKER's order; the rest as collected.
+    Every worker sorts alike, and the scheduler keeps this order (below)."""
+    items.sort(key=lambda item: _group_rank(item.nodeid))
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -118,6 +134,7 @@ def pytest_xdist_make_scheduler(config, log):
         def _split_scope(self, nodeid: str) -> str:
             return ONE_WORKER.get(nodeid.split("::", 1)[0]) or super()._split_scope(nodeid)
 
+    config.option.loadscopereorder = False  # its order is by size: the number of tests, not their time
     return Scheduling(config, log)
 
 
