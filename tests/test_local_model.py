@@ -19,9 +19,9 @@ QUESTIONS = ["Name a primary colour.", "Name another one.", "And a third?"]
 
 @pytest.fixture(autouse=True)
 def short_answers(conv_home):
-    """Answers of at most 48 tokens: what is tested is the conversation
+    """Answers of at most 24 tokens: what is tested is the conversation
     around them, and a 135M model may otherwise write its 512 at 60 a second."""
-    ok("config", "set", "local.max_answer", "48")
+    ok("config", "set", "local.max_answer", "24")
 
 
 def asked_three_times(*options: str, **env) -> list[dict]:
