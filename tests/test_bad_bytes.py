@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import conv_env, git
+from conftest import conv_env, git, ok
 
 # invalid UTF-8: a lone continuation byte, truncated sequences, overlong forms,
 # surrogates encoded in UTF-8, bytes that never occur, Latin-1
@@ -63,9 +63,8 @@ def run(argv: list[bytes], env: dict | None = None) -> subprocess.CompletedProce
 
 @pytest.fixture
 def conversation(fake, store_path):
-    done = run([b"ask", b"--json", b"a kept conversation"])
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)["conversation"]
+    """A conversation to name in the arguments (made in-process: only the bad arguments need processes)."""
+    return json.loads(ok("ask", "--json", "a kept conversation").stdout)["conversation"]
 
 
 @pytest.mark.parametrize("where", POSITIONS)
