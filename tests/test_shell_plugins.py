@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import conv_env, run_conv
+from conftest import conv_env, ok, run_conv
 from shells import CONV, SHELLS, Tmux, missing_tools
 
 NEWLINE_KEYS = {  # keys that put a real newline into the command line
@@ -47,8 +47,12 @@ def tmux(tmp_path):
 def start(kind, tmux, fake, conv_home):
     """start(name=None, before=…, after=…): a shell of this test's kind with
     conv loaded, at its first prompt. BEFORE/AFTER: rc lines (a str, or a dict
-    by shell) run before and after loading the plugin."""
+    by shell) run before and after loading the plugin. The store exists
+    already, as on any machine conv has answered on (made here, in-process:
+    made by the first Alt-F it was a third of that key's time; what a first
+    ask does is tested in test_cli_ask)."""
     fake.set(reply="ECHO")
+    ok("hooks", "list")
     env = {"CONV_HOME": str(conv_home), "OPENAI_BASE_URL": fake.url}
 
     def start(name=None, before="", after=""):
