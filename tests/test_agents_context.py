@@ -280,14 +280,14 @@ def test_a_follow_up_after_a_break_carries_a_resume_note_and_back_to_back_ones_d
     ok("ask", "-c", "back to back")
     assert fake.requests[-1]["messages"][0]["role"] == "user"  # no note: no break
 
-    ok("config", "set", "context.resume_after", "2s")  # back-to-back asks come well within 2 s
+    ok("config", "set", "context.resume_after", "1s")  # back-to-back asks come well within 1 s
     import re
     import time
 
-    time.sleep(2.3)
+    time.sleep(1.2)
     ok("config", "set", "context.resume_after", "off")  # the same break, with the note off: none
     assert json.loads(ok("ask", "-c", "--dry-run", "--json", "and autosquash?").stdout)["messages"][0]["role"] == "user"
-    ok("config", "set", "context.resume_after", "2s")
+    ok("config", "set", "context.resume_after", "1s")
     preview = json.loads(ok("ask", "-c", "--dry-run", "--json", "and autosquash?").stdout)
     note = preview["messages"][0]
     assert note["role"] == "system" and re.match(

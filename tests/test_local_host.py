@@ -71,7 +71,7 @@ def over_socket(request: bytes) -> bytes:
 
 def test_the_model_stays_loaded_between_questions_and_leaves_once_unused(local_model):
     ok("config", "set", "local.max_answer", "16")
-    ok("config", "set", "local.keep_alive", "4s")
+    ok("config", "set", "local.keep_alive", "2s")
     ok("ask", "-m", "local", "Name a colour.")
     pid = host_pid()
     ok("ask", "-m", "local", "-c", "Another one?")
