@@ -99,23 +99,25 @@ def pytest_unconfigure(config):
 # are timed against a process's start-up, which that swarm would slow down
 # several times over if both ran at once; test_progress's tests share a
 # generated store of 10,000 conversations (9 s to make). The others mostly
-# wait: on shells in tmux (a fifth of the shell plugins' minute is CPU), on
-# commit times a second apart and a slow remote (sync), on timers, terminals
-# and a model loading and leaving (waits). Scheduled test by test, both
-# workers met the same module at once (the tests go out in collection order)
-# and a core sat idle; as groups, one worker waits while the other works: the
-# shells beside sync while the background fetches, the waits beside the
-# CPU-bound swarm, crashes, store and single tests (a fresh run 294 -> 253 s).
-# (The xdist_group mark cannot say this: pytest 9.2 drops the node-id suffix
-# loadgroup relies on, pytest-dev/pytest-xdist#1386, and the tests would be
-# spread silently.)
-ONE_WORKER = {"tests/test_shell_plugins.py": "shells", "tests/test_sync.py": "sync",
-              "tests/test_concurrency.py": "conv processes", "tests/test_crash.py": "conv processes",
-              **dict.fromkeys([f"tests/test_{name}.py" for name in (
+# wait: on timers, terminals and a model loading and leaving (waits), on
+# commit times a second apart and a slow remote (sync), on shells in tmux (a
+# fifth of the shell plugins' minute is CPU, the rest is conv's and the
+# shells' latency, which any CPU-bound neighbour stretches). Scheduled test by
+# test, both workers met the same module at once (the tests go out in
+# collection order) and a core sat idle; as groups, one worker waits while the
+# other works: the waits beside sync while the background fetches, then
+# beside the swarm and the store; the shells last, beside single tests
+# (test_shell_plugins 69 s among the fetches, 41 s there; a fresh run 294 ->
+# 216-240 s). (The xdist_group mark cannot say this: pytest 9.2 drops the
+# node-id suffix loadgroup relies on, pytest-dev/pytest-xdist#1386, and the
+# tests would be spread silently.)
+ONE_WORKER = {**dict.fromkeys([f"tests/test_{name}.py" for name in (
                   "agents_context", "chat", "command_provider", "completion", "disk_full", "local_host",
                   "local_model", "model_pull", "network", "provider_faults", "resume", "session",
                   "streamed_markdown", "terminal_hygiene", "without_plugin")], "waits"),
-              "tests/test_progress.py": "one generated store"}
+              "tests/test_sync.py": "sync",
+              "tests/test_concurrency.py": "conv processes", "tests/test_crash.py": "conv processes",
+              "tests/test_progress.py": "one generated store", "tests/test_shell_plugins.py": "shells"}
 _GROUPS = list(dict.fromkeys(ONE_WORKER.values()))
 
 
