@@ -108,7 +108,7 @@ def pytest_unconfigure(config):
 # other works: the waits beside sync while the background fetches, then
 # beside the swarm and the store; the shells last, beside single tests
 # (test_shell_plugins 69 s among the fetches, 41 s there; a fresh run 294 ->
-# 216-248 s, median 229). (The xdist_group mark cannot say this: pytest 9.2 drops the
+# 216-248 s, median 222). (The xdist_group mark cannot say this: pytest 9.2 drops the
 # node-id suffix loadgroup relies on, pytest-dev/pytest-xdist#1386, and the
 # tests would be spread silently.)
 ONE_WORKER = {**dict.fromkeys([f"tests/test_{name}.py" for name in (
