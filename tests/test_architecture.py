@@ -37,7 +37,7 @@ ALLOWED = {
     "store": {"errors", "records", "signals", "format", "home"},
     "index": {"errors", "records", "pool", "format", "home", "store"},
     "providers": {"errors", "records", "format", "home"},
-    "importers": {"errors", "records", "pool", "format"},
+    "importers": {"errors", "records", "pool", "format", "home"},
     "services": {"errors", "records", "signals", "inert", "format", "home", "store", "index", "providers", "importers"},
     "cli": {"errors", "records", "format", "home", "terminal", "services"},
     "__main__": {"errors", "terminal", "cli"},

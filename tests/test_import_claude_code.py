@@ -130,8 +130,8 @@ def test_a_rewound_line_becomes_a_fork_and_a_half_written_line_is_named(agent, t
     copy.parent.mkdir()
     copy.write_text(session.read_text() + json.dumps(again) + '\n{"type": "user", "mess')
     done = json.loads(ok("import", "--from", "claude-code", "--json", str(copy.parent)).stdout)
-    assert done["found"] == 2 and done["skipped"] == [f"{copy} line {len(records) + 2}: "
-                                                      "not a JSON record (half-written?), left out"]
+    assert done["found"] == 2 and done["skipped"] == [f"1 record of {copy} left out: line {len(records) + 2} "
+                                                      "is no JSON (half-written?)"]
     convs = {c["id"]: c for c in json.loads(ok("list", "--json").stdout)}
     fork = next(c for c in convs.values() if c["forked_from"])  # the line left behind; the latest is the conversation
     latest = json.loads(ok("show", "--json", fork["forked_from"]).stdout)

@@ -72,8 +72,9 @@ def test_chats_become_conversations_and_grow_past_what_sgpt_forgot(sgpt, fake, s
     (sgpt.chats / "broken").write_text('[{"role": "user", "content": "half')  # as sgpt leaves it mid-write
 
     done = sgpt.imported()
-    assert (done["found"], done["added"], done["turns_added"]) == (3, 2, 8)  # 1 + 4, 1 + 2
-    assert done["skipped"] == [f"{sgpt.chats / 'broken'}: not a JSON list (half-written?), left out"]
+    assert (done["found"], done["added"], done["turns_added"]) == (2, 2, 8)  # 1 + 4, 1 + 2
+    assert done["skipped"] == [f"{sgpt.chats / 'broken'}: not read: not JSON (unterminated string starting at, "
+                               "line 1)"]
     listed = {c["title"]: c["short"] for c in json.loads(ok("list", "--json").stdout)}
     notes = shown(listed["what is a rebase?"])
     assert [r for r, _ in notes] == ["system", "user", "assistant", "user", "assistant"]

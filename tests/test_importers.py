@@ -22,15 +22,22 @@ from conv.format import ids
 from conv.format.ids import conversation_path
 from conv.importers import ImportedConversation, ImportedTurn, conversation_id, read, turn_name
 
+
+def found_in(source: str, path) -> list[ImportedConversation]:
+    """What the reader of ``source`` found at ``path``, through the ingest boundary."""
+    return read(source, path).conversations
+
+
 # -- shared helpers ---------------------------------------------------------------
 
 
 def test_unknown_source_names_the_known_ones(tmp_path):
     with pytest.raises(UsageError) as err:
-        read("claude", tmp_path)
+        found_in("claude", tmp_path)
     assert "chatgpt" in str(err.value) and "llm" in str(err.value)
     said = fails("import", "--from", "projekt", code=2)  # conv import --from project is a source too
-    assert "project" in said.split("Use one of:")[1]
+    assert "project" in said.split("Use one of:")[1] and "did you mean project?" in said
+    assert "did you mean claude-code?" in fails("import", "--from", "claud-code", code=2)
 
 
 def test_ids_and_names_are_deterministic_and_valid():
@@ -119,7 +126,7 @@ def export(tmp_path) -> Path:
 
 
 def test_chatgpt_main_branch_and_forks(export):
-    found = read("chatgpt", export)
+    found = found_in("chatgpt", export)
     main, regenerated, edited, linear = found
     assert (main.source, main.source_id, main.title) == ("chatgpt", "c-1", "Greetings")
     assert main.created == "1970-01-01T00:16:39.500Z" and main.model == "gpt-4o"
@@ -155,7 +162,7 @@ def test_chatgpt_main_branch_and_forks(export):
                                        ("assistant", "4")]
     assert linear.turns[1].created == "1970-01-01T00:33:20.001Z"
     check_importable(found)
-    assert read("chatgpt", export) == found
+    assert found_in("chatgpt", export) == found
 
 
 def test_chatgpt_reads_the_export_zip_and_folder(export, tmp_path):
@@ -163,7 +170,7 @@ def test_chatgpt_reads_the_export_zip_and_folder(export, tmp_path):
     with zipfile.ZipFile(archive, "w") as z:
         z.write(export, "conversations.json")
         z.writestr("chat.html", "<html></html>")
-    assert read("chatgpt", archive) == read("chatgpt", tmp_path) == read("chatgpt", export)
+    assert found_in("chatgpt", archive) == found_in("chatgpt", tmp_path) == found_in("chatgpt", export)
 
 
 def test_chatgpt_reads_an_export_split_into_parts(export, tmp_path):
@@ -177,25 +184,27 @@ def test_chatgpt_reads_an_export_split_into_parts(export, tmp_path):
     with zipfile.ZipFile(archive, "w") as z:
         for n in (1, 0):  # stored out of order: read in order all the same
             z.write(folder / f"conversations-{n:03d}.json", f"export/conversations-{n:03d}.json")
-    assert read("chatgpt", folder) == read("chatgpt", archive) == read("chatgpt", export)
+    assert found_in("chatgpt", folder) == found_in("chatgpt", archive) == found_in("chatgpt", export)
     assert len(whole) > 1
 
 
 @pytest.mark.parametrize("content", [
     "{not json", '{"conversations": []}', '[{"title": "no mapping"}]', '[42]',
     '[{"title": "no id", "mapping": {}}]', "\x89PNG"])
-def test_chatgpt_malformed_is_a_usage_error(tmp_path, content):
+def test_a_malformed_chatgpt_export_is_named_in_one_line(tmp_path, content):
     path = tmp_path / "conversations.json"
     path.write_text(content)
-    with pytest.raises(UsageError) as err:
-        read("chatgpt", path)
-    assert "\n" not in str(err.value) and str(path) in str(err.value)
+    found = read("chatgpt", path)
+    assert found.conversations == [] and len(found.said) == 1 and str(path) in found.said[0]
+    said = fails("import", "--from", "chatgpt", str(path), code=1)  # nothing could be read: not "0 new"
+    assert f"nothing in {path} could be read as chatgpt's" in said and "ChatGPT data export" in said
 
 
 def test_chatgpt_missing_file_is_a_usage_error(tmp_path):
-    for path in (tmp_path / "nope.json", tmp_path):  # a folder without conversations.json
-        with pytest.raises(UsageError, match="cannot read"):
-            read("chatgpt", path)
+    with pytest.raises(UsageError, match="no such file"):
+        read("chatgpt", tmp_path / "nope.json")
+    found = read("chatgpt", tmp_path)  # a folder without conversations.json
+    assert found.conversations == [] and "holds no conversations.json" in found.said[0]
 
 
 # -- llm: the real CLI ----------------------------------------------------------
@@ -239,7 +248,7 @@ def test_llm_reads_what_llm_writes(llm_bins, llm_home):
     assert said == ["q1\n", "q2\n", "q3\n"]
     logs = llm_home / "logs.db"
 
-    found = read("llm", logs)
+    found = found_in("llm", logs)
     assert len(found) == 2
     first, second = found
     assert (first.source, first.title, first.model) == ("llm", "q1", "fake")
@@ -255,7 +264,7 @@ def test_llm_reads_what_llm_writes(llm_bins, llm_home):
     assert first.turns[-1].created < second.turns[0].created
     check_importable(found)
 
-    again = read("llm", logs)
+    again = found_in("llm", logs)
     assert again == found
     assert [conversation_id(c) for c in again] == [conversation_id(c) for c in found]
 
@@ -264,7 +273,7 @@ def test_llm_fork_made_with_llms_own_api(llm_bins, llm_home):
     """llm 0.36 has no fork command; LogStore.fork is its API for one."""
     new = llm_bins["new"]
     llm_runs(new, llm_home, ("-m", "fake", "q1"), ("-c", "q2"))
-    (first,) = read("llm", llm_home / "logs.db")
+    (first,) = found_in("llm", llm_home / "logs.db")
     script = """if 1:
         import sys, llm, sqlite_utils
         from llm.logs import LogStore
@@ -278,7 +287,7 @@ def test_llm_fork_made_with_llms_own_api(llm_bins, llm_home):
     subprocess.run([str(new.parent / "python"), "-c", script, str(llm_home / "logs.db"),
                     first.source_id, first.turns[1].source_id], env=env, check=True)
 
-    original, fork = read("llm", llm_home / "logs.db")
+    original, fork = found_in("llm", llm_home / "logs.db")
     assert original == first
     assert (fork.title, fork.fork_of, fork.fork_at) == ("alt", first.source_id, 2)
     assert roles_and_texts(fork) == [("user", "q1"), ("assistant", "q1"),
@@ -293,7 +302,7 @@ def test_llm_legacy_tables_and_an_upgraded_database(llm_bins, llm_home):
              ("-m", "fake", "q3"))
     logs = llm_home / "logs.db"
 
-    legacy = read("llm", logs)
+    legacy = found_in("llm", logs)
     first, second = legacy
     assert roles_and_texts(first) == [
         ("system", "sys1"), ("user", "q1"), ("assistant", "q1"), ("user", "q2"),
@@ -306,7 +315,7 @@ def test_llm_legacy_tables_and_an_upgraded_database(llm_bins, llm_home):
     # The new llm continues the legacy conversation in a thread with its id, whose
     # messages repeat the history: that history keeps its legacy turns and names.
     llm(new, llm_home, "-c", "q4")
-    upgraded = read("llm", logs)
+    upgraded = found_in("llm", logs)
     assert upgraded[0] == first
     continued = upgraded[1]
     assert continued.source_id == second.source_id and continued.title == "q3"
@@ -328,7 +337,7 @@ def test_llm_fragments_read_as_sent(llm_bins, llm_home, fake, version):
     binary = llm_bins[version]
     llm_runs(binary, llm_home, ("-m", "fake", "-f", str(notes), "--sf", str(rules), "-s", "sys", "sum"),
              ("-c", "-f", str(notes), "again"))
-    (conv,) = read("llm", llm_home / "logs.db")
+    (conv,) = found_in("llm", llm_home / "logs.db")
     sent = fake.requests[-1]["messages"]
     assert [(t.role, t.content) for t in conv.turns[:4]] == [
         (m["role"], m["content"]) for m in sent]
@@ -339,20 +348,19 @@ def test_llm_fragments_read_as_sent(llm_bins, llm_home, fake, version):
 # -- llm: files that are not its logs ---------------------------------------------
 
 
-def test_llm_bad_files_are_usage_errors(tmp_path):
+def test_llm_bad_files_are_named(tmp_path):
     other = tmp_path / "other.db"
     with sqlite3.connect(other) as db:
         db.execute("create table notes (x)")
     text = tmp_path / "notes.txt"
     text.write_text("hello, this is not sqlite" * 100)
-    cases = {tmp_path / "missing.db": "no llm log database",
-             tmp_path: "no llm log database",
-             other: "is not llm's logs.db",
-             text: "cannot read"}
-    for path, message in cases.items():
-        with pytest.raises(UsageError, match=message) as err:
+    for path in (tmp_path / "missing.db", tmp_path):
+        with pytest.raises(UsageError, match="no llm log database") as err:
             read("llm", path)
         assert "llm logs path" in str(err.value) and "\n" not in str(err.value)
+    for path, message in {other: "it is not llm's logs.db", text: "not llm's logs.db"}.items():
+        said = fails("import", "--from", "llm", str(path), code=1)
+        assert f"{path}: not read: {message}" in said and "llm logs path" in said
 
 
 def test_llm_opens_read_only(tmp_path, llm_bins, llm_home):
@@ -362,7 +370,7 @@ def test_llm_opens_read_only(tmp_path, llm_bins, llm_home):
     shutil.copy(llm_home / "logs.db", copy)
     before = copy.read_bytes()
     copy.chmod(0o444)
-    assert len(read("llm", copy)) == 1
+    assert len(found_in("llm", copy)) == 1
     assert copy.read_bytes() == before
 
 
@@ -393,14 +401,15 @@ def test_conv_import_from_llm_and_chatgpt_into_the_store(llm_bins, llm_home, exp
     llm_runs(new, llm_home, ("-m", "fake", "how do I squash with rebase"), ("-c", "and keep the messages?"),
              ("-m", "fake", "-s", "Be brief.", "a walrus fact"))
     logs = llm_home / "logs.db"
-    from_llm, from_chatgpt = read("llm", logs), read("chatgpt", export)
+    from_llm, from_chatgpt = found_in("llm", logs), found_in("chatgpt", export)
     assert len(from_llm) == 2 and len(from_chatgpt) == 4
     everything = from_llm + from_chatgpt
     turns = sum(len(c.turns) for c in everything)
 
     first = json.loads(ok("import", "--from", "llm", str(logs), "--json").stdout)
     assert first == {"source": "llm", "found": 2, "added": 2, "turns_added": 7,
-                     "commit": git(store_path, "rev-parse", "HEAD").strip(), "skipped": [], "unchanged_files": 0}
+                     "commit": git(store_path, "rev-parse", "HEAD").strip(), "skipped": [], "unchanged_files": 0,
+                     "turns_updated": 0, "forks": [], "in_trash": []}
     done = ok("import", "--from", "chatgpt", str(export))
     assert done.stdout == b""
     assert done.stderr.decode() == f"conv: 4 conversations in {export}: 4 new, 11 turns added\n"

@@ -243,7 +243,27 @@ def _parse_yaml(head: str, where: str) -> Any:
         return new_mapping(commented=True)
     if not isinstance(meta, dict):
         raise StoreError(f"{where}: frontmatter must be a YAML mapping")
+    if _aliased(meta):
+        raise StoreError(f"{where}: frontmatter uses YAML aliases (*name), which conv never writes: not read",
+                         "Write the values out, with conv git")
     return meta
+
+
+def _aliased(meta) -> bool:
+    """Whether a value appears twice in ``meta`` (a YAML alias): a billion-laughs
+    file is a few lines that, walked or written out, expand to gigabytes. The
+    walk visits each value once, so it costs what the file's size costs."""
+    seen, stack = set(), [meta]
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            return True
+        seen.add(id(item))
+        if isinstance(item, dict):
+            stack.extend(v for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend(v for v in item if isinstance(v, (dict, list)))
+    return False
 
 
 def _is_commented(meta: Any) -> bool:

@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from ..errors import StoreError
 from ..records import dataclass, field
 from .frontmatter import Document, dump_document, emittable, new_mapping, parse_document
+from .usage import usage_of
 
 TYPE_CHECKING = False  # typing's, without importing typing (3 ms of every follow-up): PEP 781's idiom
 if TYPE_CHECKING:
@@ -130,7 +131,7 @@ class Turn:
             parent=_str_or_none(m.get("parent")),
             model=_str_or_none(m.get("model")),
             provider=_str_or_none(m.get("provider")),
-            usage=_plain(usage) if isinstance(usage, dict) else None,
+            usage=usage_of(usage) if isinstance(usage, dict) else None,
             finish=_str_or_none(m.get("finish")),
             error=_str_or_none(m.get("error")),
             replaces=_str_or_none(m.get("replaces")),
@@ -264,19 +265,6 @@ def order_turns(turns: list[Turn]) -> list[Turn]:
             continue
         out.append(turn)
         out.extend(replies.get(turn.name, ()))
-    return out
-
-
-def usage_totals(turns: list["Turn"]) -> dict:
-    """Tokens in and out over a conversation's answers, and their cost when
-    every answer that used tokens has one."""
-    used = [t.usage for t in turns if t.role == "assistant" and t.usage]
-    out = {
-        "prompt_tokens": sum(u.get("prompt_tokens") or 0 for u in used),
-        "completion_tokens": sum(u.get("completion_tokens") or 0 for u in used),
-    }
-    costs = [u.get("cost") for u in used]
-    out["cost"] = round(sum(costs), 6) if costs and None not in costs else None
     return out
 
 

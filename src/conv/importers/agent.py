@@ -6,10 +6,9 @@ and kept whole beside it, never sent again), and its thinking, kept with the
 turn and never sent."""
 
 import json
-from pathlib import Path
 
 from ..format.fence import fenced
-from . import ImportedTurn, parsed_file
+from . import ImportedTurn
 
 CLIP = 2000  # characters of a tool's result kept in the turn; the whole is kept beside it
 
@@ -18,24 +17,35 @@ class AgentTurns:
     def __init__(self):
         self.turns: list[ImportedTurn] = []
         self._calls: dict[str, str] = {}  # a call's id -> the tool's name, for its result's heading
+        self._counted: set = set()  # the model calls whose usage is in (an agent may repeat it on every record)
 
-    def typed(self, text: str, time: str, source_id: str) -> None:
+    def typed(self, text: str, time, source_id: str) -> None:
         self.turns.append(ImportedTurn("user", text, time, source_id=source_id))
 
-    def said(self, text: str, time: str, source_id: str) -> None:
+    def said(self, text: str, time, source_id: str) -> None:
         if text:
             self._append(self._answer(time, source_id), text)
 
-    def answered_by(self, model: str, time: str, source_id: str) -> None:
+    def answered_by(self, model: str, time, source_id: str) -> None:
         """The model of the answer under way (the agent may name it on any of its records)."""
         self._answer(time, source_id).model = model
 
-    def thought(self, text: str, time: str, source_id: str) -> None:
+    def used(self, prompt: int, completion: int, call: str, time, source_id: str) -> None:
+        """Tokens one model call of the answer under way took (``call``: its id, counted once)."""
+        if call in self._counted:
+            return
+        self._counted.add(call)
+        turn = self._answer(time, source_id)
+        usage = turn.usage or {"prompt_tokens": 0, "completion_tokens": 0}
+        turn.usage = {"prompt_tokens": usage["prompt_tokens"] + prompt,
+                      "completion_tokens": usage["completion_tokens"] + completion}
+
+    def thought(self, text: str, time, source_id: str) -> None:
         if text:
             turn = self._answer(time, source_id)
             turn.thinking = "\n\n".join(t for t in (turn.thinking, text) if t)
 
-    def called(self, call_id: str, name: str, arguments, time: str, source_id: str) -> None:
+    def called(self, call_id: str, name: str, arguments, time, source_id: str) -> None:
         """A tool call: ``arguments`` as the agent gave them (a JSON string is shown parsed, on one line)."""
         self._calls[call_id] = name = name or "tool"
         if isinstance(arguments, str):
@@ -46,11 +56,11 @@ class AgentTurns:
         shown = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
         self._append(self._answer(time, source_id), fenced(shown, f"tool call: {name}"))
 
-    def result(self, call_id: str, text: str, error: bool, time: str, source_id: str) -> None:
+    def result(self, call_id: str, text: str, error: bool, time, source_id: str) -> None:
         name = self._calls.get(call_id, "tool")
         self.noted(text, f"tool result: {name}" + (" (error)" if error else ""), f"{name}-result", time, source_id)
 
-    def noted(self, text: str, heading: str, kept_as: str, time: str, source_id: str) -> None:
+    def noted(self, text: str, heading: str, kept_as: str, time, source_id: str) -> None:
         """A block the agent's side added to the answer under way (a tool's
         result, the agent's own notice), cut past CLIP and kept whole beside it."""
         turn = self._answer(time, source_id)
@@ -63,7 +73,7 @@ class AgentTurns:
     def done(self) -> list[ImportedTurn]:
         return [t for t in self.turns if t.content.strip() or t.thinking]
 
-    def _answer(self, time: str, source_id: str) -> ImportedTurn:
+    def _answer(self, time, source_id: str) -> ImportedTurn:
         if not self.turns or self.turns[-1].role != "assistant":
             self.turns.append(ImportedTurn("assistant", "", time, source_id=source_id))
         return self.turns[-1]
@@ -71,23 +81,3 @@ class AgentTurns:
     @staticmethod
     def _append(turn: ImportedTurn, text: str) -> None:
         turn.content = f"{turn.content}\n\n{text}" if turn.content else text
-
-
-def records(file: Path, hint: str) -> tuple[list[dict], list[str]]:
-    """A session file's JSON records; lines that are no JSON object are named and
-    passed over (the last one may be half-written: the session is still going)."""
-    found, skipped = [], []
-    raw = parsed_file(file, lambda data: data.decode("utf-8", "replace"), hint)
-    decode = json.JSONDecoder().decode
-    for number, line in enumerate(raw.split("\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            record = decode(line)
-        except ValueError:
-            record = None
-        if not isinstance(record, dict):
-            skipped.append(f"{file} line {number}: not a JSON record (half-written?), left out")
-            continue
-        found.append(record)
-    return found, skipped

@@ -10,91 +10,100 @@ aichat wrote for the model: left out, the messages it summed up are there).
 
 aichat keeps no times and no message ids: the turns are dated by the file's
 last change and matched by text on a second import, as shell-gpt's are
-(``importers.continue_stored``). An image sent inline (a ``data:`` URL) is
-kept as a file of the question."""
+(by_text.continue_stored). An image sent inline (a ``data:`` URL) is kept as
+a file of the question. A session using YAML aliases is not read
+(files.yaml_document): aichat never writes them, and they can expand without end."""
 
 from __future__ import annotations
 
 import base64
+import json
 import os
 import sys
 from pathlib import Path
 
-from . import ImportedConversation, ImportedTurn, dated_by_file, files_at, first_question, parsed_file, unreadable
+from . import ImportedConversation, ImportedTurn
 from .agent import AgentTurns
+from .boundary import Loaded, Reader, Unreadable
+from .files import files_at, yaml_document
+from .shape import Anything, ListOf, OneOf, Record, Text
 
-HINT = "aichat keeps its sessions in ~/.config/aichat/sessions (aichat --list-sessions names them)"
-KEEPS_NO_IDS = True  # matched by text on a second import (importers.continue_stored)
 _IMAGE_TYPES = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
+_PART = Record({"type": Text, "text": Text, "image_url": Record({"url": Text})})
+_RESULT = Record({"call": Record({"id": Text, "name": Text, "arguments": Anything}), "output": Anything})
+_CONTENT = OneOf(Text, ListOf(_PART, drop=True), Record({"tool_results": ListOf(_RESULT, drop=True)}),
+                 what="text, parts or tool results")
 
 
-def default_path() -> Path:
-    if os.environ.get("AICHAT_SESSIONS_DIR"):
-        return Path(os.environ["AICHAT_SESSIONS_DIR"]).expanduser()
-    if os.environ.get("AICHAT_CONFIG_DIR"):
-        config = Path(os.environ["AICHAT_CONFIG_DIR"]).expanduser()
-    elif os.environ.get("XDG_CONFIG_HOME"):
-        config = Path(os.environ["XDG_CONFIG_HOME"]) / "aichat"
-    elif sys.platform == "darwin":
-        config = Path("~/Library/Application Support/aichat").expanduser()
-    else:
-        config = Path("~/.config/aichat").expanduser()
-    return config / "sessions"
+class Aichat(Reader):
+    source = "aichat"
+    hint = "aichat keeps its sessions in ~/.config/aichat/sessions (aichat --list-sessions names them)"
+    keeps_no_ids = True  # matched by text on a second import (by_text.continue_stored)
+    record = Record({"role": Text, "content": _CONTENT}, required=("role",))
+
+    def default_path(self) -> Path:
+        if os.environ.get("AICHAT_SESSIONS_DIR"):
+            return Path(os.environ["AICHAT_SESSIONS_DIR"]).expanduser()
+        if os.environ.get("AICHAT_CONFIG_DIR"):
+            config = Path(os.environ["AICHAT_CONFIG_DIR"]).expanduser()
+        elif os.environ.get("XDG_CONFIG_HOME"):
+            config = Path(os.environ["XDG_CONFIG_HOME"]) / "aichat"
+        elif sys.platform == "darwin":
+            config = Path("~/Library/Application Support/aichat").expanduser()
+        else:
+            config = Path("~/.config/aichat").expanduser()
+        return config / "sessions"
+
+    def files(self, path: Path) -> list[Path]:
+        """The session named, or every session in the folder."""
+        return files_at(path, "*.yaml", self.hint)
+
+    def load(self, file: Path) -> Loaded:
+        data = yaml_document(file)
+        if not isinstance(data, dict):
+            raise Unreadable("not a session of aichat's (a YAML mapping)")
+        older, recent = _messages(data.get("compressed_messages")), _messages(data.get("messages"))
+        if older and recent and isinstance(recent[0], dict) and recent[0].get("role") == "system":
+            recent = recent[1:]  # the summary aichat wrote of ``older`` for the model
+        model = data.get("model")
+        return Loaded(older + recent, {"model": model if isinstance(model, str) else None})
+
+    def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
+        model = loaded.head["model"]
+        turns, system = AgentTurns(), []
+        for n, m in enumerate(loaded.records):
+            role, content, source_id = m["role"], m["content"], str(n)
+            if role == "system" and not turns.turns and isinstance(content, str):
+                system.append(ImportedTurn("system", content, None, source_id=source_id))
+            elif role == "user" and content is not None and not isinstance(content, dict):
+                text, files = _said(content)
+                turns.typed(text, None, source_id)
+                turns.turns[-1].files = files
+            elif role == "tool" and isinstance(content, dict):
+                for result in content["tool_results"] or ():
+                    call = result["call"]
+                    if call:
+                        call_id = call["id"] or f"{n}-{call['name']}"
+                        turns.called(call_id, call["name"] or "", call["arguments"], None, source_id)
+                        output = result["output"]
+                        turns.result(call_id, output if isinstance(output, str) else json.dumps(output),
+                                     False, None, source_id)
+            elif role == "assistant" and isinstance(content, str):
+                if model:
+                    turns.answered_by(model, None, source_id)
+                turns.said(content, None, source_id)
+        found = system + turns.done()
+        if not any(t.role == "user" for t in found):
+            return []
+        return [ImportedConversation(source=self.source, source_id=file.stem, title="", created=None, model=model,
+                                     turns=found)]
 
 
-def session_files(path: Path) -> list[Path]:
-    """The session named, or every session in the folder."""
-    return files_at(path, "*.yaml", HINT)
+READER = Aichat()
 
 
-def session(file: Path) -> list[ImportedConversation]:
-    data = parsed_file(file, _yaml, HINT)
-    if not isinstance(data, dict):
-        return [unreadable("aichat", file, "not an aichat session (half-written?), left out")]
-    model = data.get("model") if isinstance(data.get("model"), str) else None
-    older, recent = _messages(data.get("compressed_messages")), _messages(data.get("messages"))
-    if older and recent and recent[0].get("role") == "system":
-        recent = recent[1:]  # the summary aichat wrote of ``older`` for the model
-    turns, system = AgentTurns(), []
-    for n, m in enumerate(older + recent):
-        role, content, source_id = m.get("role"), m.get("content"), str(n)
-        if role == "system" and not turns.turns and isinstance(content, str):
-            system.append(ImportedTurn("system", content, "", source_id=source_id))
-        elif role == "user":
-            text, files = _said(content)
-            turns.typed(text, "", source_id)
-            turns.turns[-1].files = files
-        elif role == "tool" and isinstance(content, dict):
-            for result in content.get("tool_results") or ():
-                call = result.get("call") if isinstance(result, dict) else None
-                if isinstance(call, dict):
-                    call_id = str(call.get("id") or f"{n}-{call.get('name')}")
-                    turns.called(call_id, str(call.get("name") or ""), call.get("arguments"), "", source_id)
-                    output = result.get("output")
-                    turns.result(call_id, output if isinstance(output, str) else _json(output), False, "", source_id)
-        elif role == "assistant" and isinstance(content, str):
-            if model:
-                turns.answered_by(model, "", source_id)
-            turns.said(content, "", source_id)
-    found = system + turns.done()
-    if not any(t.role == "user" for t in found):
-        return []
-    dated_by_file(found, file)
-    return [ImportedConversation(source="aichat", source_id=file.stem, title=first_question(found),
-                                 created=found[0].created, model=model, turns=found)]
-
-
-def _yaml(raw: bytes):
-    from ruamel.yaml import YAML, YAMLError
-
-    try:
-        return YAML(typ="safe").load(raw)
-    except YAMLError as exc:
-        raise ValueError(exc) from None
-
-
-def _messages(value) -> list[dict]:
-    return [m for m in value if isinstance(m, dict)] if isinstance(value, list) else []
+def _messages(value) -> list:
+    return list(value) if isinstance(value, list) else []
 
 
 def _said(content) -> tuple[str, list]:
@@ -102,13 +111,11 @@ def _said(content) -> tuple[str, list]:
     if isinstance(content, str):
         return content, []
     texts, files = [], []
-    for part in content if isinstance(content, list) else ():
-        if not isinstance(part, dict):
-            continue
-        if part.get("type") == "text":
-            texts.append(str(part.get("text") or ""))
-        elif part.get("type") == "image_url":
-            url = str((part.get("image_url") or {}).get("url") or "")
+    for part in content:
+        if part["type"] == "text":
+            texts.append(part["text"] or "")
+        elif part["type"] == "image_url":
+            url = (part["image_url"] or {}).get("url") or ""
             kind, _, data = url.removeprefix("data:").partition(";base64,")
             try:
                 image = (base64.b64decode(data, validate=True) if url.startswith("data:") and kind in _IMAGE_TYPES
@@ -120,9 +127,3 @@ def _said(content) -> tuple[str, list]:
             else:
                 texts.append(f"[image: {url[:200]}]")
     return " ".join(t for t in texts if t), files
-
-
-def _json(value) -> str:
-    import json
-
-    return json.dumps(value, ensure_ascii=False)

@@ -20,36 +20,79 @@ order, as one list.
 
 from __future__ import annotations
 
-import json
 import re
 import zipfile
 from pathlib import Path
 
 from ..errors import UsageError
 from ..format.model import ROLES
-from . import (
-    ImportedConversation,
-    ImportedTurn,
-    first_question,
-    from_epoch,
-    shared_prefix,
-    strictly_increasing,
-)
+from . import ImportedConversation, ImportedTurn, shared_prefix
+from .boundary import Loaded, Reader, Unreadable
+from .files import MOST_BYTES, json_value, raw
+from .shape import Anything, Flag, ListOf, MapOf, Record, Text, Time
 
-HINT = "Give the conversations.json of a ChatGPT data export (or the export's zip or folder)"
-
-
-def read(path: Path) -> list[ImportedConversation]:
-    found: list[ImportedConversation] = []
-    for where, data in _load(path):
-        if not isinstance(data, list):
-            raise UsageError(f"{where} is not a ChatGPT export: expected a list of conversations", HINT)
-        for index, item in enumerate(data):
-            found.extend(_conversation(item, f"{where}: conversation {index + 1}"))
-    return found
-
-
+_MESSAGE = Record({"id": Text, "author": Record({"role": Text}), "create_time": Time,
+                   "content": Record({"parts": ListOf(Anything)}), "recipient": Text,
+                   "metadata": Record({"model_slug": Text, "is_visually_hidden_from_conversation": Flag})})
+_NODE = Record({"parent": Text, "children": ListOf(Text), "message": _MESSAGE})
 _PART = re.compile(r"conversations-\d+\.json")
+
+
+class ChatGPT(Reader):
+    source = "chatgpt"
+    hint = "Give the conversations.json of a ChatGPT data export (or the export's zip or folder)"
+    per_session = False
+    record = Record({"id": Text, "conversation_id": Text, "title": Text, "create_time": Time, "update_time": Time,
+                     "mapping": MapOf(_NODE), "current_node": Text, "default_model_slug": Text},
+                    required=("mapping",))
+
+    def files(self, path: Path) -> list[Path]:
+        if not path.exists():
+            raise UsageError(f"no such file or folder: {path}", self.hint)
+        return [path]
+
+    def load(self, file: Path) -> Loaded:
+        items = []
+        for where, data in _parts(file):
+            if not isinstance(data, list):
+                raise Unreadable(f"{where} is not a ChatGPT export: expected a list of conversations")
+            items += data
+        return Loaded(items)
+
+    def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
+        out = []
+        for n, item in enumerate(loaded.records, 1):
+            cid = item["conversation_id"] or item["id"]
+            if not cid:
+                out.append(ImportedConversation(self.source, "", "", None, None,
+                                                skipped=[f"conversation {n} of {file} has no id: left out"]))
+                continue
+            out += _conversation(cid, item)
+        return out
+
+
+READER = ChatGPT()
+
+
+def _parts(path: Path) -> list[tuple[str, object]]:
+    """(where, parsed JSON) of each file holding conversations."""
+    if path.is_dir():
+        names = _pick([p.name for p in path.iterdir()])
+        if not names:
+            raise Unreadable("it holds no conversations.json")
+        return [(str(path / name), json_value(raw(path / name))) for name in names]
+    if not zipfile.is_zipfile(path):
+        return [(str(path), json_value(raw(path)))]
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = _pick(archive.namelist())
+            if not names:
+                raise Unreadable("the zip holds no conversations.json")
+            if any(archive.getinfo(name).file_size > MOST_BYTES for name in names):
+                raise Unreadable("a file in the zip is larger than any export")
+            return [(f"{path}:{name}", json_value(archive.read(name))) for name in names]
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as exc:
+        raise Unreadable(f"a damaged zip ({exc})") from None
 
 
 def _pick(names: list[str]) -> list[str]:
@@ -66,58 +109,29 @@ def _pick(names: list[str]) -> list[str]:
     return [min(whole, key=len)] if whole else []
 
 
-def _load(path: Path) -> list[tuple[str, object]]:
-    """(where, parsed JSON) of each file holding conversations."""
-    try:
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as archive:
-                names = _pick(archive.namelist())
-                if not names:
-                    raise UsageError(f"{path} holds no conversations.json", HINT)
-                return [(f"{path}:{name}", json.loads(archive.read(name))) for name in names]
-        if path.is_dir():
-            names = _pick([p.name for p in path.iterdir()])
-            if not names:
-                raise UsageError(f"cannot read {path}: it holds no conversations.json", HINT)
-            return [(str(path / name), json.loads((path / name).read_bytes())) for name in names]
-        return [(str(path), json.loads(path.read_bytes()))]
-    except OSError as e:
-        raise UsageError(f"cannot read {path} ({e.strerror or e})", HINT) from None
-    except zipfile.BadZipFile as e:
-        raise UsageError(f"{path} is a damaged zip ({e})", HINT) from None
-    except ValueError as e:
-        raise UsageError(f"{path} is not valid JSON ({e})", HINT) from None
-
-
-def _conversation(item, where: str) -> list[ImportedConversation]:
+def _conversation(cid: str, item: dict) -> list[ImportedConversation]:
     """The main branch, then one fork per other branch that adds turns."""
-    if not isinstance(item, dict) or not isinstance(item.get("mapping"), dict):
-        raise UsageError(f"{where} has no mapping of messages", HINT)
-    cid = str(item.get("conversation_id") or item.get("id") or "")
-    if not cid:
-        raise UsageError(f"{where} has no id", HINT)
-    mapping = {k: v for k, v in item["mapping"].items() if isinstance(v, dict)}
-    start = _epoch(item.get("create_time")) or _epoch(item.get("update_time")) or 0.0
-    leaves = [k for k, node in mapping.items() if not node.get("children")]
-    current = item.get("current_node")
+    mapping = item["mapping"]
+    start = item["create_time"] or item["update_time"]
+    leaves = [k for k, node in mapping.items() if not node["children"]]
+    current = item["current_node"]
     if current not in mapping:
         current = leaves[-1] if leaves else None
-    main = _turns(mapping, current, start)
-    title = str(item.get("title") or "") or first_question(main)
-    model = item.get("default_model_slug") or next((t.model for t in main if t.model), None)
-    out = [ImportedConversation("chatgpt", cid, title, from_epoch(start), model, main)]
+    main = _turns(mapping, current)
+    model = item["default_model_slug"] or next((t.model for t in main if t.model), None)
+    title = item["title"] or ""
+    out = [ImportedConversation("chatgpt", cid, title, start, model, main)]
     seen = {tuple(t.source_id for t in main)}
     for leaf in leaves:
-        turns = _turns(mapping, leaf, start)
+        turns = _turns(mapping, leaf)
         key = tuple(t.source_id for t in turns)
         shared = shared_prefix(main, turns)
         if leaf == current or key in seen or shared == len(turns):
             continue  # the main branch, a duplicate, or nothing of its own
         seen.add(key)
         out.append(ImportedConversation(
-            "chatgpt", f"{cid}#{leaf}", title, out[0].created,
-            next((t.model for t in turns[shared:] if t.model), model), turns,
-            fork_of=cid, fork_at=shared))
+            "chatgpt", f"{cid}#{leaf}", title, start,
+            next((t.model for t in turns[shared:] if t.model), model), turns, fork_of=cid, fork_at=shared))
     if not main:  # nothing visible on the current branch: keep the others on their own
         for branch in out[1:]:
             branch.fork_of = branch.fork_at = None
@@ -125,45 +139,33 @@ def _conversation(item, where: str) -> list[ImportedConversation]:
     return out
 
 
-def _turns(mapping: dict, leaf: str | None, start: float) -> list[ImportedTurn]:
-    """The visible messages from the root to ``leaf``; a message without a
-    time takes the one before it (the conversation's start at first)."""
+def _turns(mapping: dict, leaf: str | None) -> list[ImportedTurn]:
+    """The visible messages from the root to ``leaf`` (a message without a
+    time is dated by the ones around it, at the boundary)."""
     path, node, seen = [], leaf, set()
     while node in mapping and node not in seen:
         seen.add(node)
         path.append(node)
-        node = mapping[node].get("parent")
-    turns, last = [], start
+        node = mapping[node]["parent"]
+    turns = []
     for node in reversed(path):
-        message = mapping[node].get("message")
-        if not isinstance(message, dict):
-            continue
-        last = _epoch(message.get("create_time")) or last
-        turn = _turn(message, node, last)
+        message = mapping[node]["message"]
+        turn = _turn(message, node) if message else None
         if turn:
             turns.append(turn)
-    return strictly_increasing(turns)
+    return turns
 
 
-def _turn(message: dict, node: str, when: float) -> ImportedTurn | None:
-    role = str((message.get("author") or {}).get("role") or "")
-    metadata = message.get("metadata") or {}
+def _turn(message: dict, node: str) -> ImportedTurn | None:
+    role = (message["author"] or {}).get("role") or ""
+    metadata = message["metadata"] or {}
     if role not in ROLES or metadata.get("is_visually_hidden_from_conversation"):
         return None
-    if message.get("recipient") not in (None, "all"):
+    if message["recipient"] not in (None, "all"):
         return None  # the assistant calling a tool (browser, code, memory)
-    parts = (message.get("content") or {}).get("parts")
-    texts = [p for p in parts if isinstance(p, str) and p] if isinstance(parts, list) else []
-    text = "\n\n".join(texts)
+    parts = (message["content"] or {}).get("parts") or []
+    text = "\n\n".join(p for p in parts if isinstance(p, str) and p)
     if not text.strip():
         return None
     model = metadata.get("model_slug") if role == "assistant" else None
-    return ImportedTurn(role, text, from_epoch(when), model=model,
-                        source_id=str(message.get("id") or node))
-
-
-def _epoch(value) -> float | None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
-        return float(value)
-    return None
-
+    return ImportedTurn(role, text, message["create_time"], model=model, source_id=message["id"] or node)

@@ -3,13 +3,14 @@
 record a line, appended as the session goes.
 
 Records of type ``user`` and ``assistant`` hold the messages (``message``:
-role, content as text or blocks); every record has a ``uuid`` and a
-``parentUuid``, and the chain from a message to the one before it may pass
-through records that are no message (``attachment``: context Claude Code
-added). Other types (queue operations, request shapes, costs…) are not the
-conversation and are passed over; ``summary`` records give a title.
-Sidechains (a subagent's own messages) are left out: what they found comes
-back to the main line as a tool result.
+role, content as text or blocks, and for answers the model and the tokens
+used, repeated on every record of one model call); every record has a
+``uuid`` and a ``parentUuid``, and the chain from a message to the one before
+it may pass through records that are no message (``attachment``: context
+Claude Code added). Other types (queue operations, request shapes, costs…)
+are not the conversation and are passed over; ``summary`` records give a
+title. Sidechains (a subagent's own messages) are left out: what they found
+comes back to the main line as a tool result.
 
 In conv a session becomes user turns (what was typed) and assistant turns
 (everything the agent did until the next typed line): its text, each tool
@@ -24,104 +25,125 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import ImportedConversation, ImportedTurn, agent, files_at, first_question, shared_prefix, strictly_increasing
+from . import ImportedConversation, shared_prefix
 from .agent import AgentTurns
+from .boundary import Loaded, Reader
+from .files import files_at, json_lines
+from .shape import Anything, Count, Flag, ListOf, Maybe, OneOf, Record, Tagged, Text, Time
 
-HINT = "Claude Code keeps its sessions in ~/.claude/projects"
-
-
-def default_path() -> Path:
-    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or "~/.claude").expanduser() / "projects"
-
-
-def session_files(path: Path) -> list[Path]:
-    """The session files at ``path``: one, or those of a project, or of every project."""
-    return files_at(path, "**/*.jsonl", HINT)
-
-
-def session(file: Path) -> list[ImportedConversation]:
-    """One session file: its main line, and a fork for each other line."""
-    records, skipped = agent.records(file, HINT)
-    by_uuid = {r["uuid"]: r for r in records if isinstance(r.get("uuid"), str)}
-    messages = [r for r in records if _is_message(r)]
-    if not messages:
-        return []
-    is_message = {r["uuid"] for r in messages}
-    parent = {r["uuid"]: _message_parent(r, by_uuid, is_message) for r in messages}
-    has_child = {p for p in parent.values() if p}
-    leaves = [r for r in messages if r["uuid"] not in has_child]
-    first = messages[0]
-    session_id = str(first.get("sessionId") or file.stem)
-    titles = [r.get("summary") for r in records if r.get("type") == "summary" and r.get("summary")]
-    lines = []
-    for leaf in sorted(leaves, key=lambda r: r is not leaves[-1]):  # the latest line first: the conversation
-        chain, at = [], leaf
-        while at is not None:
-            chain.append(at)
-            at = by_uuid.get(parent[at["uuid"]]) if parent[at["uuid"]] else None
-        lines.append((leaf, strictly_increasing(_turns(list(reversed(chain))))))
-    main_turns = lines[0][1]
-    model = next((t.model for t in reversed(main_turns) if t.model), None)
-    origin = {k: v for k, v in (("cwd", first.get("cwd")), ("git_branch", first.get("gitBranch"))) if v}
-    out = []
-    for n, (leaf, turns) in enumerate(lines):
-        fork = n > 0
-        out.append(ImportedConversation(
-            source="claude-code", source_id=f"{session_id}#{leaf['uuid']}" if fork else session_id,
-            title=(str(titles[-1]) if titles else first_question(turns))[:200], created=turns[0].created,
-            model=model, turns=turns, fork_of=session_id if fork else None,
-            fork_at=shared_prefix(main_turns, turns) if fork else None, origin=origin,
-            skipped=skipped if not fork else []))
-    return out
+_BLOCK = Record({"type": Text, "text": Text, "thinking": Text, "id": Text, "name": Text, "input": Anything,
+                 "tool_use_id": Text, "content": OneOf(Text, ListOf(Record({"type": Text, "text": Text})),
+                                                       what="text or a list of blocks"),
+                 "is_error": Flag}, required=("type",))
+_USAGE = Record(dict.fromkeys(("input_tokens", "output_tokens", "cache_creation_input_tokens",
+                               "cache_read_input_tokens"), Maybe(Count)))
+_MESSAGE = Record({"role": Text, "content": OneOf(Text, ListOf(_BLOCK), what="text or a list of blocks"),
+                   "model": Text, "id": Text, "usage": _USAGE}, required=("content",))
+_LINKED = {"uuid": Text, "parentUuid": Text}
+_SAID = Record({**_LINKED, "timestamp": Time, "message": _MESSAGE, "isSidechain": Flag, "sessionId": Text,
+                "cwd": Text, "gitBranch": Text}, required=("uuid", "message"))
 
 
-def _is_message(r: dict) -> bool:
-    return (r.get("type") in ("user", "assistant") and isinstance(r.get("message"), dict)
-            and isinstance(r.get("uuid"), str) and not r.get("isSidechain"))
+class ClaudeCode(Reader):
+    source = "claude-code"
+    hint = "Claude Code keeps its sessions in ~/.claude/projects"
+    record = Tagged("type", {"user": _SAID, "assistant": _SAID, "summary": Record({"summary": Text})},
+                    other=Record(_LINKED))
+
+    def default_path(self) -> Path:
+        return Path(os.environ.get("CLAUDE_CONFIG_DIR") or "~/.claude").expanduser() / "projects"
+
+    def files(self, path: Path) -> list[Path]:
+        """The session files at ``path``: one, or those of a project, or of every project."""
+        return files_at(path, "**/*.jsonl", self.hint)
+
+    def load(self, file: Path) -> Loaded:
+        return Loaded(json_lines(file))
+
+    def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
+        """One session file: its main line, and a fork for each other line."""
+        records = loaded.records
+        by_uuid = {r["uuid"]: r for r in records if r.get("uuid")}
+        messages = [r for r in records if r["type"] in ("user", "assistant") and not r["isSidechain"]]
+        if not messages:
+            return []
+        is_message = {r["uuid"] for r in messages}
+        parent = {r["uuid"]: _message_parent(r, by_uuid, is_message) for r in messages}
+        has_child = {p for p in parent.values() if p}
+        leaves = [r for r in messages if r["uuid"] not in has_child] or [messages[-1]]  # a cycle has no leaf
+        first = messages[0]
+        session_id = first["sessionId"] or file.stem
+        titles = [r["summary"] for r in records if r["type"] == "summary" and r["summary"]]
+        lines = [(leaf, _turns(_chain(leaf, parent, by_uuid)))
+                 for leaf in sorted(leaves, key=lambda r: r is not leaves[-1])]  # the latest line first
+        main_turns = lines[0][1]
+        model = next((t.model for t in reversed(main_turns) if t.model), None)
+        origin = {"cwd": first["cwd"], "git_branch": first["gitBranch"]}
+        return [ImportedConversation(
+            source=self.source, source_id=f"{session_id}#{leaf['uuid']}" if n else session_id,
+            title=titles[-1] if titles else "", created=turns[0].created if turns else None,
+            model=model, turns=turns, fork_of=session_id if n else None,
+            fork_at=shared_prefix(main_turns, turns) if n else None, origin=origin)
+            for n, (leaf, turns) in enumerate(lines)]
+
+
+READER = ClaudeCode()
 
 
 def _message_parent(r: dict, by_uuid: dict, messages: set) -> str | None:
     """The nearest earlier message, passing over records that are none."""
     seen = set()
-    at = r.get("parentUuid")
+    at = r["parentUuid"]
     while at in by_uuid and at not in messages and at not in seen:
         seen.add(at)
-        at = by_uuid[at].get("parentUuid")
+        at = by_uuid[at]["parentUuid"]
     return at if at in messages else None
 
 
-def _turns(chain: list[dict]) -> list[ImportedTurn]:
+def _chain(leaf: dict, parent: dict, by_uuid: dict) -> list[dict]:
+    """The messages from the first to ``leaf`` (a loop of parents is cut where it closes)."""
+    chain, at, seen = [], leaf, set()
+    while at is not None and at["uuid"] not in seen:
+        seen.add(at["uuid"])
+        chain.append(at)
+        at = by_uuid.get(parent[at["uuid"]]) if parent[at["uuid"]] else None
+    return chain[::-1]
+
+
+def _turns(chain: list[dict]) -> list:
     """Messages as conv's turns (agent.py): a user message with text is a typed
     line; tool results come back to the agent as user messages too."""
     turns = AgentTurns()
     for r in chain:
-        content = r["message"].get("content")
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else [
-            b for b in content or () if isinstance(b, dict)]
-        time, source_id = str(r.get("timestamp") or ""), r["uuid"]
-        if r["type"] == "user" and any(b.get("type") in ("text", "image") for b in blocks):
-            turns.typed("\n\n".join(b.get("text") or "" if b.get("type") == "text" else "[image]" for b in blocks),
+        message, time, source_id = r["message"], r["timestamp"], r["uuid"]
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if r["type"] == "user" and any(b["type"] in ("text", "image") for b in blocks):
+            turns.typed("\n\n".join(b["text"] or "" if b["type"] == "text" else "[image]" for b in blocks),
                         time, source_id)
             continue
-        if r["type"] == "assistant" and r["message"].get("model"):
-            turns.answered_by(r["message"]["model"], time, source_id)
+        if r["type"] == "assistant" and message["model"]:
+            turns.answered_by(message["model"], time, source_id)
+        if r["type"] == "assistant" and message["usage"]:
+            used = message["usage"]
+            prompt = sum(used[k] or 0 for k in ("input_tokens", "cache_creation_input_tokens",
+                                                 "cache_read_input_tokens"))
+            turns.used(prompt, used["output_tokens"] or 0, message["id"] or source_id, time, source_id)
         for b in blocks:
-            kind = b.get("type")
+            kind = b["type"]
             if kind == "text":
-                turns.said(b.get("text") or "", time, source_id)
+                turns.said(b["text"] or "", time, source_id)
             elif kind == "thinking":
-                turns.thought(b.get("thinking") or "", time, source_id)
+                turns.thought(b["thinking"] or "", time, source_id)
             elif kind == "tool_use":
-                turns.called(str(b.get("id")), str(b.get("name") or ""), b.get("input"), time, source_id)
+                turns.called(b["id"] or "", b["name"] or "", b["input"], time, source_id)
             elif kind == "tool_result":
-                turns.result(str(b.get("tool_use_id")), _result_text(b.get("content")), bool(b.get("is_error")),
-                             time, source_id)
+                turns.result(b["tool_use_id"] or "", _result_text(b["content"]), bool(b["is_error"]), time,
+                             source_id)
     return turns.done()
 
 
 def _result_text(content) -> str:
-    if isinstance(content, str):
-        return content
-    parts = [b.get("text", "") if b.get("type") == "text" else f"[{b.get('type')}]"
-             for b in content or () if isinstance(b, dict)]
-    return "\n".join(parts)
+    if isinstance(content, str) or content is None:
+        return content or ""
+    return "\n".join(b["text"] or "" if b["type"] == "text" else f"[{b['type']}]" for b in content)

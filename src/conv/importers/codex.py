@@ -9,8 +9,11 @@ model: messages (the user's, the assistant's; the developer's instructions
 and the context Codex adds as a user message in one XML-like element are
 not the conversation), ``reasoning`` (its summary is kept as thinking),
 tool calls (``function_call``, ``custom_tool_call``, ``local_shell_call``)
-and their outputs. ``event_msg`` records repeat them for the screen and are
-passed over. The turns are made as for Claude Code (agent.py).
+and their outputs. The tokens each model call used come as
+``token_usage_record`` (newer Codex, one a response) or as ``event_msg``
+``token_count`` (its ``last_token_usage``); other ``event_msg`` records
+repeat the conversation for the screen and are passed over. The turns are
+made as for Claude Code (agent.py).
 """
 
 from __future__ import annotations
@@ -20,60 +23,106 @@ import os
 import re
 from pathlib import Path
 
-from . import ImportedConversation, agent, files_at, first_question, strictly_increasing
+from . import ImportedConversation
 from .agent import AgentTurns
+from .boundary import Loaded, Reader
+from .files import files_at, json_lines
+from .shape import Anything, Count, ListOf, Maybe, Record, Text, Time
 
-HINT = "Codex keeps its sessions in ~/.codex/sessions"
 _CONTEXT = re.compile(r"\s*<([a-z_]+)>.*</\1>\s*", re.S)  # <environment_context>…</environment_context> and the like
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")
+_TOKENS = Record({"input_tokens": Maybe(Count), "output_tokens": Maybe(Count)})
+_PARTS = ListOf(Record({"text": Text}), drop=True)
+_KINDS = {
+    "session_meta": Record({"id": Text, "cwd": Text, "git": Record({"branch": Text})}),
+    "turn_context": Record({"model": Text}),
+    "response_item": Record({"type": Text, "role": Text, "content": _PARTS, "id": Text, "summary": _PARTS,
+                             "call_id": Text, "name": Text, "arguments": Anything, "input": Anything,
+                             "action": Anything, "output": Anything}),
+    "event_msg": Record({"type": Text, "info": Record({"last_token_usage": _TOKENS})}),
+    "token_usage_record": Record({"response_id": Text, "usage": _TOKENS}),
+}
 
 
-def default_path() -> Path:
-    return Path(os.environ.get("CODEX_HOME") or "~/.codex").expanduser() / "sessions"
+class _Rollout(Record):
+    """``{timestamp, type, payload}``, the payload checked by the record's type (other types passed over)."""
+
+    def __init__(self):
+        super().__init__({"timestamp": Time, "type": Text}, required=("type",))
+
+    def check(self, value, where=""):
+        checked = super().check(value, where)
+        shape, payload = _KINDS.get(checked["type"]), value.get("payload")
+        if shape is None or (checked["type"] == "event_msg"
+                             and not (isinstance(payload, dict) and payload.get("type") == "token_count")):
+            return None  # not the conversation (event_msg repeats it for the screen, but for the tokens used)
+        checked["payload"] = shape.check(payload, "payload")
+        return checked
 
 
-def session_files(path: Path) -> list[Path]:
-    return files_at(path, "**/*.jsonl", HINT)
+class Codex(Reader):
+    source = "codex"
+    hint = "Codex keeps its sessions in ~/.codex/sessions"
+    record = _Rollout()
+
+    def default_path(self) -> Path:
+        return Path(os.environ.get("CODEX_HOME") or "~/.codex").expanduser() / "sessions"
+
+    def files(self, path: Path) -> list[Path]:
+        return files_at(path, "**/*.jsonl", self.hint)
+
+    def load(self, file: Path) -> Loaded:
+        return Loaded(json_lines(file))
+
+    def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
+        records = loaded.records
+        meta = next((r["payload"] for r in records if r["type"] == "session_meta"), None) or {}
+        per_response = any(r["type"] == "token_usage_record" for r in records)
+        turns, model = AgentTurns(), None
+        for n, r in enumerate(records):
+            p, kind, time, source_id = r["payload"], r["type"], r["timestamp"], f"{n}"
+            if kind == "turn_context":
+                model = p["model"] or model
+            elif kind == "token_usage_record" or (kind == "event_msg" and p["type"] == "token_count"
+                                                   and not per_response):
+                used = p["usage"] if kind == "token_usage_record" else (p["info"] or {}).get("last_token_usage")
+                if used and turns.turns:
+                    turns.used(used["input_tokens"] or 0, used["output_tokens"] or 0,
+                               p.get("response_id") or source_id, time, source_id)
+            elif kind == "response_item":
+                model = _item(turns, p, model, time, source_id)
+        found = turns.done()
+        if not found:
+            return []
+        git = meta.get("git") or {}
+        return [ImportedConversation(
+            source=self.source, source_id=meta.get("id") or file.stem, title="", created=found[0].created,
+            model=model, turns=found, origin={"cwd": meta.get("cwd"), "git_branch": git.get("branch")})]
 
 
-def session(file: Path) -> list[ImportedConversation]:
-    records, skipped = agent.records(file, HINT)
-    records = [r for r in records if isinstance(r.get("payload"), dict)]
-    meta = next((r["payload"] for r in records if r.get("type") == "session_meta"), {})
-    turns, model = AgentTurns(), None
-    for n, r in enumerate(records):
-        p, time, source_id = r["payload"], str(r.get("timestamp") or ""), f"{n}"
-        if r.get("type") == "turn_context":
-            model = p.get("model") or model
-        if r.get("type") != "response_item":
-            continue
-        kind = p.get("type")
-        if kind == "message" and p.get("role") == "user":
-            text = "\n\n".join(c.get("text") or "" for c in p.get("content") or () if isinstance(c, dict))
-            if text.strip() and not _CONTEXT.fullmatch(text):
-                turns.typed(text, time, str(p.get("id") or source_id))
-        elif kind == "message" and p.get("role") == "assistant":
-            if model:
-                turns.answered_by(model, time, source_id)
-            turns.said("\n\n".join(c.get("text") or "" for c in p.get("content") or () if isinstance(c, dict)),
-                       time, str(p.get("id") or source_id))
-        elif kind == "reasoning":
-            turns.thought("\n\n".join(s.get("text") or "" for s in p.get("summary") or () if isinstance(s, dict)),
-                          time, source_id)
-        elif kind in _CALLS:
-            arguments = p.get("arguments") if "arguments" in p else p.get("input", p.get("action"))
-            turns.called(str(p.get("call_id") or p.get("id")), str(p.get("name") or "shell"),
-                         arguments, time, source_id)
-        elif kind in _OUTPUTS:
-            output = p.get("output")
-            text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
-            turns.result(str(p.get("call_id")), text, False, time, source_id)
-    found = strictly_increasing(turns.done())
-    if not found:
-        return []
-    git = meta.get("git") if isinstance(meta.get("git"), dict) else {}
-    origin = {k: v for k, v in (("cwd", meta.get("cwd")), ("git_branch", git.get("branch"))) if v}
-    return [ImportedConversation(
-        source="codex", source_id=str(meta.get("id") or file.stem), title=first_question(found),
-        created=found[0].created, model=model, turns=found, origin=origin, skipped=skipped)]
+def _item(turns: AgentTurns, p: dict, model, time, source_id: str):
+    """One response item into the turns; the model the answer is by."""
+    kind = p["type"]
+    if kind == "message" and p["role"] == "user":
+        text = "\n\n".join(c["text"] or "" for c in p["content"] or ())
+        if text.strip() and not _CONTEXT.fullmatch(text):
+            turns.typed(text, time, p["id"] or source_id)
+    elif kind == "message" and p["role"] == "assistant":
+        if model:
+            turns.answered_by(model, time, source_id)
+        turns.said("\n\n".join(c["text"] or "" for c in p["content"] or ()), time, p["id"] or source_id)
+    elif kind == "reasoning":
+        turns.thought("\n\n".join(s["text"] or "" for s in p["summary"] or ()), time, source_id)
+    elif kind in _CALLS:
+        arguments = p["arguments"] if p["arguments"] is not None else (
+            p["input"] if p["input"] is not None else p["action"])
+        turns.called(p["call_id"] or p["id"] or "", p["name"] or "shell", arguments, time, source_id)
+    elif kind in _OUTPUTS:
+        output = p["output"]
+        text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+        turns.result(p["call_id"] or "", text, False, time, source_id)
+    return model
+
+
+READER = Codex()

@@ -1,54 +1,97 @@
 """Reader for conv's own JSON export (``conv export --format json``): one
 conversation, or a list of them, with the files sent with its turns (their
 bytes in base64), so a conversation goes from one store to another, files
-and all, without a shared remote."""
+and all, without a shared remote. It is conv's way to move conversations
+between stores, so nothing is lost on the way: the conversation keeps its id,
+its turns their names, and both every field conv keeps (tags, status,
+summary, agent, the conversation a fork came from, where an import came
+from, the project it was asked in)."""
 
 from __future__ import annotations
 
 import base64
 import binascii
-import json
 from pathlib import Path
 
-from ..errors import UsageError
-from ..format.model import ROLES
-from . import ImportedConversation, ImportedTurn, first_question, strictly_increasing
-
-HINT = "Give a file written by conv export --format json"
-
-
-def read(path: Path) -> list[ImportedConversation]:
-    try:
-        data = json.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise UsageError(f"no such file: {path}", HINT) from None
-    except (ValueError, IsADirectoryError) as exc:
-        raise UsageError(f"{path} is not JSON ({exc})", HINT) from None
-    items = data if isinstance(data, list) else [data]
-    return [_conversation(item, path, n) for n, item in enumerate(items, 1)]
+from ..format import ids
+from ..format.model import ROLES, STATUSES
+from . import ImportedConversation, ImportedTurn
+from .boundary import Loaded, Reader
+from .files import json_document
+from .shape import Anything, Flag, ListOf, MapOf, Maybe, Misfit, Number, Record, Shape, Text, Time
 
 
-def _conversation(item, path: Path, n: int) -> ImportedConversation:
-    where = f"{path}, conversation {n}"
-    if not isinstance(item, dict) or not isinstance(item.get("id"), str) or not isinstance(item.get("turns"), list):
-        raise UsageError(f"{where}: not a conversation conv exported (no id or turns)", HINT)
-    turns = [_turn(t, f"{where}, turn {k}") for k, t in enumerate(item["turns"], 1)]
-    return ImportedConversation(
-        source="conv", source_id=item["id"], title=str(item.get("title") or "") or first_question(turns),
-        created=str(item.get("created") or (turns[0].created if turns else "")), model=item.get("model"),
-        turns=strictly_increasing(turns))
+class _Role(Shape):
+    def check(self, value, where=""):
+        if value not in ROLES:
+            raise Misfit(f"{where}: {value!r} is no role ({', '.join(ROLES)})")
+        return value
 
 
-def _turn(t, where: str) -> ImportedTurn:
-    if not isinstance(t, dict) or t.get("role") not in ROLES or not isinstance(t.get("content"), str) \
-            or not isinstance(t.get("created"), str):
-        raise UsageError(f"{where}: needs a role ({', '.join(ROLES)}), a content and a created time", HINT)
-    files = []
-    for f in t.get("files") or ():
+class _Base64(Shape):
+    def check(self, value, where=""):
         try:
-            files.append((str(f["name"]), base64.b64decode(f["data_base64"], validate=True)))
-        except (KeyError, TypeError, binascii.Error):
-            raise UsageError(f"{where}: a file without its bytes (data_base64)", HINT) from None
-    usage = t.get("usage") if isinstance(t.get("usage"), dict) else None
-    return ImportedTurn(t["role"], t["content"], t["created"], model=t.get("model"), usage=usage,
-                        source_id=str(t.get("name") or ""), files=files)
+            return base64.b64decode(Text.check(value, where), validate=True)
+        except (binascii.Error, ValueError):
+            raise Misfit(f"{where}: not base64") from None
+
+
+_SCALARS = MapOf(Maybe(Text))  # a mapping of text values (imported_from, project, forked_from)
+_FILE = Record({"name": Text, "file": Text, "type": Text, "sent": Flag, "data_base64": _Base64()},
+               required=("data_base64",))
+_TURN = Record({"name": Text, "role": _Role(), "content": Text, "created": Time, "parent": Text, "model": Text,
+                "provider": Text, "usage": MapOf(Maybe(Number)), "finish": Text, "error": Text, "replaces": Text,
+                "hint": Text, "feedback": Text, "edited": Text, "options": MapOf(Anything), "thinking": Text,
+                "files": ListOf(_FILE)}, required=("role", "content"))
+_KEPT = ("parent", "provider", "finish", "error", "replaces", "hint", "feedback", "edited", "options")
+
+
+class Conv(Reader):
+    source = "conv"
+    hint = "Give a file written by conv export --format json"
+    per_session = False
+    record = Record({"id": Text, "title": Text, "created": Time, "model": Text, "provider": Text, "agent": Text,
+                     "tags": ListOf(Text), "status": Text, "forked_from": _SCALARS, "summary": Text,
+                     "imported_from": _SCALARS, "system_hash": Text, "context_summary": _SCALARS,
+                     "project": _SCALARS, "notes": Text, "turns": ListOf(_TURN)}, required=("id", "turns"))
+
+    def files(self, path: Path) -> list[Path]:
+        from .files import files_at
+
+        return files_at(path, "*.json", self.hint)
+
+    def load(self, file: Path) -> Loaded:
+        data = json_document(file)
+        return Loaded(data if isinstance(data, list) else [data])
+
+    def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
+        return [_conversation(item) for item in loaded.records]
+
+
+READER = Conv()
+
+
+def _conversation(item: dict) -> ImportedConversation:
+    own = item["id"] if ids.ID_RE.match(item["id"]) else None  # an id conv did not make: one is made
+    names = [t["name"] for t in item["turns"]]
+    keep_names = all(n and ids.TURN_RE.match(n) and n.endswith(f"-{t['role']}")
+                     for n, t in zip(names, item["turns"])) and len(set(names)) == len(names)
+    turns = [_turn(t, keep_names) for t in item["turns"]]
+    meta = {k: item[k] for k in ("tags", "summary", "agent", "forked_from", "system_hash", "context_summary",
+                                 "project", "notes", "provider") if item[k]}
+    if item["status"] in STATUSES:
+        meta["status"] = item["status"]
+    meta["imported_from"] = item["imported_from"]  # kept as it is, none included: it was asked in conv
+    return ImportedConversation(
+        source="conv", source_id=item["id"], title=item["title"] or "", created=item["created"],
+        model=item["model"], turns=turns, conv_id=own, meta=meta)
+
+
+def _turn(t: dict, keep_name: bool) -> ImportedTurn:
+    files, kept = [], []
+    for f in t["files"] or ():
+        (kept if f["sent"] is False else files).append((f["name"] or f["file"] or "file", f["data_base64"]))
+    return ImportedTurn(t["role"], t["content"], t["created"], model=t["model"], usage=t["usage"],
+                        source_id=t["name"] or "", files=files, kept=kept, thinking=t["thinking"],
+                        name=t["name"] if keep_name else None,
+                        extra={k: t[k] for k in _KEPT if t[k] is not None})

@@ -14,71 +14,84 @@ results do (agent.py)."""
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
-from ..format.model import iso
-from . import ImportedConversation, agent, files_at, first_question, strictly_increasing
+from . import ImportedConversation
 from .agent import AgentTurns
+from .boundary import Loaded, Reader
+from .files import files_at, json_lines
+from .shape import Flag, Record, Shape, Text, moment
 
-HINT = "gptme keeps its conversations in ~/.local/share/gptme/logs (gptme chats list names them)"
 LOG = "conversation.jsonl"
 
 
-def default_path() -> Path:
-    if os.environ.get("GPTME_LOGS_HOME"):
-        return Path(os.environ["GPTME_LOGS_HOME"]).expanduser()
-    if os.environ.get("XDG_DATA_HOME", "").startswith("/"):
-        return Path(os.environ["XDG_DATA_HOME"]) / "gptme" / "logs"
-    old = Path("~/.local/share/gptme").expanduser()
-    if old.exists():
-        return old / "logs"
-    from platformdirs import user_data_dir
+class _LocalTime(Shape):
+    """gptme's time (``datetime.now().isoformat()``: local, no zone) as an aware
+    datetime (a time without zone is taken as local); None when it is none."""
 
-    return Path(user_data_dir("gptme")) / "logs"
-
-
-def session_files(path: Path) -> list[Path]:
-    """The log named, a conversation's folder, or every conversation below the folder."""
-    if path.is_dir() and (path / LOG).is_file():
-        return [path / LOG]
-    return files_at(path, f"*/{LOG}", HINT)
+    def check(self, value, where=""):
+        try:
+            local = datetime.fromisoformat(value) if isinstance(value, str) else None
+        except ValueError:
+            return None
+        try:
+            return moment(local.astimezone()) if local is not None else None
+        except (ValueError, OverflowError, OSError):  # a year no clock can place
+            return None
 
 
-def session(file: Path) -> list[ImportedConversation]:
-    records, skipped = agent.records(file, HINT)
-    turns, model = AgentTurns(), None
-    for n, r in enumerate(records):
-        role, text, source_id = r.get("role"), r.get("content"), str(n)
-        time = _utc(r.get("timestamp"))
-        if not isinstance(text, str) or time is None or r.get("hide"):
-            continue
-        metadata = r.get("metadata") if isinstance(r.get("metadata"), dict) else {}
-        if role == "system" or (role == "user" and text.lstrip().startswith("<system>")):
-            turns.noted(text, f"gptme: {role}", "gptme", time, source_id)
-        elif role == "user" and text.strip():
-            turns.typed(text, time, source_id)
-        elif role == "assistant":
-            model = metadata.get("model") or model
-            if model:
-                turns.answered_by(model, time, source_id)
-            turns.said(text, time, source_id)
-    found = strictly_increasing(turns.done())
-    if not any(t.role == "user" for t in found):
-        return []
-    origin = {"cwd": cwd} if (cwd := _workspace(file.parent)) else {}
-    return [ImportedConversation(source="gptme", source_id=file.parent.name, title=first_question(found),
-                                 created=found[0].created, model=model, turns=found, origin=origin,
-                                 skipped=skipped)]
+class Gptme(Reader):
+    source = "gptme"
+    hint = "gptme keeps its conversations in ~/.local/share/gptme/logs (gptme chats list names them)"
+    record = Record({"role": Text, "content": Text, "timestamp": _LocalTime(), "hide": Flag,
+                     "metadata": Record({"model": Text})}, required=("role", "content"))
+
+    def default_path(self) -> Path:
+        if os.environ.get("GPTME_LOGS_HOME"):
+            return Path(os.environ["GPTME_LOGS_HOME"]).expanduser()
+        if os.environ.get("XDG_DATA_HOME", "").startswith("/"):
+            return Path(os.environ["XDG_DATA_HOME"]) / "gptme" / "logs"
+        old = Path("~/.local/share/gptme").expanduser()
+        if old.exists():
+            return old / "logs"
+        from platformdirs import user_data_dir
+
+        return Path(user_data_dir("gptme")) / "logs"
+
+    def files(self, path: Path) -> list[Path]:
+        """The log named, a conversation's folder, or every conversation below the folder."""
+        if path.is_dir() and (path / LOG).is_file():
+            return [path / LOG]
+        return files_at(path, f"*/{LOG}", self.hint)
+
+    def load(self, file: Path) -> Loaded:
+        return Loaded(json_lines(file))
+
+    def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
+        turns, model = AgentTurns(), None
+        for n, r in enumerate(loaded.records):
+            role, text, time, source_id = r["role"], r["content"], r["timestamp"], str(n)
+            if r["hide"]:
+                continue
+            if role == "system" or (role == "user" and text.lstrip().startswith("<system>")):
+                turns.noted(text, f"gptme: {role}", "gptme", time, source_id)
+            elif role == "user" and text.strip():
+                turns.typed(text, time, source_id)
+            elif role == "assistant":
+                model = (r["metadata"] or {}).get("model") or model
+                if model:
+                    turns.answered_by(model, time, source_id)
+                turns.said(text, time, source_id)
+        found = turns.done()
+        if not any(t.role == "user" for t in found):
+            return []
+        return [ImportedConversation(source=self.source, source_id=file.parent.name, title="",
+                                     created=found[0].created, model=model, turns=found,
+                                     origin={"cwd": _workspace(file.parent)})]
 
 
-def _utc(stamp) -> str | None:
-    """gptme's time (``datetime.now().isoformat()``: local, no zone) in UTC."""
-    try:
-        moment = datetime.fromisoformat(str(stamp))
-    except ValueError:
-        return None
-    return iso(moment.astimezone(timezone.utc))  # a time without zone is taken as local
+READER = Gptme()
 
 
 def _workspace(folder: Path) -> str | None:
@@ -87,7 +100,7 @@ def _workspace(folder: Path) -> str | None:
 
     try:
         chat = tomllib.loads((folder / "config.toml").read_text(encoding="utf-8")).get("chat")
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     workspace = chat.get("workspace") if isinstance(chat, dict) else None
     return os.path.expanduser(workspace) if isinstance(workspace, str) else None

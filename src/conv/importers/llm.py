@@ -28,15 +28,10 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from ..errors import UsageError
-from ..format.model import ROLES, iso
-from . import (
-    ImportedConversation,
-    ImportedTurn,
-    first_question,
-    parse_time,
-    shared_prefix,
-    strictly_increasing,
-)
+from ..format.model import ROLES
+from . import ImportedConversation, ImportedTurn, shared_prefix
+from .boundary import Loaded, Reader, Unreadable
+from .shape import Count, Key, Maybe, Record, Tagged, Text, Time
 
 HINT = "llm's logs are at `llm logs path`"
 RESPONSE_COLUMNS = ("id", "model", "resolved_model", "prompt", "system", "response",
@@ -45,96 +40,138 @@ RESPONSE_COLUMNS = ("id", "model", "resolved_model", "prompt", "system", "respon
 TURN_COLUMNS = ("id", "thread_id", "parent_message_hash", "tip_message_hash", "model",
                 "resolved_model", "input_tokens", "output_tokens", "duration_ms",
                 "datetime_utc")
+THREAD_COLUMNS = ("id", "name", "tip_message_hash", "forked_from", "datetime_utc")
 NEW_TABLES = {"threads", "turns", "messages", "parts"}
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_TIMES = {"datetime_utc": Time, "duration_ms": Maybe(Count), "input_tokens": Maybe(Count),
+          "output_tokens": Maybe(Count)}
+_ROWS = {  # table -> the shape of its rows as conv reads them (ids may be numbers in old versions)
+    "conversations": Record({"id": Key, "name": Text, "model": Text}, required=("id",)),
+    "responses": Record({**dict.fromkeys(RESPONSE_COLUMNS, Text), "id": Key, "conversation_id": Key, **_TIMES},
+                        required=("id",)),
+    "fragment": Record({"response_id": Key, "kind": Text, "content": Text}, required=("response_id", "kind")),
+    "threads": Record({**dict.fromkeys(THREAD_COLUMNS, Text), "id": Key, "forked_from": Key,
+                       "datetime_utc": Time}, required=("id",)),
+    "turns": Record({**dict.fromkeys(TURN_COLUMNS, Text), "id": Key, "thread_id": Key, **_TIMES},
+                    required=("id", "thread_id")),
+    "messages": Record({"hash": Text, "parent_hash": Text, "role": Text}, required=("hash",)),
+    "parts": Record({"message_hash": Text, "text": Text, "payload": Text}, required=("message_hash",)),
+    "fragments": Record({"id": Key, "content": Text}, required=("id",)),
+}
 
 
-def read(path: Path) -> list[ImportedConversation]:
-    db = _open(path)
-    try:
-        tables = {row[0] for row in db.execute("select name from sqlite_master")}
-        if "responses" not in tables and "threads" not in tables:
-            raise UsageError(f"{path} is not llm's logs.db", HINT)
-        names = {}
-        if "conversations" in tables:
-            names = {r["id"]: r for r in _rows(db, "conversations", ("id", "name", "model"))}
-        found = _legacy(db, tables, names) if "responses" in tables else {}
-        if NEW_TABLES <= tables:
-            found.update(_threads(db, names, found))
-    except sqlite3.DatabaseError as e:
-        raise UsageError(f"cannot read {path} as llm's logs.db ({e})", HINT) from None
-    finally:
-        db.close()
-    return sorted(found.values(), key=lambda c: (c.created, c.source_id))
+class Llm(Reader):
+    source = "llm"
+    hint = HINT
+    per_session = False
+    record = Tagged("table", _ROWS)
+
+    def files(self, path: Path) -> list[Path]:
+        if not path.is_file():
+            raise UsageError(f"no llm log database at {path}", HINT)
+        return [path]
+
+    def load(self, file: Path) -> Loaded:
+        db = _open(file)
+        try:
+            tables = {row[0] for row in db.execute("select name from sqlite_master")}
+            if "responses" not in tables and "threads" not in tables:
+                raise Unreadable("it is not llm's logs.db")
+            return Loaded(list(_records(db, tables)))
+        except sqlite3.DatabaseError as e:
+            raise Unreadable(f"not llm's logs.db ({e})") from None
+        finally:
+            db.close()
+
+    def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
+        rows: dict[str, list[dict]] = {}
+        for record in loaded.records:
+            rows.setdefault(record["table"], []).append(record)
+        names = {r["id"]: r for r in rows.get("conversations", ())}
+        found = _legacy(rows, names)
+        if rows.get("threads"):
+            found.update(_threads(rows, names, found))
+        return sorted(found.values(), key=lambda c: (c.turns[0].created or EPOCH, c.source_id))
+
+
+READER = Llm()
 
 
 def _open(path: Path) -> sqlite3.Connection:
-    if not path.is_file():
-        raise UsageError(f"no llm log database at {path}", HINT)
     try:  # read-only: never migrate or lock the user's live llm database
         return sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
     except sqlite3.Error as e:
-        raise UsageError(f"cannot open {path} ({e})", HINT) from None
+        raise Unreadable(f"cannot open it ({e})") from None
 
 
-def _rows(db, table: str, wanted: tuple, tail: str = "") -> list[dict]:
-    """``wanted`` columns of ``table``, None for those this version lacks."""
+def _records(db, tables: set):
+    """Every row conv reads, as a record naming its table."""
+    if "conversations" in tables:
+        yield from _rows(db, "conversations", ("id", "name", "model"))
+    if "responses" in tables:
+        # Rows also logged as turns (the dual-write era) are read from the threads.
+        tail = "where id not in (select id from turns)" if "turns" in tables else ""
+        yield from _rows(db, "responses", RESPONSE_COLUMNS, tail)
+    for kind in ("prompt", "system"):
+        if {f"{kind}_fragments", "fragments"} <= tables:
+            for rid, content in db.execute(
+                    f'select x.response_id, f.content from "{kind}_fragments" x join fragments f'
+                    f' on f.id = x.fragment_id order by x.response_id, x."order"'):
+                yield {"table": "fragment", "response_id": rid, "kind": kind, "content": content}
+    if NEW_TABLES <= tables:
+        yield from _rows(db, "turns", TURN_COLUMNS)
+        yield from _rows(db, "threads", THREAD_COLUMNS)
+        yield from _rows(db, "messages", ("hash", "parent_hash", "role"))
+        for h, text, payload in db.execute("select message_hash, text, payload from parts where type = 'text'"
+                                           " order by message_hash, position"):
+            yield {"table": "parts", "message_hash": h, "text": text, "payload": payload}
+        if "fragments" in tables:
+            yield from _rows(db, "fragments", ("id", "content"))
+
+
+def _rows(db, table: str, wanted: tuple, tail: str = ""):
+    """``wanted`` columns of ``table`` (None for those this version lacks), each row a record naming its table."""
     present = {row[1] for row in db.execute(f'pragma table_info("{table}")')}
     columns = ", ".join(f'"{c}"' if c in present else f'null as "{c}"' for c in wanted)
-    return [dict(zip(wanted, row)) for row in db.execute(f'select {columns} from "{table}" {tail}')]
+    for row in db.execute(f'select {columns} from "{table}" {tail}'):
+        yield {"table": table, **dict(zip(wanted, row))}
 
 
-def _time(value) -> datetime:
-    try:
-        return parse_time(str(value))
-    except ValueError:
-        return EPOCH
+def _by_time(rows) -> list[dict]:
+    return sorted(rows, key=lambda r: (r["datetime_utc"] or EPOCH, r["id"]))
 
 
-def _answer(row: dict, start: datetime, text: str, source_id: str) -> ImportedTurn:
+def _answer(row: dict, start: datetime | None, text: str, source_id: str) -> ImportedTurn:
     """An assistant turn dated when the answer was complete, with its model
     (what the provider reported, else llm's model id) and usage."""
     usage = {k: row[c] for k, c in (("prompt_tokens", "input_tokens"),
                                     ("completion_tokens", "output_tokens"))
              if row[c] is not None}
-    end = start + timedelta(milliseconds=row["duration_ms"] or 0)
-    return ImportedTurn("assistant", text, iso(end), model=row["resolved_model"] or row["model"],
+    end = start + timedelta(milliseconds=min(row["duration_ms"] or 0, 1 << 40)) if start else None
+    return ImportedTurn("assistant", text, end, model=row["resolved_model"] or row["model"],
                         usage=usage or None, source_id=source_id)
 
 
 # -- up to llm 0.31: conversations + responses -------------------------------------
 
 
-def _legacy(db, tables: set, names: dict) -> dict[str, ImportedConversation]:
-    # Rows also logged as turns (the dual-write era) are read from the threads.
-    tail = "where id not in (select id from turns)" if "turns" in tables else ""
-    rows = _rows(db, "responses", RESPONSE_COLUMNS, tail)
-    fragments = _legacy_fragments(db, tables)
+def _legacy(rows: dict, names: dict) -> dict[str, ImportedConversation]:
+    fragments: dict[tuple, list[str]] = {}  # (response id, "prompt"|"system") -> fragment texts in order
+    for f in rows.get("fragment", ()):
+        fragments.setdefault((f["response_id"], f["kind"]), []).append(f["content"] or "")
     groups: dict[str, list[dict]] = {}
-    for row in sorted(rows, key=lambda r: (_time(r["datetime_utc"]), str(r["id"]))):
+    for row in _by_time(rows.get("responses", ())):
         groups.setdefault(row["conversation_id"] or row["id"], []).append(row)
     found = {cid: _legacy_conversation(cid, rows, names.get(cid, {}), fragments)
              for cid, rows in groups.items()}
     return {cid: conv for cid, conv in found.items() if conv.turns}
 
 
-def _legacy_fragments(db, tables: set) -> dict[tuple, list[str]]:
-    """(response id, "prompt"|"system") -> fragment texts in order."""
-    out: dict[tuple, list[str]] = {}
-    for kind in ("prompt", "system"):
-        if {f"{kind}_fragments", "fragments"} <= tables:
-            for rid, content in db.execute(
-                    f'select x.response_id, f.content from "{kind}_fragments" x join fragments f'
-                    f' on f.id = x.fragment_id order by x.response_id, x."order"'):
-                out.setdefault((rid, kind), []).append(content or "")
-    return out
-
-
 def _legacy_conversation(cid: str, rows: list[dict], meta: dict, fragments: dict):
     turns: list[ImportedTurn] = []
     system = None
     for row in rows:
-        rid, start = row["id"], _time(row["datetime_utc"])
+        rid, start = row["id"], row["datetime_utc"]
         # How llm assembled what it sent (Prompt.prompt and Prompt.system).
         pieces = fragments.get((rid, "prompt"), []) + ([row["prompt"]] if row["prompt"] else [])
         prompt = "\n".join(pieces)
@@ -142,33 +179,27 @@ def _legacy_conversation(cid: str, rows: list[dict], meta: dict, fragments: dict
         system_text = "\n\n".join(b.strip() for b in bits if b.strip())
         if system_text and system_text != system:  # a system prompt once, or when it changes
             system = system_text
-            turns.append(ImportedTurn("system", system, iso(start), source_id=f"{rid}:system"))
+            turns.append(ImportedTurn("system", system, start, source_id=f"{rid}:system"))
         if prompt:
-            turns.append(ImportedTurn("user", prompt, iso(start), source_id=f"{rid}:user"))
+            turns.append(ImportedTurn("user", prompt, start, source_id=f"{rid}:user"))
         if row["response"]:
             turns.append(_answer(row, start, row["response"], f"{rid}:assistant"))
-    strictly_increasing(turns)
     first = rows[0]
     return ImportedConversation(
-        source="llm", source_id=cid, title=meta.get("name") or first_question(turns),
-        created=iso(_time(first["datetime_utc"])),
+        source="llm", source_id=cid, title=meta.get("name") or "", created=first["datetime_utc"],
         model=meta.get("model") or first["resolved_model"] or first["model"], turns=turns)
 
 
 # -- llm 0.32 and later: threads, turns, messages, parts ----------------------------
 
 
-def _threads(db, names: dict, legacy: dict) -> dict[str, ImportedConversation]:
-    parents = {h: (parent, role) for h, parent, role in
-               db.execute("select hash, parent_hash, role from messages")}
-    texts = _texts(db)
+def _threads(rows: dict, names: dict, legacy: dict) -> dict[str, ImportedConversation]:
+    parents = {m["hash"]: (m["parent_hash"], m["role"]) for m in rows.get("messages", ())}
+    texts = _texts(rows)
     calls: dict[str, list[dict]] = {}
-    for row in sorted(_rows(db, "turns", TURN_COLUMNS),
-                      key=lambda r: (_time(r["datetime_utc"]), str(r["id"]))):
+    for row in _by_time(rows.get("turns", ())):
         calls.setdefault(row["thread_id"], []).append(row)
-    threads = sorted(_rows(db, "threads", ("id", "name", "tip_message_hash", "forked_from",
-                                           "datetime_utc")),
-                     key=lambda r: (_time(r["datetime_utc"]), str(r["id"])))
+    threads = _by_time(rows.get("threads", ()))
     found: dict[str, ImportedConversation] = {}
     dated: dict[str, dict] = {}
     for thread in threads:
@@ -187,18 +218,16 @@ def _threads(db, names: dict, legacy: dict) -> dict[str, ImportedConversation]:
             while n < min(len(turns), len(old.turns)) and _same(turns[n], old.turns[n]):
                 n += 1
             turns = old.turns[:n] + turns[n:]
-        strictly_increasing(turns)
         if not turns:
             continue
         meta = names.get(tid, {})
         found[tid] = ImportedConversation(
-            source="llm", source_id=tid,
-            title=meta.get("name") or thread["name"] or first_question(turns),
-            created=turns[0].created,
-            model=meta.get("model") or own[0]["resolved_model"] or own[0]["model"], turns=turns)
+            source="llm", source_id=tid, title=meta.get("name") or thread["name"] or "",
+            created=turns[0].created, model=meta.get("model") or own[0]["resolved_model"] or own[0]["model"],
+            turns=turns)
     forked_from = {t["id"]: t["forked_from"] for t in threads}
     for tid, conversation in found.items():
-        origin = found.get(forked_from[tid] or "")
+        origin = found.get(forked_from.get(tid) or "")
         if origin:
             conversation.fork_of = origin.source_id
             conversation.fork_at = shared_prefix(origin.turns, conversation.turns)
@@ -209,30 +238,28 @@ def _same(a: ImportedTurn, b: ImportedTurn) -> bool:
     return (a.role, a.content) == (b.role, b.content)
 
 
-def _texts(db) -> dict[str, str]:
+def _texts(rows: dict) -> dict[str, str]:
     """Message hash -> its text parts joined (reasoning, tool calls and
     attachments left out), fragment references resolved."""
-    fragments: dict[int, str] = {}
-
-    def fragment(fid) -> str:
-        if fid not in fragments:
-            row = db.execute("select content from fragments where id = ?", (fid,)).fetchone()
-            fragments[fid] = (row[0] if row else "") or ""
-        return fragments[fid]
-
+    fragments = {f["id"]: f["content"] or "" for f in rows.get("fragments", ())}
     out: dict[str, str] = {}
-    for h, text, payload in db.execute(
-            "select message_hash, text, payload from parts where type = 'text'"
-            " order by message_hash, position"):
-        if text is None and payload:
-            try:
-                refs = json.loads(payload).get("text_ref") or []
-            except (ValueError, AttributeError):
-                refs = []
-            text = "".join(r["literal"] if "literal" in r else fragment(r.get("fragment"))
-                           for r in refs)
-        out[h] = out.get(h, "") + (text or "")
+    for part in rows.get("parts", ()):
+        text = part["text"]
+        if text is None and part["payload"]:
+            text = "".join(r["literal"] if "literal" in r else fragments.get(str(r.get("fragment")), "")
+                           for r in _text_refs(part["payload"]))
+        out[part["message_hash"]] = out.get(part["message_hash"], "") + (text or "")
     return out
+
+
+def _text_refs(payload: str) -> list[dict]:
+    """A part's ``text_ref``: literal texts and fragment references (none, when it is not that)."""
+    try:
+        refs = json.loads(payload).get("text_ref")
+    except (ValueError, AttributeError, RecursionError):
+        return []
+    return [r for r in refs if isinstance(r, dict) and isinstance(r.get("literal", ""), str)
+            and isinstance(r.get("fragment", 0), (int, str))] if isinstance(refs, list) else []
 
 
 def _chain(parents: dict, tip: str | None) -> list[str]:
@@ -250,7 +277,7 @@ def _dates(parents: dict, calls: list[dict], inherited: dict) -> dict[str, tuple
     sent first is dated at its start, what it produced at its end."""
     dates = dict(inherited)
     for call in calls:
-        start = _time(call["datetime_utc"])
+        start = call["datetime_utc"]
         sent = _chain(parents, call["parent_message_hash"])
         for h in sent:
             dates.setdefault(h, (start, None))
@@ -259,9 +286,9 @@ def _dates(parents: dict, calls: list[dict], inherited: dict) -> dict[str, tuple
     return dates
 
 
-def _message(h: str, role: str, text: str, start: datetime, call: dict | None):
+def _message(h: str, role: str, text: str, start: datetime | None, call: dict | None):
     if role not in ROLES or not text.strip():
         return None  # tool calls and results, reasoning-only or empty messages
     if role == "assistant" and call is not None:
         return _answer(call, start, text, h)
-    return ImportedTurn(role, text, iso(start), source_id=h)
+    return ImportedTurn(role, text, start, source_id=h)

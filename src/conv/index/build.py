@@ -7,7 +7,7 @@ from collections import deque, namedtuple
 from collections.abc import Callable
 
 from ..format.ids import turn_time
-from ..format.model import usage_totals
+from ..format.usage import usage_totals
 from ..home import progress
 from ..pool import workers
 from ..store import Store

@@ -1,7 +1,8 @@
 """A conversation as ``conv show`` and chat's /show print it: Markdown on a
 terminal, plain Markdown when piped."""
 
-from ..format.model import Conversation, usage_totals
+from ..format.model import Conversation
+from ..format.usage import usage_totals
 from .render import ago, count, dollars, transcript
 
 

@@ -1,0 +1,221 @@
+"""The one way in for everything foreign: another tool's files (and a
+teammate's side ref, importers/project.py). A reader says how its files are
+found and loaded and what one record looks like (``Reader``); ``read_file``
+is the only loop over the records: it checks each against the reader's
+shape (shape.py), leaves out and counts those that do not fit, names a file
+that cannot be read, and hands the reader only records it may trust. What
+the reader makes of them is checked once more, turn by turn, before it
+becomes a conversation (``checked_turns``): a role conv knows, text, a time
+(one that cannot be used is dated by the turns around it, the one rule for
+every source), usage as counts.
+
+Nothing a file holds ends the import: a file that cannot be read is one line
+("FILE: not read: why"), records left out are one line a file ("3 records of
+FILE left out: …"), and the other files go on.
+"""
+
+from collections import Counter
+from collections.abc import Iterable
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from ..format.model import ROLES, iso, title_from
+from ..format.usage import usage_of
+from ..records import dataclass, field
+from .imported import ImportedConversation, ImportedTurn
+from .shape import Anything, Misfit, Shape, moment
+
+MOST_LINE = 200  # characters kept of a model's name or a title
+# What a reader's own code may still raise on input its shapes let through: the
+# file is then named as not read, never a traceback (the hostile-file tests hold
+# the readers to never needing it).
+NOT_UNDERSTOOD = (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError, OverflowError)
+
+
+class Unreadable(Exception):
+    """A whole file that cannot be read; its text says why, for the one line naming the file."""
+
+
+@dataclass
+class Unparsed:
+    """A record a loader could not even parse (a line that is no JSON): counted as left out, with ``why``."""
+
+    why: str
+
+
+@dataclass
+class Loaded:
+    records: list  # as found: each is checked against the reader's ``record`` shape
+    head: dict = field(default_factory=dict)  # what the file says once, about them all (aichat's model)
+
+
+class Reader:
+    """How one tool's files become conversations; each importer is one of these.
+
+    - ``source``: the name ``conv import --from`` takes; ``hint``: where the
+      tool keeps its files, said when a path is wrong.
+    - ``record``: the shape of one record; ``load`` finds the records of a
+      file (raising Unreadable when it cannot); ``conversations`` makes
+      conversations of the records that fit.
+    - ``per_session``: one file a session, so that only files that changed
+      are read again; ``keeps_no_ids``: no ids or times to know a turn by
+      (matched by text on a second import, importers.continue_stored).
+    """
+
+    source = ""
+    hint = ""
+    record: Shape = Anything
+    per_session = True
+    keeps_no_ids = False
+
+    def default_path(self) -> Path | None:
+        """Where the tool keeps its files on this machine (None: it has no such place)."""
+        return None
+
+    def files(self, path: Path) -> list[Path]:
+        """The files of the tool's at ``path``: the one named, or those in the folder."""
+        raise NotImplementedError
+
+    def load(self, file: Path) -> Loaded:
+        raise NotImplementedError
+
+    def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
+        raise NotImplementedError
+
+
+@dataclass
+class Found:
+    """What one file gave: its conversations, and the lines saying what of it was left out."""
+
+    conversations: list
+    said: list = field(default_factory=list)
+
+    @property
+    def whole(self) -> bool:
+        """Read with nothing left out: it need not be read again until it changes."""
+        return not self.said
+
+
+def read_file(reader: Reader, file: Path) -> Found:
+    """The one loop over a file's records: each checked against the reader's shape."""
+    try:
+        loaded = reader.load(file)
+    except Unreadable as exc:
+        return Found([], [f"{file}: not read: {exc}"])
+    except OSError as exc:
+        return Found([], [f"{file}: not read: {exc.strerror or exc}"])
+    records, misfits = fitting(loaded.records, reader.record)
+    said = [_left_out(file, Counter(misfits))] if misfits else []
+    try:
+        found = reader.conversations(Loaded(records, loaded.head), file)
+    except NOT_UNDERSTOOD as exc:
+        return Found([], [*said, f"{file}: not read: a record conv could not make sense of ({type(exc).__name__})"])
+    end = _changed(file)
+    for conversation in found:
+        said += _finished(conversation, file, end)
+    return Found([c for c in found if c.turns], said)
+
+
+def fitting(records: Iterable, shape: Shape) -> tuple[list, list[str]]:
+    """The one loop over foreign records: (those that fit ``shape``, as it
+    checked them; why each other one does not). A record the shape passes
+    over (None: not part of a conversation) is in neither."""
+    kept, misfits = [], []
+    for record in records:
+        if isinstance(record, Unparsed):
+            misfits.append(record.why)
+            continue
+        try:
+            checked = shape.check(record)
+        except Misfit as misfit:
+            misfits.append(misfit.why)
+            continue
+        if checked is not None:
+            kept.append(checked)
+    return kept, misfits
+
+
+def _left_out(file: Path, misfits: Counter) -> str:
+    count = sum(misfits.values())
+    reasons = "; ".join(f"{why}" + (f" ({n})" if n > 1 else "") for why, n in misfits.most_common(3))
+    more = f"; and {len(misfits) - 3} other reasons" if len(misfits) > 3 else ""
+    return f"{count} record{'s' if count != 1 else ''} of {file} left out: {reasons}{more}"
+
+
+def _changed(file: Path) -> datetime:
+    try:
+        return datetime.fromtimestamp(file.stat().st_mtime, timezone.utc)
+    except (OSError, ValueError, OverflowError):
+        return datetime.now(timezone.utc)
+
+
+def _finished(conversation: ImportedConversation, file: Path, end: datetime) -> list[str]:
+    """The conversation's turns checked and dated, its own fields made safe; what was left out, said."""
+    turns, dropped = checked_turns(conversation.turns)
+    start = moment(conversation.created)
+    conversation.turns = dated(turns, start, end)
+    conversation.created = iso(start) if start else (conversation.turns[0].created if conversation.turns else iso(end))
+    conversation.title = one_line(conversation.title) or title_from(
+        next((t.content for t in conversation.turns if t.role == "user"), ""))
+    conversation.model = one_line(conversation.model) or None
+    conversation.origin = {k: v for k, v in conversation.origin.items() if isinstance(v, str) and v}
+    said = list(conversation.skipped)
+    if dropped:
+        said.append(f"{dropped} turn{'s' if dropped != 1 else ''} of {conversation.source_id} in {file} left out: "
+                    "no role conv knows, or no text")
+    conversation.skipped = []
+    return said
+
+
+def checked_turns(turns: Iterable[ImportedTurn]) -> tuple[list[ImportedTurn], int]:
+    """What becomes a turn, checked in one place: (the turns that may, how many may not)."""
+    out, dropped = [], 0
+    for turn in turns:
+        if turn.role not in ROLES or not isinstance(turn.content, str):
+            dropped += 1
+            continue
+        turn.content = turn.content.replace("\x00", "")
+        turn.model = one_line(turn.model) or None
+        turn.usage = _usage(turn.usage)
+        turn.thinking = turn.thinking if isinstance(turn.thinking, str) and turn.thinking else None
+        turn.source_id = str(turn.source_id)
+        out.append(turn)
+    return out, dropped
+
+
+def _usage(usage) -> dict | None:
+    """Usage as conv keeps it (format.usage.usage_of): token counts and a cost, numbers, nothing else."""
+    return usage_of(usage) if isinstance(usage, dict) else None
+
+
+def one_line(text) -> str:
+    """A name or title on one line, of a sane length."""
+    if not isinstance(text, str):
+        return ""
+    return " ".join(text.split())[:MOST_LINE]
+
+
+def dated(turns: list[ImportedTurn], start: datetime | None, end: datetime) -> list[ImportedTurn]:
+    """Every turn an ISO time, strictly after the one before it (conv orders
+    turns by the time in their names). A turn without a usable time comes 1 ms
+    after the one before it; those before the first dated one, 1 ms apart
+    just before it; with no time at all, from the conversation's own start,
+    else ending at the file's last change (shell-gpt and aichat keep none). A
+    turn conv itself named (its own export) keeps its time: its name orders it."""
+    moments = [moment(t.created) for t in turns]
+    first = next((n for n, m in enumerate(moments) if m is not None), None)
+    step = timedelta(milliseconds=1)
+    if first is None:
+        anchor = start if start is not None else end - step * max(len(turns) - 1, 0)
+        moments = [anchor + step * n for n in range(len(turns))]
+    else:
+        for n in range(first - 1, -1, -1):
+            moments[n] = moments[n + 1] - step
+    previous = None
+    for turn, when in zip(turns, moments):
+        when = when.replace(microsecond=when.microsecond // 1000 * 1000) if when else None  # conv's precision
+        kept = turn.name is not None and when is not None  # conv's own turn: its name orders it, its time stays
+        if when is None or (previous is not None and when <= previous and not kept):
+            when = previous + step
+        turn.created, previous = iso(when), when
+    return turns

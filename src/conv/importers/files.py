@@ -1,0 +1,144 @@
+"""Finding a tool's files and loading them as records, for the readers
+(boundary.py checks the records). Loading never trusts a file: one that
+cannot be read, is no JSON (or YAML) of the kind expected, nests without end,
+or uses YAML aliases (a billion-laughs file expands to gigabytes) raises
+``Unreadable`` with the reason, said in one line naming the file."""
+
+import json
+import os
+import re
+from pathlib import Path
+
+from ..errors import UsageError
+from .boundary import Unparsed, Unreadable
+
+MOST_BYTES = 512 * 1024 * 1024  # a session file past this is no session: named, not read
+
+
+def files_at(path: Path, pattern: str, hint: str) -> list[Path]:
+    """A source's files at ``path``: the one named, or those in the folder
+    that ``pattern`` matches (dot files left out), each once however many
+    names reach it (a symlink to a file beside it); one line when neither is there."""
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        if path.exists():
+            raise UsageError(f"{path} is neither a file nor a folder", hint)
+        raise UsageError(f"no such file or folder: {path}", hint)
+    found, seen = [], set()
+    for file in sorted(path.glob(pattern)):
+        if file.name.startswith(".") or not file.is_file():
+            continue
+        try:
+            real = os.path.realpath(file)
+        except (OSError, ValueError):
+            continue
+        if real not in seen:
+            seen.add(real)
+            found.append(file)
+    return found
+
+
+def raw(file: Path) -> bytes:
+    """The bytes of ``file`` (Unreadable: a folder, a device, too big)."""
+    try:
+        with open(file, "rb") as f:
+            if not os.path.isfile(file) or os.fstat(f.fileno()).st_size > MOST_BYTES:
+                raise Unreadable("not a regular file of a sane size")
+            return f.read()
+    except OSError as exc:
+        raise Unreadable(exc.strerror or str(exc)) from None
+
+
+def json_lines(file: Path) -> list:
+    """A JSON record a line (a line that is no JSON is counted as left out:
+    the last one may be half-written while the tool is still going)."""
+    text = raw(file).decode("utf-8", "replace")
+    decode = json.JSONDecoder().decode
+    out = []
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.strip():
+            try:
+                out.append(decode(line))
+            except ValueError:
+                out.append(Unparsed(f"line {number} is no JSON (half-written?)"))
+            except RecursionError:
+                out.append(Unparsed(f"line {number} is JSON nested too deeply"))
+    return out
+
+
+def json_document(file: Path):
+    """The one JSON value ``file`` holds."""
+    return json_value(raw(file))
+
+
+def json_value(data: bytes):
+    """The JSON value ``data`` holds; a list whose items nest past what can be
+    read is read item by item, those items counted as left out (a list of
+    conversations: one hostile conversation does not cost the others)."""
+    text = data.decode("utf-8", "replace")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise Unreadable(f"not JSON ({exc.msg.lower()}, line {exc.lineno})") from None
+    except RecursionError:
+        items = _items(text)
+        if items is None:
+            raise Unreadable("JSON nested too deeply") from None
+        return items
+
+
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},]')
+
+
+def _items(text: str) -> list | None:
+    """A top-level JSON list's items parsed one by one (one nested too deeply: Unparsed); None when it is no list."""
+    if not text.lstrip().startswith("["):
+        return None
+    out, depth, start = [], 0, None
+    for token in _TOKENS.finditer(text):
+        mark = token[0]
+        if mark in "[{":
+            depth += 1
+            if depth == 1:
+                start = token.end()
+        elif mark in "]}":
+            depth -= 1
+        if start is not None and depth in (0, 1) and mark in ",]" and (mark == "," or depth == 0):
+            piece = text[start:token.start()]
+            start = token.end()
+            if piece.strip():
+                out.append(_item(piece, len(out) + 1))
+            if depth == 0:
+                return out
+    return None
+
+
+def _item(piece: str, n: int):
+    try:
+        return json.loads(piece)
+    except ValueError:
+        return Unparsed(f"item {n} is no JSON")
+    except RecursionError:
+        return Unparsed(f"item {n} is JSON nested too deeply")
+
+
+def yaml_document(file: Path):
+    """The one YAML value ``file`` holds, refused when it uses aliases."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.events import AliasEvent
+
+    data = raw(file)
+    yaml = YAML(typ="safe")
+    try:
+        if any(isinstance(event, AliasEvent) for event in yaml.parse(data)):
+            raise Unreadable("YAML with aliases (*name), which aichat never writes")
+        return yaml.load(data)
+    except Unreadable:
+        raise
+    except RecursionError:
+        raise Unreadable("YAML nested too deeply") from None
+    except Exception as exc:  # noqa: BLE001 - ruamel raises many types; all mean "not YAML"
+        mark, problem = getattr(exc, "problem_mark", None), getattr(exc, "problem", None)
+        where = f", line {mark.line + 1}" if mark is not None else ""
+        raise Unreadable(f"not YAML ({problem or type(exc).__name__}{where})") from None

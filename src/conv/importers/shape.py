@@ -1,0 +1,257 @@
+"""What a record from another tool may hold, declared before anything of it
+is trusted (as atuin gives each import source a typed record and drops a line
+that does not fit). A reader declares its record as a ``Shape``; the import's
+one loop (boundary.py) checks every record against it, and a record that
+does not fit is left out and counted with the reason, never half-read.
+
+``check(value)`` returns what the reader may rely on (a record: a new dict
+of its declared keys only, each of its declared type, a missing optional key
+as None) or raises ``Misfit`` naming where and why. Times are never a misfit:
+one that cannot be used is None, and the boundary dates that turn by the ones
+around it. Nothing here recurses on the input: a record nested ten thousand
+deep costs what its size costs, and is refused past ``DEEPEST``.
+"""
+
+import math
+from datetime import datetime, timezone
+
+DEEPEST = 64  # levels of nesting a free-form value (a tool call's input) may have
+EARLIEST, LATEST = datetime(1970, 1, 1, tzinfo=timezone.utc), datetime(9999, 1, 1, tzinfo=timezone.utc)
+
+
+class Misfit(Exception):
+    """A value that does not have the shape declared for it."""
+
+    def __init__(self, why: str):
+        super().__init__(why)
+        self.why = why
+
+
+def _kind(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _at(where: str, why: str) -> Misfit:
+    return Misfit(f"{where}: {why}" if where else why)
+
+
+class Shape:
+    """A declared shape; ``check`` returns the value as the reader gets it."""
+
+    def check(self, value, where: str = ""):
+        raise NotImplementedError
+
+
+class _Text(Shape):
+    def check(self, value, where=""):
+        if not isinstance(value, str):
+            raise _at(where, f"{_kind(value)}, not text")
+        return value
+
+
+class _Count(Shape):
+    """A whole number of things, zero or more (tokens)."""
+
+    def check(self, value, where=""):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise _at(where, f"{_kind(value) if not isinstance(value, int) or isinstance(value, bool) else value}, "
+                             "not a count")
+        return value
+
+
+class _Key(Shape):
+    """An id: text, or a whole number (old databases), as text."""
+
+    def check(self, value, where=""):
+        if isinstance(value, str):
+            return value
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        raise _at(where, f"{_kind(value)}, not an id")
+
+
+class _Number(Shape):
+    def check(self, value, where=""):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise _at(where, f"{_kind(value)}, not a number")
+        return value
+
+
+class _Flag(Shape):
+    def check(self, value, where=""):
+        if not isinstance(value, bool):
+            raise _at(where, f"{_kind(value)}, not true or false")
+        return value
+
+
+class _Time(Shape):
+    """An ISO 8601 time or seconds since 1970, as an aware UTC datetime;
+    None when it is neither, or outside 1970-9999 (naive times are UTC: llm
+    wrote ``datetime.utcnow()`` in early versions)."""
+
+    def check(self, value, where=""):
+        return moment(value)
+
+
+def moment(value) -> datetime | None:
+    """A time as ``Time`` reads it (None: no usable time)."""
+    try:
+        if isinstance(value, str):
+            found = datetime.fromisoformat(value.strip().replace(" ", "T", 1).replace("Z", "+00:00"))
+            found = found if found.tzinfo else found.replace(tzinfo=timezone.utc)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            found = datetime.fromtimestamp(value, timezone.utc)
+        elif isinstance(value, datetime):  # YAML reads unquoted times as datetimes
+            found = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+        else:
+            return None
+        found = found.astimezone(timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return found if EARLIEST <= found < LATEST else None
+
+
+class _Anything(Shape):
+    """Any JSON value of at most DEEPEST levels (kept as it is: a tool's input, shown as JSON)."""
+
+    def check(self, value, where=""):
+        stack = [(value, 0)]
+        while stack:
+            item, depth = stack.pop()
+            if isinstance(item, (dict, list)):
+                if depth >= DEEPEST:
+                    raise _at(where, f"nested deeper than {DEEPEST} levels")
+                if isinstance(item, dict) and not all(isinstance(k, str) for k in item):
+                    raise _at(where, "an object with keys that are no text")
+                stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+            elif not (item is None or isinstance(item, (str, int, float, bool))):
+                raise _at(where, f"{_kind(item)}, not a JSON value")
+        return value
+
+
+Text, Key, Count, Number, Flag, Time, Anything = _Text(), _Key(), _Count(), _Number(), _Flag(), _Time(), _Anything()
+
+
+class Opt(Shape):
+    """``shape``, or nothing (None or absent: None)."""
+
+    def __init__(self, shape: Shape):
+        self.shape = shape
+
+    def check(self, value, where=""):
+        return None if value is None else self.shape.check(value, where)
+
+
+class Maybe(Shape):
+    """``shape`` where it fits, else None: for what the words do not depend on
+    (a token count), which a record keeps without."""
+
+    def __init__(self, shape: Shape):
+        self.shape = shape
+
+    def check(self, value, where=""):
+        try:
+            return self.shape.check(value, where)
+        except Misfit:
+            return None
+
+
+class OneOf(Shape):
+    """The first of ``shapes`` that fits."""
+
+    def __init__(self, *shapes: Shape, what: str):
+        self.shapes, self.what = shapes, what
+
+    def check(self, value, where=""):
+        for shape in self.shapes:
+            try:
+                return shape.check(value, where)
+            except Misfit:
+                continue
+        raise _at(where, f"{_kind(value)}, not {self.what}")
+
+
+class ListOf(Shape):
+    """A list whose every item has ``shape``; with ``drop``, items that do not are left out."""
+
+    def __init__(self, shape: Shape, drop: bool = False):
+        self.shape, self.drop = shape, drop
+
+    def check(self, value, where=""):
+        if not isinstance(value, list):
+            raise _at(where, f"{_kind(value)}, not a list")
+        out = []
+        for n, item in enumerate(value):
+            try:
+                out.append(self.shape.check(item, f"{where}[{n}]"))
+            except Misfit:
+                if not self.drop:
+                    raise
+        return out
+
+
+class MapOf(Shape):
+    """An object whose keys are text and whose every value has ``shape``."""
+
+    def __init__(self, shape: Shape):
+        self.shape = shape
+
+    def check(self, value, where=""):
+        if not isinstance(value, dict):
+            raise _at(where, f"{_kind(value)}, not an object")
+        return {str(k): self.shape.check(v, f"{where}.{k}" if where else str(k)) for k, v in value.items()}
+
+
+class Record(Shape):
+    """An object with these keys (others ignored): ``required`` must be there
+    and not null; any other may be absent or null (then None)."""
+
+    def __init__(self, fields: dict[str, Shape], required: tuple[str, ...] = ()):
+        self.fields, self.required = fields, required
+
+    def check(self, value, where=""):
+        if not isinstance(value, dict):
+            raise _at(where, f"{_kind(value)}, not an object")
+        out = {}
+        for key, shape in self.fields.items():
+            inner = f"{where}.{key}" if where else key
+            item = value.get(key)
+            if item is None:
+                if key in self.required:
+                    raise _at(inner, "missing")
+                out[key] = None
+            else:
+                out[key] = shape.check(item, inner)
+        return out
+
+
+class Tagged(Shape):
+    """An object whose ``key`` says which record it is; a kind not named has
+    the shape ``other``, or with none is not part of the conversation (None:
+    passed over, not a misfit)."""
+
+    def __init__(self, key: str, kinds: dict[str, Record], other: Record | None = None):
+        self.key, self.kinds, self.other = key, kinds, other
+
+    def check(self, value, where=""):
+        if not isinstance(value, dict):
+            raise _at(where, f"{_kind(value)}, not an object")
+        kind = value.get(self.key)
+        shape = (self.kinds.get(kind) if isinstance(kind, str) else None) or self.other
+        if shape is None:
+            return None
+        checked = shape.check(value, where)
+        checked[self.key] = kind if isinstance(kind, str) else None
+        return checked

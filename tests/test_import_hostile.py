@@ -1,0 +1,353 @@
+"""Every importer against malformed and hostile files (issue 34, part 2):
+nothing a file holds is a traceback, moves the branch over half-checked data
+or harms what the store holds. What a record may hold is checked at the one
+ingest boundary (conv/importers/boundary.py): a record that does not fit is
+left out and counted, a file that cannot be read is named, the import goes
+on. The property tests mutate valid records of every source at random and
+hold the readers to never needing the boundary's last guard (a record "conv
+could not make sense of"): the shapes must catch it all first."""
+
+import json
+import os
+import re
+import sqlite3
+import string
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import fails, fsck_clean, git, ok, run_conv
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conv.format import ids
+from conv.importers import READERS, read, turn_name
+
+T0 = "2026-11-26T10:00:00.000Z"
+
+CLAUDE = [
+    {"type": "user", "uuid": "u1", "parentUuid": None, "timestamp": T0, "sessionId": "s1", "cwd": "/w",
+     "gitBranch": "main", "message": {"role": "user", "content": "what is in notes.txt?"}},
+    {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "timestamp": "2026-11-26T10:00:01.000Z",
+     "message": {"role": "assistant", "model": "claude-x", "id": "msg1",
+                 "usage": {"input_tokens": 10, "output_tokens": 3, "cache_read_input_tokens": 5},
+                 "content": [{"type": "thinking", "thinking": "read it"},
+                             {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "notes.txt"}}]}},
+    {"type": "user", "uuid": "r1", "parentUuid": "a1", "timestamp": "2026-11-26T10:00:02.000Z",
+     "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "hello"}]}},
+    {"type": "assistant", "uuid": "a2", "parentUuid": "r1", "timestamp": "2026-11-26T10:00:03.000Z",
+     "message": {"role": "assistant", "model": "claude-x", "id": "msg2",
+                 "usage": {"input_tokens": 20, "output_tokens": 4},
+                 "content": [{"type": "text", "text": "It says hello."}]}},
+    {"type": "summary", "summary": "notes"},
+]
+CODEX = [
+    {"timestamp": T0, "type": "session_meta", "payload": {"id": "th1", "cwd": "/w", "git": {"branch": "main"}}},
+    {"timestamp": T0, "type": "turn_context", "payload": {"model": "gpt-x"}},
+    {"timestamp": T0, "type": "response_item", "payload": {"type": "message", "role": "user",
+                                                           "content": [{"type": "input_text", "text": "list files"}]}},
+    {"timestamp": "2026-11-26T10:00:01.000Z", "type": "response_item",
+     "payload": {"type": "function_call", "name": "shell", "call_id": "c1", "arguments": "{\"command\": [\"ls\"]}"}},
+    {"timestamp": "2026-11-26T10:00:02.000Z", "type": "response_item",
+     "payload": {"type": "function_call_output", "call_id": "c1", "output": "a.txt"}},
+    {"timestamp": "2026-11-26T10:00:03.000Z", "type": "response_item",
+     "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "One: a.txt"}]}},
+    {"timestamp": "2026-11-26T10:00:03.000Z", "type": "event_msg",
+     "payload": {"type": "token_count", "info": {"last_token_usage": {"input_tokens": 30, "output_tokens": 6}}}},
+]
+GPTME = [
+    {"role": "user", "content": "hi", "timestamp": "2026-11-26T10:00:00"},
+    {"role": "assistant", "content": "hello", "timestamp": "2026-11-26T10:00:01", "metadata": {"model": "m"}},
+    {"role": "system", "content": "tool output", "timestamp": "2026-11-26T10:00:02"},
+]
+SGPT = [{"role": "system", "content": "You are ShellGPT"}, {"role": "user", "content": "list files"},
+        {"role": "assistant", "content": "",
+         "tool_calls": [{"id": "c1", "function": {"name": "ls", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "a.txt"}, {"role": "assistant", "content": "a.txt"}]
+AICHAT = {"model": "openai:gpt-x", "messages": [
+    {"role": "system", "content": "be brief"}, {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+    {"role": "tool", "content": {"tool_results": [{"call": {"id": "c1", "name": "fs", "arguments": {"p": 1}},
+                                                   "output": {"ok": True}}]}},
+    {"role": "assistant", "content": "hello"}]}
+CHATGPT = [{"id": "c1", "title": "t", "create_time": 1764151200.0, "current_node": "n3", "mapping": {
+    "n1": {"parent": None, "children": ["n2"], "message": None},
+    "n2": {"parent": "n1", "children": ["n3"], "message": {
+        "id": "n2", "author": {"role": "user"}, "create_time": 1764151201.0,
+        "content": {"content_type": "text", "parts": ["hi"]}, "metadata": {}}},
+    "n3": {"parent": "n2", "children": [], "message": {
+        "id": "n3", "author": {"role": "assistant"}, "create_time": 1764151202.0,
+        "content": {"content_type": "text", "parts": ["hello"]}, "metadata": {"model_slug": "gpt-x"},
+        "recipient": "all"}}}}]
+CONV = [{"id": "k3f9x2ab7q4m", "title": "t", "created": T0, "tags": ["a"], "status": "done",
+         "turns": [{"name": "20261126-100000.000-aaaa-user", "role": "user", "content": "hi", "created": T0},
+                   {"name": "20261126-100001.000-bbbb-assistant", "role": "assistant", "content": "hello",
+                    "created": "2026-11-26T10:00:01.000Z", "usage": {"prompt_tokens": 3, "completion_tokens": 1},
+                    "files": [{"name": "a.txt", "type": "text/plain", "data_base64": "aGk="}]}]}]
+
+
+LINES = ("claude-code", "codex", "gptme")  # a JSON record a line
+
+
+def dumped(value) -> str:
+    """JSON of ``value``; ``Deep(n)`` as n nested lists (past what json.dumps can write)."""
+    text = json.dumps(value, default=lambda deep: f"@deep{deep.n}@")
+    return re.sub(r'"@deep(\d+)@"', lambda m: "[" * int(m[1]) + '"x"' + "]" * int(m[1]), text)
+
+
+class Deep:
+    def __init__(self, n: int):
+        self.n = n
+
+
+def write(source: str, folder: Path, data) -> Path:
+    """``data`` as ``source`` keeps it on disk; the path to import."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if source in ("claude-code", "codex"):
+        path = folder / ("s1.jsonl" if source == "claude-code" else "rollout-th1.jsonl")
+        path.write_text("".join(dumped(r) + "\n" for r in data))
+    elif source == "gptme":
+        path = folder / "chat1" / "conversation.jsonl"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text("".join(dumped(r) + "\n" for r in data))
+    elif source == "aichat":
+        path = folder / "s1.yaml"
+        path.write_text(dumped(data))  # JSON is YAML
+    else:
+        path = folder / {"shell-gpt": "chat1", "chatgpt": "conversations.json", "conv": "export.json"}[source]
+        path.write_text(dumped(data))
+    return folder if source in ("gptme", "claude-code", "codex", "shell-gpt", "aichat") else path
+
+
+VALID = {"claude-code": CLAUDE, "codex": CODEX, "gptme": GPTME, "shell-gpt": SGPT, "aichat": AICHAT,
+         "chatgpt": CHATGPT, "conv": CONV}
+
+
+def well_formed(found) -> None:
+    """What the writer relies on, whatever the file held."""
+    for conv in found.conversations:
+        assert isinstance(conv.title, str) and "\n" not in conv.title and conv.turns
+        names = [turn_name(t, i) for i, t in enumerate(conv.turns)]
+        assert all(ids.TURN_RE.match(n) for n in names) and names == sorted(names), names
+        for turn in conv.turns:
+            assert turn.role in ("user", "assistant", "system") and isinstance(turn.content, str)
+            assert turn.usage is None or all(isinstance(v, (int, float)) for v in turn.usage.values())
+    assert not any("could not make sense of" in line for line in found.said), found.said
+
+
+@pytest.mark.parametrize("source", sorted(VALID))
+def test_a_valid_file_of_each_source_reads_whole(source, tmp_path):
+    found = read(source, write(source, tmp_path / "in", VALID[source]))
+    well_formed(found)
+    assert found.conversations and found.said == []
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=True) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(string.ascii_letters, max_size=6), inner,
+                                                                 max_size=3), max_leaves=8)
+
+
+def _mutated(draw, value, depth=0):
+    """``value`` with some of its parts swapped for anything JSON can hold."""
+    if draw(st.integers(0, 9)) == 0:
+        return draw(JSON_VALUES)
+    if isinstance(value, dict):
+        return {k: _mutated(draw, v, depth + 1) for k, v in value.items() if draw(st.integers(0, 19))}
+    if isinstance(value, list):
+        return [_mutated(draw, v, depth + 1) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("source", sorted(VALID))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                   HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_mutation_of_a_record_is_read_or_left_out_never_a_traceback(source, tmp_path_factory, data):
+    valid = VALID[source]
+    mutated = [_mutated(data.draw, r) for r in valid] if source in LINES else _mutated(data.draw, valid)
+    found = read(source, write(source, tmp_path_factory.mktemp("in"), mutated))
+    well_formed(found)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(st.tuples(*[st.none() | st.integers(-2**63, 2**63 - 1) | st.floats() | st.text(max_size=6)
+                                 | st.binary(max_size=4)] * 5), min_size=1, max_size=6))
+def test_any_values_in_llms_tables_are_read_or_left_out(tmp_path_factory, rows):
+    logs = tmp_path_factory.mktemp("llm") / "logs.db"
+    with sqlite3.connect(logs) as db:
+        db.execute("create table conversations (id, name, model)")
+        db.execute("create table responses (id, model, prompt, system, response, conversation_id, datetime_utc,"
+                   " duration_ms, input_tokens, output_tokens)")
+        for row in rows:
+            db.execute("insert into conversations values (?, ?, ?)", row[:3])
+            db.execute("insert into responses values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (*row, *row))
+    well_formed(read("llm", logs))
+
+
+HOSTILE = {  # source -> (what, data) written as the source keeps it
+    "claude-code": [
+        ("nested", [CLAUDE[0], {**CLAUDE[1], "message": {**CLAUDE[1]["message"], "content": Deep(5000)}}]),
+        ("nested input", [CLAUDE[0], {**CLAUDE[1], "message": {**CLAUDE[1]["message"], "content": [
+            {"type": "tool_use", "id": "t1", "name": "Read", "input": Deep(500)}]}}, *CLAUDE[2:]]),
+        ("no time", [{**r, "timestamp": "yesterday"} for r in CLAUDE]),
+        ("types", [{**CLAUDE[0], "message": {"role": "user", "content": 42}}, {**CLAUDE[1], "uuid": 7}, *CLAUDE]),
+        ("cycle", [{**CLAUDE[0], "parentUuid": "a2"}, *CLAUDE[1:]]),
+        ("far time", [{**r, "timestamp": "99999-01-01T00:00:00Z"} for r in CLAUDE]),
+    ],
+    "codex": [("types", [*CODEX[:2], {"timestamp": 1e300, "type": "response_item", "payload": {"type": "message",
+                                                                                              "content": "no list"}},
+                         *CODEX[2:]])],
+    "chatgpt": [("nested", [CHATGPT[0], {"id": "c2", "mapping": Deep(3000)}]),
+                ("out of range", [{**CHATGPT[0], "create_time": 1e20, "mapping": {
+        k: v if not v["message"] else {**v, "message": {**v["message"], "create_time": -1e18}}
+        for k, v in CHATGPT[0]["mapping"].items()}}])],
+    "conv": [("nested", [*CONV, Deep(4000)]),
+             ("lots of tokens", [{**CONV[0], "turns": [CONV[0]["turns"][0], {**CONV[0]["turns"][1], "usage": {
+        "prompt_tokens": "lots", "completion_tokens": 1}}]}])],
+    "shell-gpt": [("types", [{"role": "user", "content": ["a", "list"]}, {"role": 3}, *SGPT])],
+    "gptme": [("no time", [{**r, "timestamp": 12} for r in GPTME])],
+}
+
+
+@pytest.mark.parametrize("source,what,data", [(s, w, d) for s, cases in HOSTILE.items() for w, d in cases])
+def test_a_hostile_file_is_imported_as_far_as_it_can_be_and_the_store_holds(source, what, data, tmp_path, store_path):
+    ok("ask", "--no-save", "warm up", env={"CONV_MODEL": "cmd:cat"})
+    ok("import", "--from", "conv", str(write("conv", tmp_path / "mine", CONV)))  # what the store holds already
+    before = json.loads(ok("list", "--json").stdout)
+    done = ok("import", "--from", source, str(write(source, tmp_path / "in", data)), "--json", timeout=60)
+    assert b"Traceback" not in done.stderr
+    after = json.loads(ok("list", "--json").stdout)  # a listing still works: nothing odd was committed
+    assert {c["id"]: c["turns"] for c in before}.items() <= {c["id"]: c["turns"] for c in after}.items()
+    for conv in after:
+        shown = json.loads(ok("show", conv["id"], "--json").stdout)
+        assert conv["turns"] == len(shown["turns"])  # counts and contents agree
+    fsck_clean(store_path)
+
+
+def test_a_yaml_alias_bomb_in_an_aichat_session_is_named_not_expanded(tmp_path):
+    bomb = "".join(f"{k}: &{k} [{', '.join([f'*{p}'] * 9 if p else ['lol'] * 9)}]\n"
+                   for p, k in zip(["", *"abcdefgh"], "abcdefghi"))
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    (sessions / "bomb.yaml").write_text(f"model: x\n{bomb}messages:\n- role: user\n  content: *i\n")
+    (sessions / "good.yaml").write_text(json.dumps(AICHAT))
+    done = json.loads(ok("import", "--from", "aichat", str(sessions), "--json", timeout=30).stdout)
+    assert done["found"] == 1 and done["skipped"] == [
+        f"{sessions / 'bomb.yaml'}: not read: YAML with aliases (*name), which aichat never writes"]
+
+
+def test_a_conv_export_with_a_token_count_in_words_keeps_listing(tmp_path):
+    export = write("conv", tmp_path, HOSTILE["conv"][1][1])
+    ok("import", "--from", "conv", str(export))
+    (listed,) = json.loads(ok("list", "--json").stdout)
+    assert listed["tokens"] == 1 and ok("list").returncode == 0
+
+
+def test_a_parent_cycle_and_a_missing_time_in_a_claude_code_session(tmp_path):
+    found = read("claude-code", write("claude-code", tmp_path, HOSTILE["claude-code"][3][1]))
+    well_formed(found)
+    (conv,) = found.conversations
+    assert [t.role for t in conv.turns] == ["user", "assistant"]
+    timeless = read("claude-code", write("claude-code", tmp_path / "t", HOSTILE["claude-code"][1][1]))
+    well_formed(timeless)  # dated by the file's last change, in order
+
+
+def test_two_chatgpt_conversations_under_one_id_stay_two(tmp_path):
+    other = json.loads(json.dumps(CHATGPT[0]).replace('"hi"', '"something else"').replace('"hello"', '"other"'))
+    export = write("chatgpt", tmp_path, [CHATGPT[0], other])
+    done = json.loads(ok("import", "--from", "chatgpt", str(export), "--json").stdout)
+    assert (done["found"], done["added"], done["turns_added"]) == (2, 2, 4)
+    assert any("appears more than once" in line for line in done["skipped"])
+    for conv in json.loads(ok("list", "--json").stdout):
+        assert conv["turns"] == len(json.loads(ok("show", conv["id"], "--json").stdout)["turns"]) == 2
+
+
+def test_a_session_reachable_under_two_names_is_counted_once(tmp_path):
+    folder = write("claude-code", tmp_path / "projects", CLAUDE)
+    (folder / "link.jsonl").symlink_to(folder / "s1.jsonl")
+    done = json.loads(ok("import", "--from", "claude-code", str(folder), "--json").stdout)
+    assert (done["found"], done["added"]) == (1, 1)
+
+
+def test_an_answer_under_way_is_completed_by_the_next_import(tmp_path):
+    """Imported in the middle of a tool call, the answer is completed when the session is imported again."""
+    folder = tmp_path / "projects"
+    write("claude-code", folder, CLAUDE[:2])
+    ok("import", "--from", "claude-code", str(folder))
+    (conv,) = json.loads(ok("list", "--json").stdout)
+    write("claude-code", folder, CLAUDE)
+    done = json.loads(ok("import", "--from", "claude-code", str(folder), "--json").stdout)
+    assert (done["added"], done["turns_updated"]) == (0, 1)
+    answer = json.loads(ok("show", conv["id"], "--json").stdout)["turns"][1]["content"]
+    assert "tool result: Read" in answer and answer.endswith("It says hello.")
+    assert json.loads(ok("list", "--json").stdout)[0]["tokens"] == (10 + 5 + 3) + (20 + 4)  # usage, once a call
+
+
+def test_a_session_that_went_on_after_a_follow_up_in_conv_goes_on_in_a_fork(fake, tmp_path):
+    folder = tmp_path / "projects"
+    write("claude-code", folder, CLAUDE[:4])
+    ok("import", "--from", "claude-code", str(folder))
+    (conv,) = json.loads(ok("list", "--json").stdout)
+    ok("ask", "--cid", conv["id"], "asked in conv")
+    more = [{**CLAUDE[0], "uuid": "u2", "parentUuid": "a2", "timestamp": "2099-01-01T00:00:00.000Z",
+             "message": {"role": "user", "content": "asked in Claude Code"}}]
+    write("claude-code", folder, CLAUDE[:4] + more)
+    done = json.loads(ok("import", "--from", "claude-code", str(folder), "--json").stdout)
+    (fork,) = done["forks"]
+    mine = [t["content"] for t in json.loads(ok("show", conv["id"], "--json").stdout)["turns"]]
+    theirs = [t["content"] for t in json.loads(ok("show", fork, "--json").stdout)["turns"]]
+    assert mine[-2] == "asked in conv" and "asked in Claude Code" not in mine  # never two lines in one
+    assert theirs[-1] == "asked in Claude Code" and theirs[:2] == mine[:2]
+
+
+def test_a_deleted_conversation_whose_session_grew_stays_in_one_place(tmp_path, store_path):
+    folder = tmp_path / "projects"
+    write("claude-code", folder, CLAUDE[:2])
+    ok("import", "--from", "claude-code", str(folder))
+    (conv,) = json.loads(ok("list", "--json").stdout)
+    ok("delete", conv["id"])
+    write("claude-code", folder, CLAUDE)
+    said = ok("import", "--from", "claude-code", str(folder)).stderr.decode()
+    assert f"kept in the trash with them: conv restore {conv['id']}" in said
+    assert json.loads(ok("list", "--json").stdout) == []
+    tree = git(store_path, "ls-tree", "-r", "--name-only", "HEAD").split()
+    assert not any(p.startswith("conversations/") for p in tree)  # one place: the trash
+    ok("fsck")
+    ok("restore", conv["id"])
+    assert json.loads(ok("show", conv["id"], "--json").stdout)["turns"][1]["content"].endswith("It says hello.")
+
+
+def test_fsck_names_a_conversation_found_in_two_places_and_restore_makes_it_one(tmp_path, store_path):
+    folder = tmp_path / "projects"
+    write("claude-code", folder, CLAUDE)
+    ok("import", "--from", "claude-code", str(folder))
+    (conv,) = json.loads(ok("list", "--json").stdout)
+    ok("delete", conv["id"])
+    shard = f"{conv['id'][0]}/{conv['id'][1]}/{conv['id']}"
+    tree = git(store_path, "rev-parse", f"HEAD:trash/{shard}").strip()
+    index = tmp_path / "index"  # what an older conv's import did: new turns beside the deleted copy
+    run = {"cwd": store_path, "env": {**os.environ, "GIT_INDEX_FILE": str(index), "GIT_WORK_TREE": str(tmp_path)},
+           "check": True, "capture_output": True, "text": True}
+    subprocess.run(["git", "read-tree", "HEAD"], **run)
+    subprocess.run(["git", "read-tree", f"--prefix=conversations/{shard}/", tree], **run)
+    new_tree = subprocess.run(["git", "write-tree"], **run).stdout.strip()
+    commit = git(store_path, "commit-tree", new_tree, "-p", "HEAD", "-m", "two places").strip()
+    git(store_path, "update-ref", "refs/heads/main", commit)
+    checked = run_conv("fsck")
+    assert checked.returncode == 1
+    assert f"conversation {conv['id']} is in conversations/ and in the trash at once" in checked.stdout.decode()
+    ok("restore", conv["id"])
+    assert ok("fsck").returncode == 0
+    assert len(json.loads(ok("show", conv["id"], "--json").stdout)["turns"]) == 2
+
+
+def test_a_folder_of_another_tools_files_is_named_not_zero_new(tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("hello")
+    said = fails("import", "--from", "claude-code", str(other), code=1)
+    assert f"no claude-code files in {other}" in said
+    (other / "x.jsonl").write_text("not json at all\n")
+    said = fails("import", "--from", "claude-code", str(other), code=1)
+    assert "could be read as claude-code's" in said and "line 1 is no JSON" in said
+    assert set(READERS) >= {"claude-code"}
