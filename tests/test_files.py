@@ -195,4 +195,5 @@ def test_an_export_imported_into_another_store_keeps_its_files(fake, files, tmp_
     bad = tmp_path / "bad.json"
     bad.write_text('{"id": "x", "turns": [{"role": "user", "content": "q", "created": "2026-01-01T00:00:00Z", '
                    '"files": [{"name": "a.png"}]}]}')
-    assert "turn 1: a file without its bytes (data_base64)" in fails("import", "--from", "conv", str(bad), code=2)
+    said = fails("import", "--from", "conv", str(bad), code=1)  # nothing in it could be read: said, not "0 new"
+    assert "turns[0].files[0].data_base64: missing" in said

@@ -18,7 +18,7 @@ from memory_storage import MemoryStorage
 
 from conv.errors import RefError, StoreError
 from conv.format.model import Conversation, Turn
-from conv.store import Store
+from conv.store import Incoming, Store
 from conv.store.layout import STORE_README
 from conv.store.repo.git import GitStore
 
@@ -174,12 +174,17 @@ def test_a_fork_shares_the_very_blobs_and_can_start_from_an_older_commit(store):
 def test_an_import_adds_only_what_is_missing(store):
     first = [(conversation(f"i{n}a2b3c4d5e6"), [turn(0, "user", f"q{n}"), turn(1, "assistant", f"a{n}")])
              for n in range(3)]
-    written, added, turns = store.add_many(first, "import")
-    assert written is not None and sorted(added) == sorted(c.id for c, _ in first) and turns == 6
-    assert store.add_many(first, "import again") == (None, [], 0)  # nothing new: no commit
+
+    def ingest(items, message):
+        return store.ingest([Incoming.of(conv, turns) for conv, turns in items], lambda done: message, True)
+
+    done = ingest(first, "import")
+    assert done.new is not None and sorted(done.added) == sorted(c.id for c, _ in first) and done.turns == 6
+    again = ingest(first, "import again")
+    assert (again.new, again.added, again.turns) == (None, [], 0)  # nothing new: no commit
     grown = [(first[0][0], [*first[0][1], turn(2, "user", "q0 again")])]
-    written, added, turns = store.add_many(grown, "import grown")
-    assert added == [] and turns == 1
+    done = ingest(grown, "import grown")
+    assert done.added == [] and done.turns == 1
     assert [t.content for t in store.read("i0a2b3c4d5e6").turns][-1] == "q0 again"
 
 

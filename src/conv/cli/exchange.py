@@ -26,8 +26,9 @@ def export(
     since: Annotated[Optional[str], typer.Option("--since", metavar="AGE|DATE",
                                                  help="With --all: updated within AGE (7d) or since DATE.")] = None,
     here: Annotated[bool, typer.Option("--here", help="With --all: only this git project's.")] = False,
-    output: Annotated[Optional[str], typer.Option("-o", "--output", help="With --all: the folder (md) or file to write "
-                                                                         "(default: stdout).")] = None,
+    output: Annotated[Optional[str], typer.Option(
+        "-o", "--output", help="With --all: the folder (md) or the file to write, or a folder to write "
+                               "conversations.json(l) in (default: stdout).")] = None,
 ) -> None:
     """Print a conversation as Markdown, JSON, OpenAI chat messages or ShareGPT; with --all, every one."""
     from ..errors import UsageError
@@ -59,22 +60,21 @@ def export(
 def share(
     ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).",
                                                  show_default=False)] = None,
-    output: Annotated[Optional[str], typer.Option("-o", "--output",
-                                                  help="The file to write (default: ID.html in this folder).")] = None,
+    output: Annotated[Optional[str], typer.Option(
+        "-o", "--output", help="The file to write, or a folder to write ID.html in (default: ID.html here).")] = None,
 ) -> None:
     """Write a conversation as one self-contained HTML page to send someone: rendered as on a
     terminal, code highlighted, forks listed; no script, nothing fetched. Secrets conv knows of
     are masked, and so is anything shaped like a key, each named so you can check."""
-    from pathlib import Path
-
-    from ..home.files import write_atomic
+    from ..home.files import output_file, write_out
     from ..services.share import share as prepare
     from ..terminal import html, render
 
     ws = workspace()
     shared = prepare(ws, ref)
-    path = Path(output or f"{ws.index.queries.short_id(shared.conv.id)}.html")
-    write_atomic(path, html.page(shared))
+    name = f"{ws.index.queries.short_id(shared.conv.id)}.html"
+    path = output_file(output or name, name)
+    write_out(path, html.page(shared))
     for line in shared.masked:
         render.notice(f"masked: {line}")
     render.plain(str(path))
@@ -104,16 +104,13 @@ def import_(
     """Import conversations from llm, a ChatGPT export, conv's own JSON export, Claude Code, Codex, shell-gpt, gptme or aichat (running it again adds only what is new).
 
     ChatGPT branches other than the one you ended on become forks."""  # noqa: E501 - Typer's help keeps a docstring's line breaks
-    from ..services.exchange import import_from
+    from ..services.imports import import_from
     from ..services.projects import PROJECT
-    from ..terminal import render, views
+    from ..terminal import views
 
     if source == PROJECT:
         return _import_project(path, json_out)
-    done = import_from(workspace(), source, path)
-    for line in done.skipped:  # on stderr, with --json too
-        render.notice(line)
-    views.emit(done, json_out, views.imported)
+    views.emit(import_from(workspace(), source, path), json_out, views.imported)
 
 
 def _import_project(path: str | None, json_out: bool) -> None:

@@ -1,12 +1,37 @@
-"""Files that readers see whole or not at all."""
+"""Files that readers see whole or not at all, and files written where the
+user said (``-o``)."""
 
 import os
 from pathlib import Path
 
+from ..errors import ConvError, DiskError
+
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write beside, then rename over: a reader sees the old or the new file, whole."""
+    """Write beside, then rename over: a reader sees the old or the new file,
+    whole; a write that fails leaves nothing beside it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def output_file(given: str, name: str) -> Path:
+    """Where a file goes when the user gave ``-o``: that path, or ``name``
+    inside it when it is a folder (or ends in a slash, as a folder to make)."""
+    path = Path(given)
+    return path / name if given.endswith(os.sep) or path.is_dir() else path
+
+
+def write_out(path: Path, text: str) -> None:
+    """``text`` into the file the user named, whole (write_atomic), or one line
+    saying why it cannot be (no traceback, nothing left beside it)."""
+    try:
+        write_atomic(path, text)
+    except OSError as exc:
+        raise (DiskError.of(exc, path) or ConvError(
+            f"cannot write {path}: {exc.strerror or exc}", "Give -o a file in a folder you can write to")) from None

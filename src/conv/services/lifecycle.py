@@ -4,7 +4,7 @@ store in one commit: nothing is copied and nothing is lost."""
 
 from datetime import datetime, timedelta, timezone
 
-from ..errors import UsageError
+from ..errors import RefError, UsageError
 from ..format.model import iso
 from ..format.words import plural
 from ..home.values import duration
@@ -29,7 +29,18 @@ def delete(ws: Workspace, references: list[str]) -> Moved:
 
 
 def restore(ws: Workspace, references: list[str]) -> Moved:
-    return _move(ws, sorted({refs.resolve(ws, ref, trashed=True) for ref in references}), to_trash=False)
+    return _move(ws, sorted({_deleted(ws, ref) for ref in references}), to_trash=False)
+
+
+def _deleted(ws: Workspace, ref: str) -> str:
+    """The conversation in the trash ``ref`` names; by its whole id also one
+    the index lists as live because it is in both places (conv fsck says so)."""
+    try:
+        return refs.resolve(ws, ref, trashed=True)
+    except RefError:
+        if ref in set(ws.store.conversation_ids(trashed=True)):
+            return ref
+        raise
 
 
 def clean(ws: Workspace, older: str, dry_run: bool = False) -> Moved:

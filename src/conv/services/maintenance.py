@@ -16,7 +16,13 @@ def gc(ws: Workspace) -> str:
 
 
 def fsck(ws: Workspace) -> list[str]:
-    return ws.store.upkeep.fsck()
+    """What is wrong with the store: git fsck --strict's findings, and a
+    conversation found in two places (an older conv's import could leave a
+    deleted one's new turns beside it)."""
+    problems = ws.store.upkeep.fsck()
+    both = set(ws.store.conversation_ids()) & set(ws.store.conversation_ids(trashed=True))
+    return problems + [f"conversation {conv_id} is in conversations/ and in the trash at once: "
+                       f"conv restore {conv_id} makes it one (with every turn of both)" for conv_id in sorted(both)]
 
 
 def reindex(ws: Workspace) -> int:

@@ -1,15 +1,18 @@
 """A project's conversations travelling with its code: ``conv push
 --project`` puts the conversations of the work tree you stand in (those
 ``conv list --here`` shows) on ``refs/conv/NAME`` in the project's own
-repository and pushes that ref to its remote; a teammate's ``conv import
---from project`` fetches everyone's and adds what their store lacks. Opt-in
-each time: nothing is written into a project, or pushed, unless asked."""
+repository and pushes that ref forward to its remote; a teammate's ``conv
+import --from project`` fetches everyone's, checks them at the ingest
+boundary (importers/project.py) and brings them in through the store's one
+writer. Opt-in each time: nothing is written into a project, or pushed,
+unless asked."""
 
 from ..errors import UsageError
 from ..home import project
 from ..importers import PROJECT
+from ..importers.project import checked
 from ..index import Filters
-from ..records import dataclass, replace
+from ..records import dataclass, field, replace
 from .workspace import Workspace
 
 
@@ -19,22 +22,29 @@ class Published:
     ref: str
     project: str
     remote: str | None  # None: kept in the project's repository only
+    theirs: int = 0  # conversations the ref already held from elsewhere (another machine's push), kept
+    forks: int = 0  # lines that met this machine's and did not continue it, kept beside it on the ref
+    skipped: list = field(default_factory=list)  # what was not pushed, or was left out of the remote's ref
 
     def to_dict(self) -> dict:
-        return {"conversations": self.conversations, "ref": self.ref, "project": self.project, "remote": self.remote}
+        return {"conversations": self.conversations, "ref": self.ref, "project": self.project, "remote": self.remote,
+                "kept_from_elsewhere": self.theirs, "forks": self.forks, "skipped": self.skipped}
 
 
 @dataclass
 class BroughtIn:
     refs: list[str]  # the names whose conversations were read
     added: int  # conversations new to this store
-    files: int  # turn files (and files sent with them) added
+    turns: int  # turns added, to new and held conversations and to forks
     commit: str | None
     unfetched: str | None = None  # why the project's remote could not be fetched from: what the project held was read
+    forks: list = field(default_factory=list)  # lines that did not continue the user's, kept as forks
+    in_trash: list = field(default_factory=list)  # deleted conversations that got turns (still in the trash)
+    skipped: list = field(default_factory=list)  # what of the refs was left out, one line each
 
     def to_dict(self) -> dict:
-        return {"refs": self.refs, "added": self.added, "files_added": self.files, "commit": self.commit,
-                "unfetched": self.unfetched}
+        return {"refs": self.refs, "added": self.added, "turns_added": self.turns, "commit": self.commit,
+                "unfetched": self.unfetched, "forks": self.forks, "in_trash": self.in_trash, "skipped": self.skipped}
 
 
 def publish(ws: Workspace, remote: str | None, path: str | None = None) -> Published:
@@ -43,21 +53,22 @@ def publish(ws: Workspace, remote: str | None, path: str | None = None) -> Publi
     if not conv_ids:
         raise UsageError(f"no conversation of {root} to push",
                          "Ask something there first (conv list --here shows them)")
-    ref, remote = ws.store.projects.publish(conv_ids, root, remote)
-    return Published(len(conv_ids), ref, root, remote)
+    done = ws.store.projects.publish(conv_ids, root, remote, checked)
+    return Published(len(conv_ids) - len(done.held_back), done.ref, root, done.remote, done.theirs, done.forks,
+                     done.held_back + done.said)
 
 
 def bring_in(ws: Workspace, remote: str | None = None, path: str | None = None) -> BroughtIn:
     root = _root(path, "conv import --from project")
-    found, unfetched = ws.store.projects.fetch(root, remote)
 
     def imported(conv):  # where it was asked is theirs; ``list --here`` finds it by this work tree
         return replace(conv, imported_from={"source": PROJECT, "id": conv.id, "cwd": root})
 
-    commit, added, files = ws.store.projects.bring_in(
-        list(found.values()), imported, f"import: conversations of {root} from {', '.join(found) or 'nobody'}")
+    found = ws.store.projects.bring_in(root, remote, checked, imported)
     ws.index.refresh()
-    return BroughtIn(sorted(found), added, files, commit, unfetched)
+    done = found.done
+    return BroughtIn(found.refs, len(done.added), done.turns, done.new, found.unfetched, done.forks, done.in_trash,
+                     found.said)
 
 
 def _root(path: str | None, command: str) -> str:

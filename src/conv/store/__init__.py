@@ -12,6 +12,7 @@ from functools import cached_property
 from ..errors import StoreError
 from ..home import paths
 from ..records import dataclass
+from .incoming import Incoming
 from .repo.refs import BRANCH, read_ref
 
 TYPE_CHECKING = False  # typing's, without importing typing (3 ms of conv push): PEP 781's idiom
@@ -21,6 +22,7 @@ if TYPE_CHECKING:  # imported where used: conv push and conv remote load no modu
     from pathlib import Path
 
     from ..format.model import Conversation, Turn
+    from .ingest import Ingested
     from .kept_answers import KeptAnswers
     from .layout import Draft
     from .project_refs import ProjectRefs
@@ -31,7 +33,7 @@ if TYPE_CHECKING:  # imported where used: conv push and conv remote load no modu
     from .repo.snapshot import Snapshot
     from .repo.upkeep import Upkeep
 
-__all__ = ["Store", "Written"]
+__all__ = ["Incoming", "Store", "Written"]
 
 
 @dataclass
@@ -241,14 +243,13 @@ class Store:
         old, new = self._repo.update(build)
         return Written(old, new, sorted([*names, *(t.name for t in turns)]))
 
-    def add_many(self, items: list[tuple[Conversation, list[Turn]]],
-                 message: str) -> tuple[Written | None, list[str], int]:
-        """Conversations and turns not in the store yet, in one commit (an import), what exists or was purged
-        left alone: (written or None when nothing was new, ids of the conversations added whole, turns added)."""
-        from .bulk import add_missing
+    def ingest(self, incoming: list[Incoming], message: "Callable[[Ingested], str]", trusted: bool) -> "Ingested":
+        """Conversations from outside, in one commit: what the store lacks added,
+        what it holds met by merge.py's foreign rule (``trusted``: a tool's own
+        sessions, else a teammate's), nothing purged brought back (ingest.py)."""
+        from .ingest import ingest
 
-        found = add_missing(self._repo, items, message)
-        return (Written(*found[0], []) if found[0] else None), found[1], found[2]
+        return ingest(self._repo, incoming, message, trusted)
 
     def move(self, conv_ids: list[str], to_trash: bool, message: str) -> Written:
         """Move whole conversation folders into the trash or back (no copy)."""

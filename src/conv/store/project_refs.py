@@ -1,80 +1,174 @@
 """A project's conversations kept in the project's own repository, on a side
-ref each person writes alone (``refs/conv/NAME``): never a branch anyone
-checks out, not fetched by a plain clone or fetch, pushed to the project's
-remote only by ``conv push --project``; ``conv import --from project``
-fetches everyone's and brings in what this store lacks.
+ref each person writes (``refs/conv/NAME``, NAME their git e-mail): never a
+branch anyone checks out, not fetched by a plain clone or fetch, pushed to
+the project's remote only by ``conv push --project``; ``conv import --from
+project`` brings everyone's in.
 
-The side ref's commit holds only the project's conversation folders, placed
-as they are in the store (no object is copied or rewritten), after the last
-one published under that name; git carries them between the repositories
-(repo/side_refs.py)."""
+A push goes forward, never forced: the ref as the remote has it now is
+fetched and checked, what it holds that this store does not (another
+machine's push under the same name) is kept, a conversation both changed
+meets by merge.py's foreign rule (a line that does not continue this
+machine's stays beside it as a fork), and the commit goes on top of the
+remote's; if the remote moved meanwhile, it is all done again.
 
+A teammate's ref is untrusted input: its files are listed and read in the
+project's repository, checked (``check``: importers/project.py) and only
+what passes comes into the store, through the one writer (ingest.py). What
+was brought in of each ref is kept as a commit of its own
+(``refs/conv-project/NAME``): the base the next import of it meets the
+user's lines against, as sync uses its tracking ref."""
+
+import os
 from collections.abc import Callable
 
-from ..format.model import Conversation
-from .layout import META_FILE, ROOT, TRASH, conversation_ids, decode, folder, purged_ids
+from ..errors import SyncError
+from ..format.model import META_FILE, Conversation
+from ..home.secrets import look_alikes
+from ..records import dataclass, field
+from .incoming import Incoming
+from .ingest import Ingested, ingest
+from .layout import ROOT, folder
+from .merge import Side, joined, side
 from .repo import side_refs
 from .repo.git import GitStore
-from .repo.snapshot import Existing, Snapshot
+from .repo.objects import object_id
+from .repo.snapshot import Existing
 
-PUBLISHED = "refs/conv-published/"  # in the store: what was last published under each name
-FETCHED = "refs/conv-project/"  # in the store: the side refs last fetched from a project
+PUBLISHED = "refs/conv-published/"  # in the store: what this machine last published under each name
+FETCHED = "refs/conv-project/"  # in the store: what was last brought in of each project side ref
+ATTEMPTS = 5  # fetch, merge and push again this often while the remote keeps moving
+
+Check = Callable[[str, list, Callable[[list[str]], dict[str, bytes]]], tuple[dict[str, dict[str, bytes]], list[str]]]
+
+
+@dataclass
+class Pushed:
+    ref: str
+    remote: str | None  # None: kept in the project's repository only
+    theirs: int = 0  # conversations the ref held from elsewhere (another machine's push), kept
+    forks: int = 0  # lines that met this machine's and did not continue it, kept beside it
+    held_back: list = field(default_factory=list)  # conversations not pushed (a key in them), one line each
+    said: list = field(default_factory=list)  # what of the remote's ref was left out, one line each
+
+
+@dataclass
+class BroughtIn:
+    refs: list = field(default_factory=list)  # the names whose conversations were read
+    done: Ingested = field(default_factory=Ingested)
+    said: list = field(default_factory=list)  # what was left out, one line each
+    unfetched: str | None = None  # why the remote could not be fetched from: what the project held was read
 
 
 class ProjectRefs:
     def __init__(self, git: GitStore):
         self.git = git
 
-    def publish(self, conv_ids: list[str], project: str, remote: str | None) -> tuple[str, str | None]:
-        """Put ``conv_ids`` as they are now on ``refs/conv/NAME`` (NAME: this
-        person's) in the ``project`` repository, then push that ref to the
-        project's remote (``remote``, else its origin or only one; none: not
-        pushed). (the ref, the remote pushed to)."""
+    def publish(self, conv_ids: list[str], project: str, remote: str | None, check: Check) -> Pushed:
+        """``conv_ids`` as they are now on ``refs/conv/NAME`` in the ``project``
+        repository, on top of what the remote holds there, then pushed to the
+        project's remote (``remote``, else its origin or only one; none: not pushed)."""
         name, remote = side_refs.side_name(project), side_refs.remote_of(project, remote)
+        ref = f"{side_refs.SIDE}{name}"
+        for _ in range(ATTEMPTS):
+            problem = side_refs.mirror(project, remote, name)
+            if problem:
+                raise SyncError(problem, "Is the remote reachable? git -C PROJECT remote -v shows it")
+            after = side_refs.listed(project).get(ref)
+            theirs, said = (check(ref, side_refs.tree(project, after), lambda shas: side_refs.blobs(project, shas))
+                            if after else ({}, []))
+            out = Pushed(ref, remote, said=said)
+            placed = self._composed(conv_ids, theirs, name, out)
+            message = f"conv: {len(placed)} conversation files of {project}"
+            made = self.git.side_commit(f"{PUBLISHED}{name}", placed, message)
+            side_refs.place(str(self.git.path), made, project, name, after, message)
+            if remote is None or side_refs.push(project, remote, name):
+                return out
+        raise SyncError(f"{ref} on {remote} kept moving while conv pushed", "Run it again")
+
+    def _composed(self, conv_ids: list[str], theirs: dict[str, dict[str, bytes]], name: str,
+                  out: Pushed) -> dict:
+        """The side ref's tree: the remote's conversations, this machine's met
+        with them (merge.joined, against what this machine last published)."""
         snap = self.git.snapshot()
-        folders = {folder(conv_id): found for conv_id in conv_ids if (found := snap.entry(folder(conv_id)))}
-        self.git.side_commit(f"{PUBLISHED}{name}", folders, f"conv: {len(folders)} conversations of {project}")
-        mine = side_refs.publish(str(self.git.path), f"{PUBLISHED}{name}", project, name, remote)
-        return mine, remote
+        before = self.git.storage.ref(f"{PUBLISHED}{name}")
+        last = self.git.snapshot(before) if before else None
+        contents = {object_id(b"blob", data): data for files in theirs.values() for data in files.values()}
+        composed = {cid: Side(ROOT, {n: object_id(b"blob", d) for n, d in files.items()})
+                    for cid, files in theirs.items()}
 
-    def fetch(self, project: str, remote: str | None = None) -> tuple[dict[str, str], str | None]:
-        """Everyone's side refs, from the project's remote (``remote``, else
-        its origin or only one) through the project into the store: (name ->
-        commit, why the remote could not be fetched from, if it could not)."""
-        return side_refs.fetch(str(self.git.path), FETCHED, project, side_refs.remote_of(project, remote))
+        def read(sha: str) -> bytes:
+            return contents[sha] if sha in contents else snap.blob(sha)
 
-    def bring_in(self, commits: list[str], imported: Callable[[Conversation], Conversation],
-                 message: str) -> tuple[str | None, int, int]:
-        """Into the branch, what the side refs' ``commits`` hold that it lacks:
-        new conversations (their conversation.md as ``imported`` makes it
-        over) and new turns of known ones; nothing purged or in the trash
-        comes back. (new commit or None, conversations added, files added)."""
-        counts = [0, 0]
+        for conv_id in conv_ids:
+            mine = side(snap, conv_id)
+            if mine is None or mine.root != ROOT:
+                continue
+            leak = _leak(mine, read)
+            if leak:
+                out.held_back.append(f"{conv_id} holds what looks like {leak}: not pushed "
+                                     "(CONV_ALLOW_SECRETS=1 pushes it anyway)")
+                continue
+            if conv_id not in composed:
+                composed[conv_id] = mine
+                continue
+            met = joined(conv_id, last and side(last, conv_id), mine, composed[conv_id], False,
+                         lambda c, n: False, composed.get, read)
+            composed[conv_id] = met.side or mine
+            for fork in met.forks:
+                composed[fork.conv_id] = fork.side
+            out.forks += len(met.forks)
+        out.theirs = len(set(theirs) - set(conv_ids))
+        return {f"{folder(cid)}/{n}": _placed(v, contents) for cid, s in composed.items() for n, v in s.files.items()}
 
-        def build(snap: Snapshot):
-            changes, counts[:] = {}, [0, 0]
-            gone = purged_ids(snap)
-            for commit in commits:
-                theirs = self.git.snapshot(commit)
-                for conv_id in conversation_ids(theirs, ROOT):
-                    if conv_id not in gone and snap.entry(folder(conv_id, TRASH)) is None:
-                        _missing(snap, theirs, conv_id, imported, changes, counts)
-            return (changes, message) if changes else None
+    def bring_in(self, project: str, remote: str | None, check: Check,
+                 imported: Callable[[Conversation], Conversation]) -> BroughtIn:
+        """Everyone's side refs of ``project`` (fetched from ``remote``, else its
+        origin or only one) checked and brought into the branch: new
+        conversations (their conversation.md as ``imported`` makes it over),
+        lines that continue the user's, and forks of those that do not."""
+        remote = side_refs.remote_of(project, remote)
+        out = BroughtIn(unfetched=side_refs.mirror(project, remote))
+        refs = side_refs.listed(project)
+        if not refs and out.unfetched:
+            raise SyncError(out.unfetched, "Is the remote reachable? git -C PROJECT remote -v shows it")
+        incoming, images = [], {}
+        for ref, commit in sorted(refs.items()):
+            name = ref[len(side_refs.SIDE):]
+            folders, said = check(ref, side_refs.tree(project, commit), lambda shas: side_refs.blobs(project, shas))
+            out.refs.append(name)
+            out.said += said
+            last = self.git.storage.ref(f"{FETCHED}{name}")
+            base = self.git.snapshot(last) if last else None
+            for conv_id, files in folders.items():
+                files[META_FILE] = imported(Conversation.from_text(files[META_FILE].decode())).to_text().encode()
+                was = side(base, conv_id) if base else None
+                incoming.append(Incoming(conv_id, files, was.files if was else None))
+            images[name] = folders
+        def message(done: Ingested) -> str:
+            forks = f", {len(done.forks)} line(s) apart in forks" if done.forks else ""
+            return f"import: conversations of {project} from {', '.join(out.refs)}{forks}"
 
-        written = self.git.update(build)
-        return (written[1] if written else None), *counts
+        out.done = ingest(self.git, incoming, message, trusted=False)
+        for name, folders in images.items():  # the base of the next import: only once the branch has it all
+            self.git.side_commit(f"{FETCHED}{name}", {f"{folder(cid)}/{n}": data for cid, files in folders.items()
+                                                     for n, data in files.items()},
+                                 f"conv: what was brought in of {name}")
+        return out
 
 
-def _missing(snap: Snapshot, theirs: Snapshot, conv_id: str, imported, changes: dict, counts: list[int]) -> None:
-    where = folder(conv_id)
-    mine = snap.files(where)
-    for name, sha in theirs.files(where).items():
-        if name in mine or f"{where}/{name}" in changes:
-            continue
-        if name == META_FILE:
-            conv = Conversation.from_text(decode(theirs.blob(sha), f"{where}/{name}"))
-            changes[f"{where}/{name}"] = imported(conv).to_text().encode()
-            counts[0] += 1
-        else:
-            changes[f"{where}/{name}"] = Existing(sha)
-            counts[1] += 1
+
+def _placed(value: bytes | str, contents: dict[str, bytes]):
+    """A file of the side ref's tree: new text, a file of the remote's (its bytes), or a blob of the store's."""
+    if isinstance(value, bytes):
+        return value
+    return contents[value] if value in contents else Existing(value)
+
+
+def _leak(mine: Side, read: Callable[[str], bytes]) -> str | None:
+    """What in a conversation looks like a key (the pre-commit hook's patterns), if anything."""
+    if os.environ.get("CONV_ALLOW_SECRETS") == "1":
+        return None
+    for sha in mine.files.values():
+        for what, _ in look_alikes(read(sha).decode("utf-8", "replace"))[:1]:
+            return what
+    return None

@@ -14,13 +14,15 @@ bring in what the filtering left out."""
 from ..errors import SyncError
 from ..records import dataclass, field
 from .filter import Filter
-from .layout import ROOT, TRASH, conversation_ids, folder, purged_ids
-from .merge import merge, moved_away
+from .layout import META_FILE, PURGED, ROOT, TRASH, conversation_ids, folder, purged_ids, purged_text
+from .layout import shard_path as _shard
+from .merge import fork_name, merged, side, write
 from .purge import erase, settle
 from .repo import remote_heads
 from .repo.git import GitStore
 from .repo.lock import writer_lock
 from .repo.remotes import TRACKING
+from .repo.snapshot import Existing, Snapshot
 
 
 @dataclass
@@ -90,6 +92,68 @@ def _merge(git: GitStore, result: MergeResult, label: str, changed) -> None:
     result.backup = git.keep_backup(local)
     note = f", {merged.forks} diverged line(s) kept as forks" if merged.forks else ""
     git.update(lambda snap: (merged.changes, f"sync: merge {label}{note}", [remote]))
+
+
+@dataclass
+class Merged:
+    changes: dict = field(default_factory=dict)  # path -> Existing | bytes | None, against the local tree
+    moved: dict[str, str] = field(default_factory=dict)  # conversation -> fork holding the local line
+    forks: int = 0
+    takes_remote: bool = True  # the result is the remote's tree: adopt its commit, make no merge
+
+
+def merge(base: Snapshot | None, local: Snapshot, remote: Snapshot, changed: set[str],
+          edited) -> Merged:
+    """The changes that turn the local tree into the merge of both, one
+    conversation at a time by merge.merged. ``changed`` holds the
+    conversations either side touched since ``base``; ``edited(on_local,
+    path)`` says when a side last changed a file, as a sortable (time, commit
+    id): where both sides changed something, the later edit wins. The
+    tombstones (purged.txt) are united, and no folder of an id either names is kept."""
+    out = Merged()
+    mine, theirs = purged_ids(local), purged_ids(remote)
+    purged = mine | theirs
+    if purged != mine:
+        out.changes[PURGED] = purged_text(purged)
+    out.takes_remote = purged == theirs
+    for conv_id in sorted(purged):
+        write(out.changes, conv_id, side(local, conv_id), None)
+    for conv_id in sorted(changed - purged):
+        b, l, r = (side(s, conv_id) if s is not None else None for s in (base, local, remote))
+        later_is_local = None if l is None or r is None else (
+            lambda name, l=l, r=r: edited(True, f"{l.root}/{_shard(conv_id)}/{name}")
+            > edited(False, f"{r.root}/{_shard(conv_id)}/{name}"))
+        result, fork = merged(conv_id, b, l, r, later_is_local, local.blob, base.commit if base else None)
+        out.takes_remote = out.takes_remote and fork is None and result is not None and r is not None \
+            and result.root == r.root and result.files == r.files
+        write(out.changes, conv_id, l, result)
+        if fork is not None:
+            for name, sha in fork.side.files.items():
+                out.changes[f"{fork.side.root}/{_shard(fork.conv_id)}/{name}"] = Existing(sha)
+            out.changes[f"{fork.side.root}/{_shard(fork.conv_id)}/{META_FILE}"] = fork.meta
+            out.forks += 1
+            if fork.holds_local:
+                out.moved[conv_id] = fork.conv_id
+    return out
+
+
+def moved_away(local: Snapshot, remote: Snapshot, changed: set[str]) -> dict[str, str]:
+    """After a fast-forward to ``remote``: the conversations whose line on this
+    machine (``local``) another machine's merge moved into a fork, and those
+    forks (the local line's turns are gone from the conversation, and the fork
+    the merge made of them, named after the first of them, holds the last)."""
+    out = {}
+    for conv_id in changed:
+        mine, now = side(local, conv_id), side(remote, conv_id)
+        if mine is None or now is None:
+            continue
+        gone = sorted(set(mine.others) - set(now.others))
+        if not mine.others or not gone:
+            continue
+        fork = side(remote, fork_name(conv_id, gone[0]))
+        if fork is not None and max(mine.others) in fork.files:
+            out[conv_id] = fork_name(conv_id, gone[0])
+    return out
 
 
 def _merged(git: GitStore, local: str, remote: str, changed):

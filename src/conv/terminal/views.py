@@ -61,7 +61,7 @@ def search(hits: list, text: str) -> None:
 
 
 def conversation_data(conv) -> dict:
-    from ..format.model import usage_totals
+    from ..format.usage import usage_totals
 
     return conv.to_dict() | {"usage": usage_totals(conv.turns)}
 
@@ -119,29 +119,54 @@ def purged(done) -> None:
 
 # -- exchanging ----------------------------------------------------------------
 def imported(done) -> None:
+    """conv import --from TOOL: what was read, what was left out, and where what came went."""
     from ..format.words import plural
 
+    for line in done.skipped:
+        notice(line)
     unchanged = (f" ({plural(done.unchanged, 'session')} unchanged since the last import)"
                  if done.unchanged else "")
+    updated = f", {plural(done.updated, 'turn')} completed" if done.updated else ""
     notice(f"{plural(done.conversations, 'conversation')} in {done.path}{unchanged}: {done.added} new, "
-           f"{plural(done.turns, 'turn')} added")
+           f"{plural(done.turns, 'turn')} added{updated}")
+    _apart(done.forks, done.in_trash, "the session")
 
 
 def brought_in(done) -> None:
     """conv import --from project."""
     from ..format.words import plural
 
-    notice(f"{plural(done.added, 'conversation')} and {plural(done.files, 'file')} added from "
+    for line in done.skipped:
+        notice(line)
+    notice(f"{plural(done.added, 'conversation')} and {plural(done.turns, 'turn')} added from "
            f"{', '.join(done.refs) or 'no one (nothing on refs/conv/* yet)'}")
+    _apart(done.forks, done.in_trash, "a teammate's line")
+
+
+def _apart(forks: list, in_trash: list, whose: str) -> None:
+    """What did not join a conversation as it was: said in one line each."""
+    from ..format.words import plural
+
+    if forks:
+        notice(f"{whose} went on apart from yours in {plural(len(forks), 'conversation')}, kept as "
+               f"{'forks' if len(forks) > 1 else 'a fork'} beside yours: {', '.join(forks[:5])}")
+    if in_trash:
+        notice(f"{plural(len(in_trash), 'deleted conversation')} got new turns, kept in the trash with them: "
+               f"conv restore {in_trash[0]}" + (f" (and {len(in_trash) - 1} more)" if len(in_trash) > 1 else ""))
 
 
 def published(done) -> None:
     """conv push --project."""
     from ..format.words import plural  # here: conv push loads no conversation code
 
+    for line in done.skipped:
+        notice(line)
     where = (f"pushed to {done.remote}" if done.remote
              else "kept in the project's repository (it has no remote to push to)")
-    notice(f"{plural(done.conversations, 'conversation')} of {done.project} on {done.ref}, {where}")
+    kept = f"; the ref keeps {plural(done.theirs, 'conversation')} pushed from elsewhere" if done.theirs else ""
+    forks = (f"; {plural(done.forks, 'line')} pushed from elsewhere went on apart from yours, kept beside "
+             "them as forks" if done.forks else "")
+    notice(f"{plural(done.conversations, 'conversation')} of {done.project} on {done.ref}, {where}{kept}{forks}")
 
 
 def remotes_data(known: list) -> list[dict]:

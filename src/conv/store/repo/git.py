@@ -233,14 +233,14 @@ class GitStore:
         self.storage.committed(message, new)
         return old, new
 
-    def side_commit(self, ref: str, folders: dict[str, Existing], message: str) -> str:
-        """A commit on ``ref`` (never the branch) whose tree holds only
-        ``folders`` (path -> the tree placed there), after the ref's last one;
-        that last one when its tree is the same."""
+    def side_commit(self, ref: str, placed: dict[str, "Existing | bytes"], message: str) -> str:
+        """A commit on ``ref`` (never the branch) whose tree holds only ``placed`` (path -> an object
+        here, or a new file's content), after the ref's last one; that last one when its tree is the same."""
         with self.storage.writing() as batch:
             old = self.storage.ref(ref)
-            placed = {path: (found.mode, found.sha) for path, found in folders.items()}
-            tree = _tree_with(Snapshot(self.storage.objects, None), batch, "", placed) or batch.add(b"tree", b"")
+            entries = {path: (found.mode, found.sha) if isinstance(found, Existing)
+                       else (FILE_MODE, batch.add(b"blob", found)) for path, found in placed.items()}
+            tree = _tree_with(Snapshot(self.storage.objects, None), batch, "", entries) or batch.add(b"tree", b"")
             if old is not None and self.snapshot(old).tree == tree:
                 return old
             commit = batch.add(b"commit", commit_content(tree, [old] if old else [], AUTHOR, int(time.time()),

@@ -13,12 +13,21 @@ DEFAULT_TIMEOUT = 10.0  # seconds a store hook may take before the commit is ref
 
 
 def shipped() -> dict[str, str]:
-    """The hooks conv ships: name -> first line of their description."""
+    """The hooks conv ships: name -> the first sentence of their description
+    (the comment or docstring at their top, however many lines it takes)."""
     out = {}
     for path in sorted(SHIPPED.iterdir()):
         if path.is_file() and not path.name.startswith("."):  # an installed wheel may drop the x bit
-            lines = [l.strip("#\" ") for l in path.read_text().splitlines()[1:4] if l.strip("#\" ")]
-            out[path.name] = (lines[0] if lines else "").removeprefix("conv store hook: ")
+            words = []
+            for line in path.read_text().splitlines()[1:]:
+                line = line.strip().strip("#").strip('"').strip()
+                if not line:
+                    if words:
+                        break
+                    continue
+                words.append(line)
+            text = " ".join(words).removeprefix("conv store hook: ")
+            out[path.name] = text.split(". ", 1)[0].rstrip(".") + "."
     return out
 
 
@@ -49,6 +58,11 @@ class Hooks:
             kind = "conv's" if ours.get(path.name) == text else ("changed" if path.name in ours else "yours")
             out[path.name] = kind if os.access(path, os.X_OK) else f"{kind}, off (not executable)"
         return out
+
+    def scanning(self) -> bool:
+        """Whether commits are scanned for secrets now: a pre-commit hook is
+        installed and on, and CONV_ALLOW_SECRETS=1 does not let this one through."""
+        return os.access(self.folder / "pre-commit", os.X_OK) and os.environ.get("CONV_ALLOW_SECRETS") != "1"
 
     def install(self, names: list[str]) -> list[str]:
         """Install the shipped hooks ``names`` (all of them when empty)."""

@@ -1,60 +1,131 @@
 """Side refs in a project's own repository (``refs/conv/NAME``), moved with
-the git CLI: a commit of the store's written there and pushed to the
-project's remote, everyone's fetched from it and on into the store. Never a
-branch, never fetched by a plain clone or fetch, never pushed unless asked
-(store/project_refs.py decides what goes in them)."""
+the git CLI: the project's copies of its remote's side refs brought up to
+date, their trees listed and files read (nothing of them enters the store
+until store/project_refs.py has had them checked), a commit of the store's
+placed on one after the remote's last and pushed forward, never forced.
+Never a branch, never fetched by a plain clone or fetch, never pushed unless
+asked."""
 
 import os
 import re
 
 from ...errors import SyncError, UsageError
+from ...records import dataclass
 from . import gitcli
 from .remotes import git_reason
 
 SIDE = "refs/conv/"
+IDENTITY = {"GIT_AUTHOR_NAME": "conv", "GIT_AUTHOR_EMAIL": "conv@localhost", "GIT_COMMITTER_NAME": "conv",
+            "GIT_COMMITTER_EMAIL": "conv@localhost"}
+_MOVED = ("non-fast-forward", "fetch first", "stale info", "cannot lock ref", "failed to update ref")  # not a hook's no
 
 
-def publish(store: str, ref: str, project: str, name: str, remote: str | None) -> str:
-    """The store's ``ref`` as ``refs/conv/NAME`` in ``project``, then pushed to ``remote`` (if one); that ref."""
-    mine = f"{SIDE}{name}"
-    _git("-C", project, "fetch", "--quiet", "--no-tags", store, f"+{ref}:{mine}",
-         what=f"cannot write {mine} in {project}")
-    if remote is not None:
-        _git("-C", project, "push", "--quiet", "--no-verify", remote, f"+{mine}:{mine}",
-             what=f"cannot push {mine} to {remote}")
-    return mine
+@dataclass
+class Listed:
+    """One entry of a side ref's tree (``git ls-tree -r -l``)."""
+
+    path: str
+    mode: str
+    kind: str
+    sha: str
+    size: int | None
 
 
-def fetch(store: str, into: str, project: str, remote: str | None) -> tuple[dict[str, str], str | None]:
-    """``remote``'s side refs into the project, then the project's into the
-    store under ``into``: (name -> commit, why ``remote`` could not be
-    fetched from). That failure fails it (SyncError) only when the project
-    holds no side ref at all."""
-    problem = None
-    if remote is not None:
-        try:
-            _git("-C", project, "fetch", "--quiet", "--no-tags", remote, f"+{SIDE}*:{SIDE}*",
-                 what=f"cannot fetch {SIDE}* from {remote}")
-        except SyncError as exc:
-            problem = exc
-    _git("--git-dir", store, "fetch", "--quiet", "--no-tags", "--prune", project, f"+{SIDE}*:{into}*",
-         what=f"cannot read {SIDE}* of {project}")
-    listed = _git("--git-dir", store, "for-each-ref", "--format=%(refname) %(objectname)", into,
-                  what="cannot list what was fetched").stdout.split()
-    found = {ref[len(into):]: sha for ref, sha in zip(listed[::2], listed[1::2])}
-    if not found and problem is not None:
-        raise problem
-    return found, problem.message if problem is not None else None
+def mirror(project: str, remote: str | None, name: str | None = None) -> str | None:
+    """The project's copies of ``remote``'s side refs (all, or NAME's) made
+    what the remote holds; why the remote could not be fetched from, when it could not."""
+    if remote is None:
+        return None
+    wanted = f"{SIDE}{name}" if name else f"{SIDE}*"
+    try:
+        _git("-C", project, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, f"+{wanted}:{wanted}",
+             what=f"cannot fetch {wanted} from {remote}")
+    except SyncError as exc:
+        if name and "couldn't find remote ref" in exc.message.lower():
+            return None  # nothing published under that name yet
+        return exc.message
+    return None
+
+
+def listed(project: str) -> dict[str, str]:
+    """refs/conv/NAME -> commit, as the project holds them."""
+    found = _git("-C", project, "for-each-ref", "--format=%(refname) %(objectname)", SIDE,
+                 what="cannot list the project's refs/conv/*").stdout.split()
+    return dict(zip(found[::2], found[1::2]))
+
+
+def tree(project: str, commit: str) -> list[Listed]:
+    """Every file of ``commit``'s tree, with its mode, kind and size, the path as git has it."""
+    out = _git("-C", project, "ls-tree", "-r", "-l", "-z", "--full-tree", commit,
+               what=f"cannot read {commit[:12]} in {project}").stdout_bytes
+    entries = []
+    for line in out.split(b"\0"):
+        head, tab, path = line.partition(b"\t")
+        fields = head.split()
+        if tab and len(fields) == 4:
+            mode, kind, sha, size = (f.decode("ascii", "replace") for f in fields)
+            entries.append(Listed(path.decode("utf-8", "surrogateescape"), mode, kind, sha,
+                                  int(size) if size.isdigit() else None))
+    return entries
+
+
+def blobs(project: str, shas: list[str]) -> dict[str, bytes]:
+    """The blobs ``shas`` of the project's repository (those it lacks left out)."""
+    if not shas:
+        return {}
+    done = _git("-C", project, "cat-file", "--batch", what=f"cannot read the files of {project}",
+                stdin="".join(f"{sha}\n" for sha in shas).encode())
+    out, data = {}, done.stdout_bytes
+    while data:
+        header, _, data = data.partition(b"\n")
+        fields = header.split()
+        if len(fields) == 3 and fields[1] == b"blob":
+            size = int(fields[2])
+            out[fields[0].decode()] = data[:size]
+            data = data[size + 1:]
+    return out
+
+
+def place(store: str, made: str, project: str, name: str, after: str | None, message: str) -> str:
+    """A commit in the project whose tree is the store's commit ``made``'s,
+    after ``after`` (the side ref as the remote last had it) and ``made``,
+    set as ``refs/conv/NAME`` only if the ref is still at ``after``: that commit."""
+    ref = f"{SIDE}{name}"
+    _git("-C", project, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", store, made,
+         what=f"cannot write {ref} in {project}")
+    commit = made
+    if after is not None:
+        commit = _git("-C", project, "commit-tree", f"{made}^{{tree}}", "-p", after, "-p", made, "-m", message,
+                      what=f"cannot write {ref} in {project}").stdout.strip()
+    _git("-C", project, "update-ref", ref, commit, after or "0" * len(commit), what=f"{ref} moved meanwhile")
+    return commit
+
+
+def push(project: str, remote: str, name: str) -> bool:
+    """``refs/conv/NAME`` to ``remote``, fast-forward only: False when the remote moved on (fetch and try again)."""
+    ref = f"{SIDE}{name}"
+    done = _git("-C", project, "push", "--quiet", "--no-verify", remote, f"{ref}:{ref}",
+                what=f"cannot push {ref} to {remote}", check=False)
+    if done.returncode and any(why in done.stderr for why in _MOVED):
+        return False
+    if done.returncode:
+        raise SyncError(f"cannot push {ref} to {remote}: {git_reason(done.stderr)}",
+                        "Is the repository there and the remote reachable?")
+    return True
 
 
 def side_name(project: str) -> str:
-    """The name this person publishes under: their git e-mail in the project, else their login."""
+    """The name this person publishes under: their git e-mail in the project.
+    Never a shared fallback: two people under one name would overwrite each other."""
     try:
         email = gitcli.run("-C", project, "config", "user.email").stdout.strip()
     except FileNotFoundError:
-        email = ""
-    name = re.sub(r"[^A-Za-z0-9._@-]+", "-", email or os.environ.get("USER") or "me").strip(".-")
-    return name.replace("@{", "-").replace("..", ".") or "me"
+        raise UsageError("this needs git", "Install git") from None
+    name = re.sub(r"[^A-Za-z0-9._@+-]+", "-", email).strip(".-").replace("..", ".")
+    if not name:
+        raise UsageError("conv push --project publishes under your git e-mail, and this project has none",
+                         "Set it: git config user.email you@example.com (or --global)")
+    return name[:100]
 
 
 def remote_of(project: str, asked: str | None) -> str | None:
@@ -70,12 +141,28 @@ def remote_of(project: str, asked: str | None) -> str | None:
     return "origin" if "origin" in remotes else (remotes[0] if len(remotes) == 1 else None)
 
 
-def _git(*args: str, what: str) -> gitcli.Ran:
-    """git, never waiting for a password; a failure is one line saying ``what`` and git's reason."""
+@dataclass
+class _Ran:
+    stdout_bytes: bytes
+    stderr: str
+    returncode: int = 0
+
+    @property
+    def stdout(self) -> str:
+        return self.stdout_bytes.decode("utf-8", "replace")
+
+
+def _git(*args: str, what: str, stdin: bytes = b"", check: bool = True) -> _Ran:
+    """git (its input ``stdin``), never waiting for a password; a failure is
+    one line saying ``what`` and git's reason (with ``check``)."""
+    import subprocess
+
     try:
-        done = gitcli.run(*args, env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
+        done = subprocess.run(["git", *args], input=stdin, capture_output=True,
+                              env={**os.environ, **IDENTITY, "GIT_TERMINAL_PROMPT": "0"})
     except FileNotFoundError:
         raise UsageError("this needs git", "Install git") from None
-    if done.returncode:
-        raise SyncError(f"{what}: {git_reason(done.stderr)}", "Is the repository there and the remote reachable?")
-    return done
+    stderr = done.stderr.decode("utf-8", "replace")
+    if done.returncode and check:
+        raise SyncError(f"{what}: {git_reason(stderr)}", "Is the repository there and the remote reachable?")
+    return _Ran(done.stdout, stderr, done.returncode)

@@ -1,0 +1,133 @@
+"""``conv import``: other tools' conversations into the store. What the
+tools wrote passes the ingest boundary (importers/boundary.py) and is written
+by the store's one writer of what comes from outside (``Store.ingest``), so
+a second import adds only what is new, a session that grew after a
+follow-up asked in conv goes on in a fork, and nothing deleted or purged
+comes back to life."""
+
+import os
+
+from .. import importers
+from ..errors import ConvError
+from ..format.model import Conversation, Turn
+from ..format.words import plural
+from ..home import imports, progress
+from ..home.secrets import look_alikes
+from ..importers.by_text import continue_stored
+from ..records import dataclass, field, replace
+from ..store import Incoming
+from .ask.attachments import attach, classified
+from .workspace import Workspace
+
+
+@dataclass
+class Imported:
+    source: str
+    conversations: int  # in the source
+    added: int  # new in the store
+    turns: int  # turns added
+    commit: str | None
+    path: str = ""  # where they were read
+    skipped: list = field(default_factory=list)  # what could not be read, one line each
+    unchanged: int = 0  # session files passed over: as they were when last imported
+    updated: int = 0  # turns the tool completed since the last import
+    forks: list = field(default_factory=list)  # conversations the session went on in, apart from the user's line
+    in_trash: list = field(default_factory=list)  # deleted conversations that got turns, in the trash
+
+    def to_dict(self) -> dict:
+        return {"source": self.source, "found": self.conversations, "added": self.added,
+                "turns_added": self.turns, "turns_updated": self.updated, "forks": self.forks,
+                "in_trash": self.in_trash, "commit": self.commit, "skipped": self.skipped,
+                "unchanged_files": self.unchanged}
+
+
+def import_from(ws: Workspace, source: str, path: str | None) -> Imported:
+    """Bring another tool's conversations in, in one commit. Ids and turn names
+    are derived from the source's own ids, so importing again adds only what
+    is new (nothing, if nothing changed; a session that grew, its new turns).
+    Without a path, the source's own place (for the sources that have one)."""
+    reader = importers.reader(source)
+    where = importers.place(source, path)
+    read = importers.read(source, where, lambda files: imports.changed(source, files, ws.store.has), progress.steps)
+    if not read.conversations and read.said and not read.unchanged:
+        more = f" (and {len(read.said) - 1} more)" if len(read.said) > 1 else ""
+        raise ConvError(f"nothing in {where} could be read as {source}'s: {read.said[0]}{more}", reader.hint)
+    if not read.files:
+        raise ConvError(f"no {source} files in {where}", reader.hint)
+    if reader.keeps_no_ids:
+        for imported in read.conversations:
+            continue_stored(imported, lambda conv_id: ws.store.read(conv_id).turns if ws.store.has(conv_id) else None)
+    found = read.conversations
+    ids_by_source = {c.source_id: importers.conversation_id(c) for c in found}
+    made = [_made(imported, ids_by_source, source, read.said) for imported in found if imported.turns]
+    incoming = _past_the_scan(ws, [Incoming.of(conv, turns) for conv, turns in made], read.said)
+    if reader.keeps_no_ids:  # the turns matched by text are the stored ones: the session is those, then these
+        for item in incoming:
+            if ws.store.has(item.conv_id):
+                item.files = {**ws.store.files(item.conv_id), **item.files}
+    ws.index.refresh()  # at the commit the import starts from: it then follows the import without reading it back
+    done = ws.store.ingest(incoming,
+                           lambda done: f"import: {plural(len(found), 'conversation')} from {source}"
+                           + (f", {plural(len(done.forks), 'line')} apart in forks" if done.forks else ""),
+                           trusted=True)
+    if done.new is not None:
+        by_id = {conv.id: (conv, turns) for conv, turns in made}
+        ws.index.record_written({conv_id: by_id[conv_id] for conv_id in done.added}, done.old, done.new)
+    ws.index.refresh()
+    imports.remember(source, {os.fspath(file): [*imports.fingerprint(file),
+                                                [ids_by_source[c.source_id] for c in conversations]]
+                              for file, conversations in read.whole.items()})
+    return Imported(source, len(found), len(done.added), done.turns, done.new, str(where), read.said, read.unchanged,
+                    done.updated, done.forks, done.in_trash)
+
+
+def _made(imported, ids_by_source: dict, source: str, said: list[str]) -> tuple[Conversation, list[Turn]]:
+    """An imported conversation as conv's conversation and turns (a file sent
+    with a turn that is neither text nor an image is left out, said)."""
+    conv_id = ids_by_source[imported.source_id]
+    turns, parent = [], None
+    for index, src in enumerate(imported.turns):
+        name = importers.turn_name(src, index)
+        turn = Turn(name, src.role, src.content, src.created, parent, model=src.model,
+                    provider=source if src.role == "assistant" else None, usage=src.usage,
+                    finish="stop" if src.role == "assistant" else None, thinking=src.thinking)
+        for key, value in src.extra.items():  # conv's own export: every field as it was
+            setattr(turn, key, value)
+        files = [(file, data, True) for file, data in src.files] + [(file, data, False) for file, data in src.kept]
+        turns.append(attach(turn, [a for file, data, sent in files if (a := _file(file, data, sent, said))]))
+        parent = name
+    forked_from = None
+    if imported.fork_of in ids_by_source and imported.fork_at:
+        forked_from = {"conversation": ids_by_source[imported.fork_of], "turn": turns[imported.fork_at - 1].name}
+    conv = Conversation(id=conv_id, created=imported.created, title=imported.title, model=imported.model,
+                        provider=source, forked_from=forked_from,
+                        imported_from={"source": source, "id": imported.source_id, **imported.origin})
+    for key, value in imported.meta.items():  # conv's own export: every field as it was
+        setattr(conv, key, value)
+    return conv, turns
+
+
+def _past_the_scan(ws: Workspace, incoming: list, said: list[str]) -> list:
+    """With the store's secret scan on (its pre-commit hook), the conversations
+    it would refuse are left out, each said, so that one key in one session
+    does not stop the whole import (the hook still judges what goes in)."""
+    if not ws.store.hooks.scanning():
+        return incoming
+    kept = []
+    for item in incoming:
+        leak = next((what for data in item.files.values() if isinstance(data, bytes)
+                     for what, _ in look_alikes(data.decode("utf-8", "replace"))), None)
+        if leak is None:
+            kept.append(item)
+        else:
+            said.append(f"{item.conv_id} holds what looks like {leak}: not imported, as the store's secret scan "
+                        "refuses it (CONV_ALLOW_SECRETS=1 imports it)")
+    return kept
+
+
+def _file(name: str, data: bytes, sent: bool, said: list[str]):
+    try:
+        return replace(classified(name, data), sent=sent)
+    except ConvError as exc:
+        said.append(f"a file of an imported turn left out: {exc.message}")
+        return None
