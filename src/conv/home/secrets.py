@@ -41,17 +41,43 @@ _STARTS = (*_HEADERS, "://")  # what a streamed piece may end in the middle of
 
 def redact(text: str) -> str:
     """``text`` with every secret replaced by ``***``."""
-    if not text:
-        return text
+    return masked(text, spans(text)) if text else text
+
+
+def spans(text: str, looking_alike: bool = False) -> list[tuple[int, int, str | None]]:
+    """Where ``text`` holds a secret, as (start, end, what it looks like, or
+    None for a secret conv knows): a known value, a URL's userinfo, a
+    header's value; with ``looking_alike``, also what only looks like a key
+    (the pre-commit hook's patterns, a private key's whole block). Overlapping
+    ones are joined."""
+    found = []
     known = _known(os.environ.get("CONV_HOME"))
     if known is not None:
-        text = known.sub(MASK, text)
+        found += [(m.start(), m.end(), None) for m in known.finditer(text)]
     if "://" in text and "@" in text:
-        text = _USERINFO.sub(f"://{MASK}@", text)
+        found += [(m.start() + 3, m.end() - 1, None) for m in _USERINFO.finditer(text)]
     lower = text.lower()
     if "authorization" in lower or "x-api-key" in lower:
-        text = _HEADER.sub(lambda m: m[1] + m[2] + MASK, text)
-    return text
+        found += [(m.end(2), m.end(), None) for m in _HEADER.finditer(text)]
+    if looking_alike:
+        found += [(m.start(), m.end(), what) for what, pattern in _shapes() for m in pattern.finditer(text)]
+    joined: list[tuple[int, int, str | None]] = []
+    for start, end, what in sorted(found):
+        if joined and start <= joined[-1][1]:
+            last = joined[-1]
+            joined[-1] = (last[0], max(last[1], end), last[2] or what)
+        elif end > start:
+            joined.append((start, end, what))
+    return joined
+
+
+def masked(text: str, where: list[tuple[int, int, str | None]]) -> str:
+    """``text`` with each span of ``where`` replaced by ``***``."""
+    out, at = [], 0
+    for start, end, _ in where:
+        out += [text[at:start], MASK]
+        at = end
+    return "".join(out) + text[at:]
 
 
 def look_alikes(text: str) -> list[tuple[str, str]]:
@@ -59,6 +85,14 @@ def look_alikes(text: str) -> list[tuple[str, str]]:
     key: the store's pre-commit hook's own patterns (API keys, tokens, a
     private key's first line), for a warning before text leaves the machine."""
     return [(what, found[0]) for what, pattern in _hook_patterns() for found in pattern.finditer(text)]
+
+
+_PEM = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----.*?(?:-----END \1-----|\Z)", re.S)
+
+
+def _shapes() -> list:
+    """The hook's patterns, a private key taken whole (BEGIN to END, or to the end of the text)."""
+    return [("a private key", _PEM), *((what, p) for what, p in _hook_patterns() if what != "a private key")]
 
 
 @cache
@@ -173,7 +207,28 @@ def _endpoint_secrets(text: str) -> set[str]:
         for name, value in headers.items():
             value = str(value).strip()
             if not value.startswith(("http://", "https://")) or _KEYISH.search(str(name)):
-                found.add(value)
+                found |= _forms(value)
+    return found
+
+
+def _forms(value: str) -> set[str]:
+    """A credential as it is sent and as a server may echo it back: the
+    header's whole value, the token after its scheme ("Bearer TOKEN"), and a
+    Basic one's user:password and password."""
+    found = {value}
+    scheme, _, token = value.partition(" ")
+    token = token.strip()
+    if token and scheme.isalpha():
+        found.add(token)
+        if scheme.lower() == "basic":
+            import base64
+            import binascii
+
+            try:
+                pair = base64.b64decode(token, validate=True).decode("utf-8")
+            except (binascii.Error, UnicodeDecodeError):
+                pair = ""
+            found |= {pair, pair.partition(":")[2]} if ":" in pair else set()
     return found
 
 

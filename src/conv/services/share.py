@@ -1,11 +1,12 @@
 """``conv share``: one conversation made ready to show someone else. Every
 secret conv knows of is masked (home/secrets.py), and what only looks like
 one (an API key's shape, a private key: the pre-commit hook's patterns) is
-masked too and named, so the user can check before sending the page. The
-page itself is terminal/html.py's."""
+masked too and named, so the user can check before sending the page. What
+is masked is what the page shows: terminal/html.py asks ``find`` for every
+piece of text as it will be shown, the turns' Markdown once it is parsed."""
 
 from ..format.model import Conversation
-from ..home.secrets import MASK, look_alikes, redact
+from ..home.secrets import masked, spans
 from ..records import dataclass, field, replace
 from .ask.attachments import Speaker
 from .workspace import Workspace
@@ -13,26 +14,34 @@ from .workspace import Workspace
 
 @dataclass
 class Shared:
-    conv: Conversation  # its turns' text masked, their files as the lines a model is sent
+    conv: Conversation  # its turns' text with their files as the lines a model is sent
+    model: str | None = None  # the model the conversation goes on with (its last answer's)
     forks: list[tuple[str, str]] = field(default_factory=list)  # (short id, title) of the conversations forked from it
     parent: str | None = None  # the short id of the one it was forked from
     masked: list[str] = field(default_factory=list)  # what looked like a secret, and where: said to the user
 
+    def finder(self, where: str):
+        """Where a text shown as ``where`` holds a secret (home/secrets.spans), what only looks like one noted."""
+        def find(text: str) -> list:
+            found = spans(text, looking_alike=True)
+            for start, _, what in found:
+                line = f"{where} held what looks like {what} ({text[start:start + 6]}…)"
+                if what and line not in self.masked:
+                    self.masked.append(line)
+            return found
+        return find
+
+    def mask(self, text: str, where: str) -> str:
+        """``text`` as shown as ``where``, masked."""
+        return masked(text, self.finder(where)(text)) if text else text
+
 
 def share(ws: Workspace, ref: str | None) -> Shared:
     conv = ws.conversation(ws.resolve(ref))
-    speaker, masked = Speaker(ws.store, conv.id, False, unsent=""), []
-
-    def mask(text: str, where: str) -> str:
-        text = redact(text)
-        for what, found in look_alikes(text):
-            masked.append(f"{where} held what looks like {what} ({found[:6]}…)")
-            text = text.replace(found, MASK)
-        return text
-
-    turns = [replace(turn, content=mask(speaker(turn).content, f"turn {n}")) for n, turn in enumerate(conv.turns, 1)]
-    forks = [(ws.index.queries.short_id(r.id), mask(r.title, f"fork {r.id}'s title"))
-             for r in ws.index.refresh().recent(None) if r.forked_from == conv.id]
+    speaker = Speaker(ws.store, conv.id, False, unsent="")
+    turns = [replace(turn, content=speaker(turn).content) for turn in conv.turns]
+    forks = [(ws.index.queries.short_id(r.id), r.title) for r in ws.index.refresh().recent(None)
+             if r.forked_from == conv.id]
     parent = (conv.forked_from or {}).get("conversation")
-    return Shared(replace(conv, turns=turns, title=mask(conv.title, "the title")), forks,
-                  ws.index.queries.short_id(parent) if parent else None, masked)
+    model = next((t.model for t in reversed(conv.turns) if t.role == "assistant" and t.model), conv.model)
+    return Shared(replace(conv, turns=turns), model, forks, ws.index.queries.short_id(parent) if parent else None)

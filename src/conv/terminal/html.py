@@ -1,16 +1,21 @@
 """A conversation as one self-contained HTML page (``conv share``): rendered
-by rich as it renders on a terminal (Markdown, code highlighted), recorded
-and exported with inline styles: no script, no external resource, nothing
-of the text ever taken as markup (rich escapes it; raw HTML in Markdown is
-dropped), escape and control characters stripped first."""
+by rich as it renders on a terminal (Markdown, code highlighted, an imported
+tool call's label above its block), recorded and exported with inline
+styles, for a white page: no script, no external resource, nothing of the
+text ever taken as markup (rich escapes it; raw HTML in Markdown is
+dropped), escape and control characters stripped first. Every piece of text
+is masked as it will be shown (services.share.Shared.finder)."""
 
 import io
 from html import escape
 
+from ..format.words import plural
 from ..inert import strip
+from .markdown import document
 from .sanitize import inert_entities
 
 WIDTH = 100
+RULE = "#999999"  # a rule on the white page (rich's default is a bright green meant for dark terminals)
 # formatted twice: here (title, warning), then by rich (code, colours): CSS braces are written four times
 PAGE = """<!DOCTYPE html>
 <html lang="en">
@@ -35,24 +40,28 @@ body {{{{ color: {{foreground}}; background-color: {{background}}; margin: 2em; 
 def page(shared) -> str:
     """The page for a services.share.Shared."""
     from rich.console import Console
-    from rich.markdown import Markdown
     from rich.rule import Rule
     from rich.text import Text
 
-    conv = shared.conv
-    console = Console(record=True, file=io.StringIO(), width=WIDTH, force_terminal=True, color_system="truecolor")
-    console.print(Text(strip(conv.title or conv.id), style="bold"))
-    facts = [conv.id, f"{len(conv.turns)} turns", conv.model or "", conv.created[:16].replace("T", " ")]
+    conv, mask = shared.conv, shared.mask
+    console = Console(record=True, file=io.StringIO(), width=WIDTH, force_terminal=True, color_system="truecolor",
+                      highlight=False, emoji=False, markup=False)
+    title = mask(strip(conv.title or conv.id), "the title")
+    console.print(Text(title, style="bold"))
+    facts = [conv.id, plural(len(conv.turns), "turn"), mask(strip(shared.model or ""), "the model"),
+             conv.created[:16].replace("T", " ")]
     facts += [f"forked from {shared.parent}"] if shared.parent else []
     console.print(Text(" · ".join(f for f in facts if f), style="dim"))
-    for short, title in shared.forks:
-        console.print(Text(f"fork: {short}  {strip(title or '(untitled)')}", style="dim"))
+    for short, fork_title in shared.forks:
+        console.print(Text(f"fork: {short}  {mask(strip(fork_title or '(untitled)'), f'fork {short} title')}",
+                           style="dim"))
     for n, turn in enumerate(conv.turns, 1):
-        console.print(Rule(strip(f"{n}. {turn.role}" + (f" · {turn.model}" if turn.model else "")), align="left"))
-        console.print(Markdown(inert_entities(strip(turn.content)), hyperlinks=False))  # no link: not even javascript:
+        model = f" · {mask(strip(turn.model), f'turn {n} model')}" if turn.model else ""
+        console.print(Rule(Text(f"{n}. {turn.role}{model}"), align="left", style=RULE))
+        console.print(document(inert_entities(strip(turn.content)), shared.finder(f"turn {n}")))
     warning = ('<div class="warning">Masked before sharing, check them: '
                + "; ".join(escape(line) for line in shared.masked) + "</div>\n") if shared.masked else ""
-    template = PAGE.format(title=_literal(escape(strip(conv.title or conv.id))), warning=_literal(warning))
+    template = PAGE.format(title=_literal(escape(title)), warning=_literal(warning))
     return console.export_html(inline_styles=True, code_format=template)
 
 

@@ -224,9 +224,11 @@ def transcript(title: str, info: str, sections: list[tuple[str, str]]) -> None:
         out = [f"# {title}\n\n{info}\n"] + [f"## {clean(h)}\n\n{clean(b).rstrip()}\n" for h, b in sections]
         _out("\n".join(out))
         return
-    from rich.markdown import Markdown
     from rich.rule import Rule
     from rich.text import Text
+
+    from ..home.secrets import spans
+    from .markdown import document
 
     console = _console()
     console.print(Text(title, style="bold"))
@@ -234,7 +236,7 @@ def transcript(title: str, info: str, sections: list[tuple[str, str]]) -> None:
     console.print()
     for heading, body in sections:
         console.print(Rule(clean(heading), align="left", style="dim"))
-        console.print(Markdown(inert_entities(clean(body)), hyperlinks=False))
+        console.print(document(inert_entities(clean(body)), spans))
         console.print()
 
 

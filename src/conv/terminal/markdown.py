@@ -1,0 +1,96 @@
+"""Markdown as conv shows it (conv show on a terminal, conv share's page):
+rich's Markdown, with what it will show masked once it is parsed, and a
+fenced block's label shown.
+
+Masking the text before parsing misses what only the parser puts together:
+a key written with character references (``sk&#45;proj-…``), split by
+emphasis (``sk-proj-ab*cd*ef``) or by backslash escapes reads whole on the
+screen. So the text is parsed first, and the pieces it will show (the text
+of each paragraph, joined across emphasis; code; link targets) are searched
+and masked there. A fence whose info is more than a language name (an
+imported agent's ``tool call: Bash``) shows that label above the block, as
+it shows when piped."""
+
+from collections.abc import Callable
+from functools import cache
+
+from ..home.secrets import MASK
+
+Spans = Callable[[str], list]  # text -> [(start, end, what)] of what to mask (home/secrets.spans)
+_SHOWN = ("text", "code_inline")  # inline pieces whose text is shown as it is
+
+
+def document(text: str, find: Spans):
+    """rich's Markdown of ``text`` (no hyperlinks), every piece it shows masked where ``find`` says."""
+    markdown = _kind()(text, hyperlinks=False)
+    for token in markdown.parsed:
+        if token.children:
+            _mask_inline(token.children, find)
+        if token.type in ("fence", "code_block", "html_block"):
+            token.content = _masked(token.content, find)
+        if token.info:
+            token.info = _masked(token.info, find)
+    return markdown
+
+
+def _masked(text: str, find: Spans) -> str:
+    found = find(text) if text else []
+    out, at = [], 0
+    for start, end, _ in found:
+        out += [text[at:start], MASK]
+        at = end
+    return "".join(out) + text[at:]
+
+
+def _mask_inline(children: list, find: Spans) -> None:
+    """Mask what the pieces of one paragraph show together (a key split by emphasis is one key)."""
+    for child in children:
+        for name, value in list((child.attrs or {}).items()):
+            if isinstance(value, str):
+                child.attrs[name] = _masked(value, find)
+    pieces = [c for c in children if c.type in _SHOWN]
+    joined = "".join(c.content for c in pieces)
+    found = find(joined) if joined else []
+    if not found:
+        return
+    at = 0
+    for piece in pieces:
+        start, end = at, at + len(piece.content)
+        at = end
+        out, kept = [], start
+        for a, b, _ in found:
+            if b <= start or a >= end:
+                continue
+            out.append(piece.content[kept - start:max(a, start) - start])
+            if a >= start:
+                out.append(MASK)  # the span begins in this piece: its mask goes here, its rest goes
+            kept = min(b, end)
+        out.append(piece.content[kept - start:])
+        piece.content = "".join(out)
+
+
+@cache
+def _kind():
+    """rich's Markdown whose fenced blocks show a label their info gives (imported here: rich is heavy)."""
+    from rich.markdown import CodeBlock, Markdown
+    from rich.text import Text
+
+    class LabelledBlock(CodeBlock):
+        @classmethod
+        def create(cls, markdown, token):
+            block = super().create(markdown, token)
+            info = (token.info or "").strip()
+            block.label = info if any(c in info for c in " :") else ""
+            if block.label:
+                block.lexer_name = "text"
+            return block
+
+        def __rich_console__(self, console, options):
+            if self.label:
+                yield Text(self.label, style="bold")
+            yield from super().__rich_console__(console, options)
+
+    class Document(Markdown):
+        elements = {**Markdown.elements, "fence": LabelledBlock}
+
+    return Document
