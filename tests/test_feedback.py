@@ -220,3 +220,30 @@ def test_the_undo_of_a_follow_up_takes_it_back(fake):
     assert len(shown(conv["id"])["turns"]) == 4
     ask("--new", "and in Python?")
     assert len(shown(conv["id"])["turns"]) == 2 and len(listed()) == 2
+
+
+def test_dry_run_shows_the_plan_of_every_kind_of_line(fake, store_path):
+    """The ask decides once what a line is; --dry-run shows that decision
+    for each kind, the waiting question and the undo included, storing and
+    sending nothing."""
+    conv = first_answer(fake)
+    fork = json.loads(ok("fork", conv["id"], "--at", "1", "--json", env=TERM).stdout)["id"]
+    head, sent = git(store_path, "rev-parse", "main"), len(fake.requests)
+    waiting = json.loads(ask("-c", "--dry-run", "--json").stdout)
+    assert waiting["taken_as"] == f"asking {fork[:6]}'s waiting question, which has no answer yet"
+    assert [m["role"] for m in waiting["messages"]] == ["user"]
+    ask("-c", "and the answer?")  # answers the fork's question, then this one
+    ask("that's wrong")
+    undo = json.loads(ask("--new", "--dry-run", "--json", "that's wrong").stdout)
+    assert undo["taken_as"].startswith(f"putting {fork[:6]} back as it was before that line, then a new question")
+    assert [m["content"] for m in undo["messages"]] == ["that's wrong"]
+    assert len(fake.requests) == sent + 2 and git(store_path, "rev-parse", "main") != head  # the dry runs sent nothing
+
+
+def test_one_builder_makes_what_conv_ask_was_told():
+    """The Typer command and the fast path's parser hand their parameters to one builder."""
+    from pathlib import Path
+
+    cli = Path(__file__).resolve().parent.parent / "src" / "conv" / "cli"
+    built = [p.relative_to(cli).as_posix() for p in cli.rglob("*.py") if "AskOptions(" in p.read_text()]
+    assert built == ["run/ask.py"]

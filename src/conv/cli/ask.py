@@ -51,16 +51,9 @@ def ask(
         show_default=False)] = None,
 ) -> None:
     """Ask a question; text piped on stdin is added to it (or, with -f -, sent as a file)."""
-    from ..services.ask.options import AskOptions
-    from .run.ask import AskCommand, run
+    from .run.ask import ask_command, run
 
-    options = AskOptions(
-        words=words or [], follow=follow, cid=cid, new=new, model=model,
-        system=system, stream=not no_stream, save=not no_save, agent=agent,
-        model_options=[tuple(pair) for pair in option or []],
-        files=file or [],
-    )
-    run(AskCommand(options, json_out=json_out, quiet=quiet, dry_run=dry_run, plain=plain))
+    run(ask_command(locals()))  # the parameters by their names in cli/spec.py, as the fast path hands them
 
 
 @app.command(rich_help_panel=PANEL, cls=PairsCommand,
@@ -90,12 +83,10 @@ def retry(
     """That answer was wrong: answer the last question again (the old answer stays in history).
 
     If the conversation moved on meanwhile, the new answer is kept in a fork, and conv says which."""
-    from ..services.ask.options import AskOptions
-    from .run.ask import AskCommand, run
+    from .run.ask import ask_command, run
 
-    options = AskOptions(words=[], model=model, stream=not no_stream,
-                         model_options=[tuple(pair) for pair in option or []])
-    run(AskCommand(options, json_out=json_out, quiet=quiet, plain=plain),
+    run(ask_command({"model": model, "no_stream": no_stream, "option": option, "json_out": json_out,
+                     "quiet": quiet, "plain": plain}),
         how=lambda asker, opts: asker.retry(ref, hint, wrong, opts))
 
 
@@ -109,8 +100,9 @@ def cmd(
         metavar="DESCRIPTION", help="What the command should do; words are joined with spaces.",
         show_default=False)] = None,
     shell: Annotated[Optional[str], typer.Option("--shell", help="zsh, bash, fish or sh. Default: $SHELL's.")] = None,
-    model: Annotated[Optional[str], typer.Option("-m", "--model", help="Model, or PROVIDER:MODEL. "
-                                                                       "Default: CONV_MODEL, then config.")] = None,
+    model: Annotated[Optional[str], typer.Option("-m", "--model", help="Model, or PROVIDER:MODEL. Default: "
+                                                 "CONV_MODEL, then config, then the next in line (conv models), "
+                                                 "named when it answers.")] = None,
     json_out: Annotated[bool, typer.Option("--json",
                                            help="The command, the whole answer and the conversation as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="The command only, no notices.")] = False,
@@ -202,7 +194,7 @@ def use(ref: Annotated[str, typer.Argument(help="Conversation id, unique prefix 
 
 @app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv clear")
 def clear() -> None:
-    """Forget this terminal's current conversation: the next -c starts a new one."""
+    """Forget this terminal's current conversation (and its command conversation): the next -c starts a new one."""
     from ..services.current import forget
     from ..terminal import render
 

@@ -16,23 +16,13 @@ from ..spec import OPTIONS, PAIR, REPEATED
 
 def parse_ask(args: list[str]):
     """``args`` after ``ask`` as an AskCommand, or None to let Typer parse them."""
-    from ...services.ask.options import (
-        AskOptions,  # here, not above: sync and push need none of it
-    )
-    from .ask import AskCommand
+    from .ask import ask_command  # here, not above: sync and push need none of it
 
     parsed = _parse(args, OPTIONS["ask"])
     if parsed is None:
         return None
     seen, words = parsed
-    options = AskOptions(
-        words=words, follow=seen.get("follow", False), cid=seen.get("cid"), new=seen.get("new", False),
-        model=seen.get("model"), system=seen.get("system"), stream=not seen.get("no_stream", False),
-        save=not seen.get("no_save", False), agent=seen.get("agent"), model_options=seen.get("option", []),
-        files=seen.get("file", []),
-    )
-    return AskCommand(options, json_out=seen.get("json_out", False), quiet=seen.get("quiet", False),
-                      dry_run=seen.get("dry_run", False), plain=seen.get("plain", False))
+    return ask_command({**seen, "words": words})
 
 
 def parse_command(args: list[str]):

@@ -50,37 +50,54 @@ def read(paths: list[str], stdin: bytes | None, most: int) -> list[Attachment]:
         else:
             data = _read(path, most)
         if len(data) > most:
-            raise UsageError(f"{name} is {len(data):,} bytes, more than files.max_bytes ({most:,}); nothing was "
-                             "stored or sent",
+            size = _size(path) if path != STDIN else None
+            raise UsageError(f"{name} is {f'{size:,} bytes' if size else f'more than {most:,} bytes'}, more than "
+                             f"files.max_bytes ({most:,}); nothing was stored or sent",
                              "Send a part of it, or raise the limit: conv config set files.max_bytes N")
         out.append(classified(name, data))
     return out
+
+
+def _size(path: str) -> int | None:
+    try:
+        return os.stat(path).st_size or None
+    except OSError:
+        return None
 
 
 def classified(name: str, data: bytes) -> Attachment:
     """An image or UTF-8 text; anything else is refused."""
     kind = image_type(data)
     if kind is None:
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            text = "\0"
-        if "\0" in text:
+        if b"\0" in data:
             raise UsageError(f"{name} is binary: neither text nor a png, jpeg, gif or webp image; nothing was "
                              "stored or sent", "Send text (UTF-8) or an image")
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise UsageError(f"{name} is not UTF-8 text (a byte it cannot be at offset {exc.start:,}); nothing was "
+                             "stored or sent", f"Convert it first, e.g. iconv -f latin1 -t utf-8 {name}") from None
     return Attachment(name, data, kind or "text/plain")
 
 
 def _read(path: str, most: int) -> bytes:
+    """A file's bytes (at most ``most`` + 1); anything that is no readable file is one line saying what it is."""
+    import stat
+
     try:
         if os.path.isdir(path):
             raise UsageError(f"{path} is a directory", "Name the files in it, e.g. -f DIR/a.py -f DIR/b.py")
-        with open(path, "rb") as f:
+        with open(path, "rb", buffering=0) as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # a FIFO, a device: no file to send
+                raise UsageError(f"{path} is not a regular file", "Send a file; for what a command prints, "
+                                 "pipe it in: COMMAND | conv ask -f - …")
             return f.read(most + 1)
     except FileNotFoundError:
         raise UsageError(f"no such file: {path}", "Check the path") from None
     except PermissionError:
         raise UsageError(f"cannot read {path}: permission denied", "Check its permissions") from None
+    except OSError as exc:  # a loop of links, a socket, a name too long, /proc/self/mem …
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}", "Send a regular file") from None
 
 
 def refuse_images(images: list[str], provider: object, provider_name: str, model: str) -> None:

@@ -191,18 +191,23 @@ def remember(ws: Workspace, reading: Reading, result, base: str) -> None:
             "question": result.question, "answer": result.answer})
 
 
-def undo(ws: Workspace, said: str) -> str | None:
-    """When ``conv ask --new`` repeats the line conv just took as feedback, put
-    the conversation back as it was (the earlier answer current again, the
-    mark gone; or the follow-up taken out): its short id, or None when there
-    is nothing to undo. Everything stays in the conversation's history."""
-    from ...errors import ConvError
+def undoable(said: str) -> dict | None:
+    """When ``conv ask --new`` repeats the line conv just took as feedback (or
+    as a follow-up): what it did then, to be put back (None: nothing to undo)."""
     from ...home import session
 
     reading = session.last_reading(session.session_name() or session.DEFAULT, UNDO_WITHIN)
-    if reading is None or reading.get("said") != said:
-        return None
-    conv_id, answer = reading["conv"], reading["answer"]
+    return reading if reading is not None and reading.get("said") == said else None
+
+
+def undo(ws: Workspace, reading: dict) -> str | None:
+    """Put the conversation back as it was before the line ``reading`` notes
+    was taken as feedback (the earlier answer current again, the mark gone; or
+    the follow-up taken out): its short id, or None when it moved on since.
+    Everything stays in the conversation's history."""
+    from ...errors import ConvError
+
+    conv_id, answer, said = reading["conv"], reading["answer"], reading["said"]
 
     def edit(draft) -> str:
         names = draft.turn_names

@@ -22,6 +22,7 @@ class AskOptions:
     model_options: list[tuple[str, str]] = field(default_factory=list)
     files: list[str] = field(default_factory=list)  # -f: paths, "-" for stdin (attachments.py)
     stdin_file: bytes | None = None  # stdin's bytes, when -f - names it
+    keep_model: bool = True  # a follow-up goes on with its conversation's last model (command mode: as the help says)
 
 
 @dataclass
@@ -45,6 +46,7 @@ class AskResult:
     finish: str = "stop"
     forked_from: str | None = None  # a retry's answer kept in a fork: the conversation that moved on
     options: dict = field(default_factory=dict)  # the model options the answer was asked with
+    chosen_by: str = ""  # which step of the model chain chose the model (providers/choice.py)
 
     def to_dict(self) -> dict:
         return {
