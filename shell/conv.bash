@@ -83,13 +83,15 @@ _conv_stash() {
 }
 
 # The command comes back on stdout and goes into READLINE_LINE as data:
-# nothing in it is expanded or run. A failure prints conv's message; the line
-# itself stays as typed, as it does on Ctrl-C.
+# nothing in it is expanded or run. While it is asked, a line says so (as
+# zsh's and fish's do); a failure prints conv's message; the line itself
+# stays as typed, as it does on Ctrl-C.
 _conv_command() {
   [[ -n ${READLINE_LINE//[[:space:]]/} ]] || return 0
   local out status saved
   saved=$(trap -p INT)
   trap : INT  # Ctrl-C stops conv, not readline (which would drop the line)
+  printf '\n%s\n' "conv: asking for a command…" >&2
   out=$("$_conv_bin" cmd -q --shell bash -- "$READLINE_LINE" 2>&1)
   status=$?
   if [[ -n $saved ]]; then eval "$saved"; else trap - INT; fi

@@ -93,15 +93,24 @@ function conv_new_conversation --description 'start a new conversation with the 
 end
 
 # The command comes back on stdout and goes into the command line as data:
-# nothing in it is expanded or run. A failure prints conv's message; the
-# line itself stays as typed, as it does on Ctrl-C.
+# nothing in it is expanded or run. While it is asked, a line says so (as
+# zsh's and bash's do); a failure prints conv's message; the line itself
+# stays as typed, as it does on Ctrl-C.
 function conv_command --description 'replace the command line by the shell command it describes'
     set -l text (commandline -b | string collect)
     string match -qr '^\s*$' -- "$text"; and return 0
+    function _conv_repaint --on-signal SIGINT  # Ctrl-C ends this binding early: the line is drawn again
+        functions -e _conv_repaint
+        commandline -f repaint
+    end
+    printf '\n%s\n' "conv: asking for a command…" >&2
     set -l out ($_conv_bin cmd -q --shell fish -- $text 2>&1 | string collect)
-    if test $pipestatus[1] -eq 0
+    set -l code $pipestatus[1]
+    functions -e _conv_repaint
+    if test $code -eq 0
         commandline -r -- $out
         commandline -f end-of-buffer
+        commandline -f repaint
     else
         test -n "$out"; or set out "conv cmd was stopped"
         printf '\n%s\n' $out >&2

@@ -251,7 +251,7 @@ def test_asking_and_following_up_never_import_dulwich_or_dataclasses(fake, store
     assert "conv.home.project" not in follow_up  # the work tree is read for a new conversation only
     assert "typing" not in follow_up  # 3 ms: annotations are strings, typing's names imported for checkers only
     assert not heavy(imported_by("ask", "a new question"))
-    assert "typing" not in imported_by("cmd", "list files")  # Alt-K
+    assert "typing" not in imported_by("cmd", "ls -la")  # Alt-K (the fake echoes: a command)
     done = subprocess.run(["git", "--git-dir", str(store_path), "fsck", "--strict"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
 

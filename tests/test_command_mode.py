@@ -5,7 +5,7 @@ it in the shell's line are tested in real shells in test_shell_plugins.py.)"""
 import json
 
 import pytest
-from conftest import fails, ok
+from conftest import fails, ok, run_conv
 
 from conv.services.command import first_command
 
@@ -27,9 +27,15 @@ FENCED = "Here it is:\n```bash\nfind . -size +100M -mtime -7\n```\nOr with fd:\n
     ("ls $(touch X) `id`; rm -rf x", "ls $(touch X) `id`; rm -rf x"),  # data: left as it is, never run
     ("```python\nimport os\n```\nor:\n```console\nls -la\n```", "ls -la"),  # a shell's fence first
     ("```python\nprint(1)\n```", "print(1)"),  # else the first fence
-    ("Listing all files by size: `ls -lS`.\nThis lists …", "ls -lS"),  # code after a colon in prose
+    ("Listing all files by size: `ls -lS`.\nThis lists …", None),  # inline code only when it is the whole command
     ("echo `date`", "echo `date`"),
-    ("```\n\n```", ""),
+    ("```\n\n```", None),
+    ("I cannot help with that.", None),  # no command: nothing goes in the line
+    ("You can use `find . -size +100M` for that.", None),  # the backticks would run on Enter
+    ("```bash\n# find big files\nfind . -size +100M\n```", "find . -size +100M"),  # a comment first
+    ("`find . -name '*.log'`", "find . -name '*.log'"),  # a whole inline span is the command
+    ("Sure! Here it is:\nfind . -size +100M", "find . -size +100M"),  # a sentence, then the command
+    ("FOO=1 make test", "FOO=1 make test"),
 ])
 def test_first_command(answer, command):
     assert first_command(answer) == command
@@ -64,6 +70,7 @@ def test_a_second_description_refines_the_command_and_ask_c_is_not_drawn_in(fake
 
 
 def test_a_deleted_command_conversation_starts_a_new_one(fake):
+    fake.set(reply="ls")
     first = json.loads(ok("cmd", "--json", "list files").stdout)
     ok("delete", first["conversation"])
     second = json.loads(ok("cmd", "--json", "list files again").stdout)
@@ -72,6 +79,7 @@ def test_a_deleted_command_conversation_starts_a_new_one(fake):
 
 
 def test_the_shell_defaults_to_the_users(fake):
+    fake.set(reply="ls")
     ok("cmd", "list files", env={"SHELL": "/usr/bin/fish"})
     ok("cmd", "list files", env={"SHELL": "/opt/odd/xonsh", "CONV_SESSION": "other"})
     assert "one fish command" in fake.requests[0]["messages"][0]["content"]
@@ -90,3 +98,30 @@ def test_an_answer_with_no_command_is_an_error_and_kept(fake):
     assert "no command" in line
     [conv] = json.loads(ok("list", "--json").stdout)
     assert conv["turns"] == 3
+
+
+def test_an_answer_without_a_command_puts_nothing_in_the_line(fake, store_path):
+    fake.set(reply="I cannot help with that.")
+    done = fails("cmd", "find files over 100 MB changed this week", code=1)
+    assert "the answer holds no command" in done and "I cannot help with that." in done
+    done = run_conv("cmd", "again")
+    assert done.stdout == b"" and done.returncode == 1  # the plugins leave the line as typed
+    shown = json.loads(ok("show", "--json", json.loads(ok("list", "--json").stdout)[0]["id"]).stdout)
+    assert shown["turns"][-1]["content"] == "I cannot help with that."  # the answer is kept
+
+
+def test_the_model_is_the_one_the_user_set_now_and_named_when_none_was(fake):
+    """As --help says: -m, then CONV_MODEL, then config; never the command
+    conversation's last model, and conv clear starts it over."""
+    fake.set(reply="ls")
+    assert json.loads(ok("cmd", "--json", "list", env={"CONV_MODEL": "gpt-4o"}).stdout)["model"] == "openai:gpt-4o"
+    again = json.loads(ok("cmd", "--json", "list more", env={"CONV_MODEL": "fake-model"}).stdout)
+    assert again["model"] == "openai:fake-model"
+    ok("config", "set", "model", "gpt-4o-mini")
+    third = json.loads(ok("cmd", "--json", "list all").stdout)
+    assert third["model"] == "openai:gpt-4o-mini" and third["conversation"] == again["conversation"]
+    ok("config", "unset", "model")
+    said = ok("cmd", "list it all").stderr.decode()
+    assert "openai:gpt-4o-mini answered (chosen by OPENAI_BASE_URL" in said or "answered (chosen by" in said
+    ok("clear")
+    assert json.loads(ok("cmd", "--json", "list").stdout)["conversation"] != third["conversation"]

@@ -126,7 +126,9 @@ def prune(older_than: float = 30 * 86400) -> None:
 
 
 def clear(name: str) -> bool:
-    """Forget the current conversation; True when there was one."""
+    """Forget the current conversation, and the command conversation (conv
+    cmd's, which a second description refines); True when there was a current one."""
+    _file(name).with_name(name + ".cmd").unlink(missing_ok=True)
     if name == DEFAULT:
         write_atomic(_file(DEFAULT + ".cleared"), f"{time.time()}\n")
         return True

@@ -11,7 +11,7 @@ import os
 import re
 import sys
 
-from ..errors import ProviderError
+from ..errors import ConvError
 from ..home import session
 from ..inert import strip
 from ..records import dataclass
@@ -24,7 +24,7 @@ SYSTEM = ("You turn what the user describes into one {shell} command for {os}. R
 SHELLS = ("zsh", "bash", "fish", "sh")
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _SHELL_FENCES = {"", "sh", "bash", "zsh", "fish", "shell", "console", "shell-session", "terminal"}
-_SPAN = re.compile(r"^(?:[^`]*:\s*)?`([^`]+)`[.;,]?$")  # `ls -la`, or in prose: Run this: `ls -la`.
+_SPAN = re.compile(r"`([^`]+)`[.;]?")  # a line that is one inline code span, the whole command: `ls -la`
 _MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)]|\$|%|>|#\s*\$)\s+")  # a list item's marker or a prompt sign
 
 
@@ -50,7 +50,10 @@ class CommandWorkspace(Workspace):
 
 
 def suggest(notice, description: str, shell: str, model: str | None = None) -> Suggested:
-    """Ask for the command ``description`` describes, in this terminal's command conversation."""
+    """Ask for the command ``description`` describes, in this terminal's command
+    conversation. The model is -m's, else CONV_MODEL's, else config's, else the
+    next in line (never the command conversation's last one: what the user set
+    now decides), named when the user set none."""
     from .ask.pipeline import Asker
 
     ws = CommandWorkspace(notice)
@@ -59,35 +62,73 @@ def suggest(notice, description: str, shell: str, model: str | None = None) -> S
         conv_id = None  # deleted: a new one, as after expiry
     system = SYSTEM.format(shell=shell, os=_os_name())
     opts = AskOptions(words=[description], cid=conv_id, model=model,  # no cid: a new conversation
-                      system=None if conv_id else system, stream=False)
+                      system=None if conv_id else system, stream=False, keep_model=False)
     result = Asker(ws, Output(notice=notice, on_text=lambda text: None)).ask(opts)
+    spec = f"{result.provider}:{result.model}"
     command = first_command(result.text)
     if not command:
-        raise ProviderError("the model answered with no command", f"Its answer is kept: conv show {result.short}")
-    return Suggested(command, result.conversation, result.short, result.text, f"{result.provider}:{result.model}")
+        said = " ".join(result.text.split())
+        raise ConvError(f"the answer holds no command ({spec} said: {said[:80] + '…' if len(said) > 80 else said})",
+                        f"Nothing was put in the line; describe it again, or read the answer: conv show {result.short}")
+    if result.chosen_by not in USER_SET:
+        notice(f"{spec} answered (chosen by {result.chosen_by}; set one with CONV_MODEL or conv config set model)")
+    return Suggested(command, result.conversation, result.short, result.text, spec)
 
 
-def first_command(answer: str) -> str:
-    """The first command of an answer: inside its first shell (or unnamed)
-    code fence, else its first fence; the first item when it lists several;
-    the code after "…: " on a line of prose; a command continued over lines
-    (a trailing backslash) whole. No control character, no escape sequence;
-    no trailing newline (one would run the line in some shells)."""
+USER_SET = ("-m", "CONV_MODEL", "config model")  # choice.chain's steps where the user named the model
+
+
+def first_command(answer: str) -> str | None:
+    """The command an answer gives, or None when it gives none: the first line
+    of its first shell (or unnamed) code fence, else of its first fence, that
+    is no comment; without a fence, a line that is one whole inline code span
+    or that starts with something a shell runs (a command on PATH, a builtin,
+    a path, an assignment), never a sentence. A list item's marker or a
+    prompt sign is taken off, a command continued over lines (a trailing
+    backslash) is kept whole; no control character, no escape sequence, no
+    trailing newline (one would run the line in some shells)."""
     fences = _FENCE.findall(answer)
     shell = [code for language, code in fences if language.lower() in _SHELL_FENCES]
-    text = (shell or [code for _, code in fences] or [answer])[0]
-    text = strip(text.replace("\r\n", "\n").replace("\t", " "))
+    fenced = (shell or [code for _, code in fences])[:1]
+    text = strip((fenced[0] if fenced else answer).replace("\r\n", "\n").replace("\t", " "))
     lines = [line for line in text.split("\n") if line.strip()]
-    out: list[str] = []
-    for line in lines:
-        if out and not out[-1].endswith("\\"):
-            break
-        if not out:
-            line = _MARKER.sub("", line, count=1)
-            spoken = _SPAN.match(line.strip())
-            line = spoken[1] if spoken else line
-        out.append(line)
-    return "\n".join(out).strip()
+    for n, line in enumerate(lines):
+        line = _MARKER.sub("", line.strip(), count=1)
+        if not line or line.startswith("#"):
+            continue  # a comment before the command
+        spoken = _SPAN.fullmatch(line)
+        if spoken:
+            return spoken[1].strip()
+        if not fenced and not _runs(line):
+            continue  # a sentence, not a command
+        out = [line]
+        for more in lines[n + 1:]:
+            if not out[-1].endswith("\\"):
+                break
+            out.append(more)
+        return "\n".join(out).strip()
+    return None
+
+
+_BUILTINS = {"alias", "bg", "bind", "builtin", "case", "cd", "command", "declare", "dirs", "echo", "eval", "exec",
+             "exit", "export", "fc", "fg", "for", "function", "functions", "history", "if", "jobs", "kill", "let",
+             "local", "popd", "printf", "pushd", "read", "set", "source", "test", "time", "trap", "type", "ulimit",
+             "umask", "unalias", "unset", "until", "wait", "while"}
+
+
+def _runs(line: str) -> bool:
+    """Whether a line starts with something a shell runs: a command it finds,
+    a builtin or keyword, a path, a variable set for the command, shell syntax."""
+    import shutil
+
+    words = line.split()
+    while words and "=" in words[0] and not words[0].startswith("="):
+        words = words[1:]  # FOO=bar cmd
+    if not words:
+        return False
+    first = words[0]
+    return (first[0] in "(!{[$./~" or first in _BUILTINS or "/" in first
+            or shutil.which(first) is not None)
 
 
 def _os_name() -> str:
