@@ -17,7 +17,7 @@ def ask(*args, **kw):
     "data, says",
     [
         (b"caf\xe9 latin-1\n", "not UTF-8"),
-        (b"text\x00with NUL", "NUL"),
+        (b"text\x00with NUL", "binary data"),
         (b"x" * (10 * 1024 * 1024), "more than 4 MB"),
     ],
 )

@@ -78,6 +78,8 @@ def test_a_session_becomes_turns_with_tool_calls_readable_and_thinking_kept_unse
     assert "log line 0199" not in body and "more characters, kept whole beside this turn as Read-result-1.txt" in body
     kept, = answer["files"]
     assert kept["sent"] is False and kept["name"] == "Read-result-1.txt"
+    # what Claude Code recorded of each of its three model calls, once each (it repeats it on every record)
+    assert answer["usage"]["prompt_tokens"] >= 3 * 21 and answer["usage"]["completion_tokens"] > 0
     whole = git(store_path, "show",
                 "HEAD:" + next(p for p in git(store_path, "ls-tree", "-r", "--name-only", "HEAD").split()
                                if p.endswith(kept["file"])))

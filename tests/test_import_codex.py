@@ -61,6 +61,7 @@ def test_a_codex_session_becomes_turns_and_grows_on_resume(agent, fake, store_pa
     assert '```tool call: exec_command\n{"cmd": "cat notes.txt"}\n```' in answer["content"]
     assert "```tool result: exec_command\n" in answer["content"] and "the build fails on arm64" in answer["content"]
     assert answer["content"].endswith("Your notes say the build fails on arm64.")
+    assert answer["usage"] == {"prompt_tokens": 2 * 10, "completion_tokens": 2 * 5}  # token_count, a model call each
     meta = git(store_path, "show",
                "HEAD:" + next(p for p in git(store_path, "ls-tree", "-r", "--name-only", "HEAD").split()
                               if p.endswith("conversation.md")))

@@ -86,3 +86,20 @@ def test_the_page_renders_fetches_nothing_runs_nothing_and_masks_secrets(fake, t
     assert f"fork: {fork}  try merge" in dom
     assert here.requests == []  # the answer's loopback addresses: never asked
     assert not [line for line in proxy.requests if ELSEWHERE in line]  # nor its others (Chromium's own requests aside)
+
+
+def test_an_imported_tool_call_keeps_its_label_on_a_terminal_and_on_the_page(tmp_path):
+    """Which tool ran what: the label of an imported agent's fenced blocks is
+    shown above them, as it reads when piped."""
+    from test_import_hostile import CLAUDE, write
+    from test_terminal_hygiene import on_a_terminal
+
+    ok("import", "--from", "claude-code", str(write("claude-code", tmp_path / "cc", CLAUDE)))
+    (conv,) = json.loads(ok("list", "--json").stdout)
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", on_a_terminal("show", conv["id"]))
+    assert "tool call: Read" in shown and "tool result: Read" in shown
+    page = tmp_path / "page.html"
+    ok("share", conv["id"], "-o", str(page))
+    text = re.sub(r"<[^>]+>", "", page.read_text())
+    assert "tool call: Read" in text and "tool result: Read" in text
+    assert "#00ff00" not in page.read_text()  # no rule drawn for a dark terminal on the white page

@@ -76,11 +76,22 @@ def _typer_path(args: list[str]) -> None:
             sys.exit(0)  # the help was shown
         from .terminal.render import error
 
-        where = getattr(getattr(exc, "ctx", None), "command_path", "conv")
-        error(f"{exc.format_message().rstrip('.')}. Try '{where} --help'")
+        said = exc.format_message().rstrip(".")
+        error(f"{said}{' ' if said.endswith('?') else '. '}Try '{_where(exc, args)} --help'")
         sys.exit(exc.exit_code)
     if isinstance(code, int) and code:
         sys.exit(code)
+
+
+def _where(exc, args: list[str]) -> str:
+    """The command a usage error is about (click names none for an option missing its value)."""
+    found = getattr(getattr(exc, "ctx", None), "command_path", None)
+    if found:
+        return found
+    from .cli.spec import GROUPS, OPTIONS
+
+    named = next((a for a in args if not a.startswith("-")), None)
+    return f"conv {named}" if named in OPTIONS or named in GROUPS else "conv"
 
 
 if __name__ == "__main__":

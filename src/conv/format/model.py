@@ -225,6 +225,12 @@ class Conversation:
         return dump_document(Document(meta, self.notes))
 
     @property
+    def going_on_with(self) -> str | None:
+        """Derived, never stored: the model of its last answer (the one a
+        follow-up goes on with), else the one it was started with."""
+        return next((t.model for t in reversed(self.turns) if t.role == "assistant" and t.model), self.model)
+
+    @property
     def updated(self) -> str:
         """Derived, never stored: the newest turn's time (or creation)."""
         return max([self.created] + [t.created for t in self.turns])

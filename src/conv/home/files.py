@@ -29,9 +29,15 @@ def output_file(given: str, name: str) -> Path:
 
 def write_out(path: Path, text: str) -> None:
     """``text`` into the file the user named, whole (write_atomic), or one line
-    saying why it cannot be (no traceback, nothing left beside it)."""
+    saying why it cannot be (no traceback, nothing left beside it). What is
+    there and is no plain file (/dev/stdout, /dev/null, a FIFO, a link) is
+    written into, never replaced."""
     try:
-        write_atomic(path, text)
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            with open(path, "w") as f:
+                f.write(text)
+        else:
+            write_atomic(path, text)
     except OSError as exc:
         raise (DiskError.of(exc, path) or ConvError(
             f"cannot write {path}: {exc.strerror or exc}", "Give -o a file in a folder you can write to")) from None

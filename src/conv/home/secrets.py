@@ -63,7 +63,7 @@ def spans(text: str, looking_alike: bool = False) -> list[tuple[int, int, str | 
         found += [(m.start(), m.end(), what) for what, pattern in _shapes() for m in pattern.finditer(text)]
     joined: list[tuple[int, int, str | None]] = []
     for start, end, what in sorted(found):
-        if joined and start <= joined[-1][1]:
+        if joined and start < joined[-1][1]:  # overlapping: one; side by side: two, as each is masked
             last = joined[-1]
             joined[-1] = (last[0], max(last[1], end), last[2] or what)
         elif end > start:

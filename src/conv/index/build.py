@@ -70,11 +70,11 @@ class Builder:
         """The turn rows the cache has of each conversation, by name."""
         known: dict[str, dict[str, _Known]] = {conv_id: {} for chunk in chunks for conv_id in chunk}
         for chunk in chunks:  # by conversation: turns_conv is the index there is
-            for conv_id, rowid, name, sha, role, usage, feedback in self.db.execute(
-                    "SELECT conv_id, rowid, name, sha, role, usage, feedback FROM turns "
+            for conv_id, rowid, name, sha, role, usage, feedback, model in self.db.execute(
+                    "SELECT conv_id, rowid, name, sha, role, usage, feedback, model FROM turns "
                     f"WHERE conv_id IN ({','.join('?' * len(chunk))})",
                     chunk):
-                known[conv_id][name] = _Known(rowid, sha, role, usage, feedback)
+                known[conv_id][name] = _Known(rowid, sha, role, usage, feedback, model)
         return known
 
     def _index(self, found: list[Found], known: "dict[str, dict[str, _Known]]", advance: Callable) -> None:
@@ -84,7 +84,8 @@ class Builder:
             advance()
         rows, self._rows = self._rows, {table: [] for table in self._rows}
         self.db.executemany(
-            "INSERT INTO turns (rowid, conv_id, name, role, sha, usage, feedback) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO turns (rowid, conv_id, name, role, sha, usage, feedback, model) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             rows["turns"])
         self.db.executemany("INSERT INTO turn_fts (rowid, content) VALUES (?, ?)", rows["fts"])
         self.db.executemany(f"INSERT OR REPLACE INTO conversations ({Row.COLUMNS}) VALUES ({', '.join('?' * 18)})",
@@ -107,15 +108,15 @@ class Builder:
         stale = [(row.rowid,) for name, row in known.items() if now.get(name) != row.sha]
         if stale:
             db.executemany("DELETE FROM turns WHERE rowid = ?", stale)  # a trigger takes the text out
-        turns = [_Counted(name, row.role, json.loads(row.usage) if row.usage else None, row.feedback)
+        turns = [_Counted(name, row.role, json.loads(row.usage) if row.usage else None, row.feedback, row.model)
                  for name, row in known.items() if now.get(name) == row.sha]
         # The text goes into the full-text index from here, not from a trigger: FTS5
         # flushes its pending words at every trigger's savepoint (a build took 2.4 s more).
         turn_rows, fts_rows = self._rows["turns"], self._rows["fts"]
-        for rowid, (name, role, text, usage, usage_json, feedback) in enumerate(found.turns, self._next_rowid):
-            turn_rows.append((rowid, conv_id, name, role, now[name], usage_json, feedback))
+        for rowid, (name, role, text, usage, usage_json, feedback, model) in enumerate(found.turns, self._next_rowid):
+            turn_rows.append((rowid, conv_id, name, role, now[name], usage_json, feedback, model))
             fts_rows.append((rowid, text))
-            turns.append(_Counted(name, role, usage, feedback))
+            turns.append(_Counted(name, role, usage, feedback, model))
         self._next_rowid += len(found.turns)
         self._add_row(found, turns)
 
@@ -126,10 +127,12 @@ class Builder:
         updated = max(conv.created, turn_time(last)) if last else conv.created
         forked = (conv.forked_from or {}).get("conversation")
         used = usage_totals(turns)
-        # listed with its readable turns
+        answered = max((t for t in turns if t.role == "assistant" and t.model), key=lambda t: t.name, default=None)
+        # listed with its readable turns, and the model it goes on with: its last answer's
         broken = "; ".join(f"{path}: {why}" for path, why in conv.unreadable.items()) or None
         self._rows["conversations"].append(
-            (conv.id, conv.title, conv.created, updated, conv.model, conv.provider, conv.agent,
+            (conv.id, conv.title, conv.created, updated, answered.model if answered else conv.model, conv.provider,
+             conv.agent,
              json.dumps(conv.tags), conv.status, len(turns), broken, forked, conv.summary, int(found.trashed),
              used["prompt_tokens"] + used["completion_tokens"], used["cost"],
              sum(t.feedback == "negative" for t in turns),
@@ -148,6 +151,6 @@ class Builder:
         self.db.executemany("INSERT INTO history VALUES (?, ?, ?, ?)", reversed(rows))
 
 
-_Known = namedtuple("_Known", "rowid sha role usage feedback")  # a turn row the cache has
+_Known = namedtuple("_Known", "rowid sha role usage feedback model")  # a turn row the cache has
 # what a row counts of a turn (usage_totals reads role, usage)
-_Counted = namedtuple("_Counted", "name role usage feedback")
+_Counted = namedtuple("_Counted", "name role usage feedback model")

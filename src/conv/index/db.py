@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import StoreError
 
-SCHEMA = 11  # bump when the tables change: an old cache is rebuilt, never migrated
+SCHEMA = 12  # bump when the tables change: an old cache is rebuilt, never migrated
 BUSY_SECONDS = 30
 
 # The index keeps no turn text: turn_body(sha), a function conv registers on
@@ -32,7 +32,8 @@ CREATE INDEX conversations_updated ON conversations (trashed, updated);
 CREATE TABLE turns (
     rowid INTEGER PRIMARY KEY, conv_id TEXT NOT NULL, name TEXT NOT NULL,
     role TEXT, sha TEXT NOT NULL,  -- the text: in the store, by sha (turn_body)
-    usage TEXT, feedback TEXT  -- what the conversation's totals need (JSON usage of an answer)
+    usage TEXT, feedback TEXT,  -- what the conversation's totals need (JSON usage of an answer)
+    model TEXT  -- an answer's model: the conversation goes on with its last one
 );
 CREATE INDEX turns_conv ON turns (conv_id);
 CREATE VIRTUAL TABLE turn_fts USING fts5(

@@ -62,6 +62,10 @@ def parse_spec(spec: str, config: Config | None = None) -> tuple[str, str]:
         return prefix, rest.strip()
     if sep and prefix not in OPENAI_PREFIXES and not spec.endswith(".gguf"):
         raise unknown_prefix(prefix, spec, config, alias)
+    if not sep and config is not None and spec in config.names("endpoints"):
+        return spec, _endpoint_model(spec, config)
+    if not sep and spec in BY_NAME and BY_NAME[spec].default_model:  # -m anthropic: its default model
+        return spec, BY_NAME[spec].default_model
     if spec == "local":
         from .local.model import DEFAULT_MODEL
 
@@ -69,6 +73,16 @@ def parse_spec(spec: str, config: Config | None = None) -> tuple[str, str]:
     if spec.endswith(".gguf"):
         return "local", spec
     return next((r.name for r in RECORDS if r.prefixes and spec.startswith(r.prefixes)), "openai"), spec
+
+
+def _endpoint_model(name: str, config: Config) -> str:
+    """The model a bare endpoint name means: the first it lists; one it lists none of is asked for."""
+    models = config.get(f"endpoints.{name}.models") or []
+    if not models:
+        raise UsageError(f"{name!r} is an endpoint of yours, and -m {name} names none of its models; "
+                         "nothing was sent", f"Name one: -m {name}:MODEL (or list them: conv config set "
+                         f"endpoints.{name}.models \"m1, m2\")")
+    return models[0]
 
 
 def unknown_prefix(prefix: str, spec: str, config: Config | None, alias: str | None) -> UsageError:

@@ -49,11 +49,7 @@ def import_from(ws: Workspace, source: str, path: str | None) -> Imported:
     reader = importers.reader(source)
     where = importers.place(source, path)
     read = importers.read(source, where, lambda files: imports.changed(source, files, ws.store.has), progress.steps)
-    if not read.conversations and read.said and not read.unchanged:
-        more = f" (and {len(read.said) - 1} more)" if len(read.said) > 1 else ""
-        raise ConvError(f"nothing in {where} could be read as {source}'s: {read.said[0]}{more}", reader.hint)
-    if not read.files:
-        raise ConvError(f"no {source} files in {where}", reader.hint)
+    _found_any(read, source, where, reader.hint)
     if reader.keeps_no_ids:
         for imported in read.conversations:
             continue_stored(imported, lambda conv_id: ws.store.read(conv_id).turns if ws.store.has(conv_id) else None)
@@ -79,6 +75,20 @@ def import_from(ws: Workspace, source: str, path: str | None) -> Imported:
                               for file, conversations in read.whole.items()})
     return Imported(source, len(found), len(done.added), done.turns, done.new, str(where), read.said, read.unchanged,
                     done.updated, done.forks, done.in_trash)
+
+
+def _found_any(read, source: str, where, hint: str) -> None:
+    """Refuse an import that found nothing of ``source``'s at all: no file of
+    its kind, none readable, or files of another tool (not "0 new")."""
+    if not read.files:
+        raise ConvError(f"no {source} files in {where}", hint)
+    if read.conversations or read.unchanged:
+        return
+    if read.said:
+        more = f" (and {len(read.said) - 1} more)" if len(read.said) > 1 else ""
+        raise ConvError(f"nothing in {where} could be read as {source}'s: {read.said[0]}{more}", hint)
+    raise ConvError(f"no {source} conversation in {where} ({plural(read.files, 'file')} read): are they "
+                    f"{source}'s?", hint)
 
 
 def _made(imported, ids_by_source: dict, source: str, said: list[str]) -> tuple[Conversation, list[Turn]]:

@@ -43,5 +43,5 @@ def share(ws: Workspace, ref: str | None) -> Shared:
     forks = [(ws.index.queries.short_id(r.id), r.title) for r in ws.index.refresh().recent(None)
              if r.forked_from == conv.id]
     parent = (conv.forked_from or {}).get("conversation")
-    model = next((t.model for t in reversed(conv.turns) if t.role == "assistant" and t.model), conv.model)
-    return Shared(replace(conv, turns=turns), model, forks, ws.index.queries.short_id(parent) if parent else None)
+    return Shared(replace(conv, turns=turns), conv.going_on_with, forks,
+                  ws.index.queries.short_id(parent) if parent else None)

@@ -78,7 +78,7 @@ class ProjectRefs:
                             if after else ({}, []))
             out = Pushed(ref, remote, said=said)
             placed = self._composed(conv_ids, theirs, name, out)
-            message = f"conv: {len(placed)} conversation files of {project}"
+            message = f"conv: the conversations of {project}"
             made = self.git.side_commit(f"{PUBLISHED}{name}", placed, message)
             side_refs.place(str(self.git.path), made, project, name, after, message)
             if remote is None or side_refs.push(project, remote, name):

@@ -3,6 +3,7 @@ terminal, plain Markdown when piped."""
 
 from ..format.model import Conversation
 from ..format.usage import usage_totals
+from ..format.words import plural
 from .render import ago, count, dollars, transcript
 
 
@@ -12,7 +13,7 @@ def print_conversation(conv: Conversation, last: int | None = None) -> None:
     used = usage_totals(conv.turns)
     spent = used["prompt_tokens"] + used["completion_tokens"]
     usage = f" · {count(spent)} tokens" + (f" · {dollars(used['cost'])}" if used["cost"] is not None else "")
-    info = (f"{conv.id} · {len(conv.turns)} turns · {conv.model or '-'}{usage if spent else ''}"
+    info = (f"{conv.id} · {plural(len(conv.turns), 'turn')} · {conv.going_on_with or '-'}{usage if spent else ''}"
             f" · updated {ago(conv.updated)}{_project(conv)}")
     sections = [("summary", conv.summary)] if conv.summary else []
     for n, turn in enumerate(conv.turns[first:], first + 1):
@@ -43,7 +44,7 @@ def _options(options: dict | None) -> str:
 
 def _files(files: list[dict] | None) -> str:
     """The files sent with a turn, under its text: name, type and size."""
-    return "".join(f"\n\n[file: {f.get('name')}, {f.get('type')}, {count(int(f.get('bytes') or 0))} bytes]"
+    return "".join(f"\n\n[file: {f.get('name')}, {f.get('type')}, {plural(int(f.get('bytes') or 0), 'byte')}]"
                    for f in files or ())
 
 

@@ -99,9 +99,11 @@ def fork(forked) -> None:
 
 
 def edited(done) -> None:
+    from ..format.words import plural  # here: conv push loads no conversation code
+
     if done.commit is None:
         return notice("nothing changed")
-    notice(f"{done.conv_id}: {len(done.changed)} turns changed, {len(done.deleted)} deleted"
+    notice(f"{done.conv_id}: {plural(len(done.changed), 'turn')} changed, {len(done.deleted)} deleted"
            + (", title changed" if done.title is not None else ""))
 
 
@@ -120,7 +122,7 @@ def purged(done) -> None:
 # -- exchanging ----------------------------------------------------------------
 def imported(done) -> None:
     """conv import --from TOOL: what was read, what was left out, and where what came went."""
-    from ..format.words import plural
+    from ..format.words import plural  # here: conv push loads no conversation code
 
     for line in done.skipped:
         notice(line)
@@ -134,7 +136,7 @@ def imported(done) -> None:
 
 def brought_in(done) -> None:
     """conv import --from project."""
-    from ..format.words import plural
+    from ..format.words import plural  # here: conv push loads no conversation code
 
     for line in done.skipped:
         notice(line)
@@ -145,7 +147,7 @@ def brought_in(done) -> None:
 
 def _apart(forks: list, in_trash: list, whose: str) -> None:
     """What did not join a conversation as it was: said in one line each."""
-    from ..format.words import plural
+    from ..format.words import plural  # here: conv push loads no conversation code
 
     if forks:
         notice(f"{whose} went on apart from yours in {plural(len(forks), 'conversation')}, kept as "

@@ -20,6 +20,19 @@ class AskCommand:
     plain: bool = False  # --plain: print the answer's Markdown as it is, even on a terminal
 
 
+def ask_command(given: dict) -> AskCommand:
+    """The one builder of what conv ask was told, from its parameters by the
+    names cli/spec.py gives them (absent: not given): the fast path's parser
+    and Typer's command both hand theirs here, so the two cannot drift."""
+    options = AskOptions(
+        words=list(given.get("words") or []), follow=bool(given.get("follow")), cid=given.get("cid"),
+        new=bool(given.get("new")), model=given.get("model"), system=given.get("system"),
+        stream=not given.get("no_stream"), save=not given.get("no_save"), agent=given.get("agent"),
+        model_options=[tuple(pair) for pair in given.get("option") or []], files=list(given.get("file") or []))
+    return AskCommand(options, json_out=bool(given.get("json_out")), quiet=bool(given.get("quiet")),
+                      dry_run=bool(given.get("dry_run")), plain=bool(given.get("plain")))
+
+
 def run(command: AskCommand, how=None) -> None:
     """Ask (or, with ``how``, e.g. retry) and print the answer as it arrives."""
     from ...services.ask.options import Output
@@ -73,18 +86,20 @@ def piped() -> bytes | None:
 
 
 def read_stdin() -> str | None:
-    """Piped text, checked: it must be UTF-8 text of a sane size."""
-    from ...errors import UsageError
+    """Piped text, checked: it must be UTF-8 text of a sane size (bad input: exit 1)."""
+    from ...errors import ConvError
+    from ...services.ask.attachments import image_type
 
     data = piped()
     if data is None:
         return None
-    if b"\0" in data:
-        raise UsageError("stdin holds NUL bytes (binary data?)", "Pipe text only")
+    if b"\0" in data or image_type(data):
+        raise ConvError("stdin holds binary data (an image?), not text to add to the question",
+                        'To send it as a file (an image is shown to models that see them): conv ask -f - "…" < FILE')
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise UsageError(
+        raise ConvError(
             f"stdin is not UTF-8 text (bad byte at offset {exc.start})",
             "Convert it first, e.g. | iconv -f latin1 -t utf-8"
         ) from None

@@ -5,6 +5,8 @@ import os
 import signal
 import sys
 
+from ...format.words import plural
+
 HISTORY_LINES = 1000  # kept in the history file, which is trimmed to this after each line
 HELP = """\
 Type a message and press Enter: the answer streams below, and every turn is saved.
@@ -127,7 +129,7 @@ class Terminal:
                           + "the next message starts a new conversation")
         elif entry.name == "history":
             for short, title, turns, here in chat.history():
-                render.plain(f"{'*' if here else ' '}{short}  {turns} turns  {title or '(untitled)'}")
+                render.plain(f"{'*' if here else ' '}{short}  {plural(turns, 'turn')}  {title or '(untitled)'}")
             if not chat.ws.visited:
                 render.notice("no conversation yet in this chat")
         elif entry.name == "model":
