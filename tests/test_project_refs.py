@@ -169,6 +169,9 @@ def test_a_second_machine_pushing_keeps_what_the_first_pushed(fake, team, tmp_pa
     pushed = json.loads(ok("push", "--project", "--json", env=lap, cwd=laptop).stdout)
     assert pushed["kept_from_elsewhere"] == 1
     git(remote, "merge-base", "--is-ancestor", first, ref)  # forward, never forced
+    now = git(remote, "rev-parse", ref).strip()
+    ok("push", "--project", env=lap, cwd=laptop)
+    assert git(remote, "rev-parse", ref).strip() == now  # nothing new: the ref stays where it is
     assert sum(f.endswith("conversation.md") for f in git(remote, "ls-tree", "-r", "--name-only", ref).split()) == 2
     ok("ask", "-c", "more at the desk", env=desk, cwd=alice)
     ok("push", "--project", env=desk, cwd=alice)  # its project's copy of the ref is behind: fetched first

@@ -65,8 +65,9 @@ def sync(remote: Remote = None, json_out: Json = False) -> None:
              "  conv push --project           # this project's conversations to its origin, on refs/conv/YOU")
 def push(remote: Remote = None, json_out: Json = False,
          project: Annotated[bool, typer.Option("--project", help="Instead: the conversations of the git work tree you "
-                                               "are in (conv list --here), onto refs/conv/YOU in its repository, "
-                                               "pushed to REMOTE of the project (default: its origin). "
+                                               "are in (conv list --here), onto refs/conv/YOU (your git e-mail) in its "
+                                               "repository, after what REMOTE of the project (default: its origin) "
+                                               "holds there, pushed forward, never forced. "
                                                "Teammates: conv import --from project.")] = False) -> None:
     """Send this store's conversations to a remote (refused if it has commits this store lacks)."""
     if not project:

@@ -24,7 +24,7 @@ from .shape import Anything, Flag, ListOf, MapOf, Maybe, Misfit, Number, Record,
 class _Role(Shape):
     def check(self, value, where=""):
         if value not in ROLES:
-            raise Misfit(f"{where}: {value!r} is no role ({', '.join(ROLES)})")
+            raise Misfit(f"{str(value)[:20]!r} is no role ({', '.join(ROLES)})")
         return value
 
 
@@ -33,7 +33,7 @@ class _Base64(Shape):
         try:
             return base64.b64decode(Text.check(value, where), validate=True)
         except (binascii.Error, ValueError):
-            raise Misfit(f"{where}: not base64") from None
+            raise Misfit("not base64") from None
 
 
 _SCALARS = MapOf(Maybe(Text))  # a mapping of text values (imported_from, project, forked_from)

@@ -20,11 +20,21 @@ EARLIEST, LATEST = datetime(1970, 1, 1, tzinfo=timezone.utc), datetime(9999, 1, 
 
 
 class Misfit(Exception):
-    """A value that does not have the shape declared for it."""
+    """A value that does not have the shape declared for it: ``why``, at
+    ``path`` (the keys and positions to it, added as it rises out of the
+    containers: nothing is built for the values that fit)."""
 
-    def __init__(self, why: str):
+    def __init__(self, why: str, path: tuple = ()):
         super().__init__(why)
-        self.why = why
+        self.reason, self.path = why, path
+
+    @property
+    def why(self) -> str:
+        at = "".join(p if p.startswith("[") else f".{p}" for p in self.path).lstrip(".")
+        return f"{at}: {self.reason}" if at else self.reason
+
+    def inside(self, step: str) -> "Misfit":
+        return Misfit(self.reason, (step, *self.path))
 
 
 def _kind(value) -> str:
@@ -48,13 +58,19 @@ def _at(where: str, why: str) -> Misfit:
 
 
 class Shape:
-    """A declared shape; ``check`` returns the value as the reader gets it."""
+    """A declared shape; ``check`` returns the value as the reader gets it.
+    ``kinds``: the Python types a value of it can have (None: any), so that
+    OneOf tries only the shapes a value may fit, raising nothing on the way."""
+
+    kinds: tuple | None = None
 
     def check(self, value, where: str = ""):
         raise NotImplementedError
 
 
 class _Text(Shape):
+    kinds = (str,)
+
     def check(self, value, where=""):
         if not isinstance(value, str):
             raise _at(where, f"{_kind(value)}, not text")
@@ -63,6 +79,8 @@ class _Text(Shape):
 
 class _Count(Shape):
     """A whole number of things, zero or more (tokens)."""
+
+    kinds = (int,)
 
     def check(self, value, where=""):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -83,6 +101,8 @@ class _Key(Shape):
 
 
 class _Number(Shape):
+    kinds = (int, float)
+
     def check(self, value, where=""):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise _at(where, f"{_kind(value)}, not a number")
@@ -90,6 +110,8 @@ class _Number(Shape):
 
 
 class _Flag(Shape):
+    kinds = (bool,)
+
     def check(self, value, where=""):
         if not isinstance(value, bool):
             raise _at(where, f"{_kind(value)}, not true or false")
@@ -142,6 +164,7 @@ class _Anything(Shape):
 
 
 Text, Key, Count, Number, Flag, Time, Anything = _Text(), _Key(), _Count(), _Number(), _Flag(), _Time(), _Anything()
+_PLAIN = {Text: str, Flag: bool}  # shapes whose every value of one exact type fits as it is
 
 
 class Opt(Shape):
@@ -176,6 +199,8 @@ class OneOf(Shape):
 
     def check(self, value, where=""):
         for shape in self.shapes:
+            if shape.kinds is not None and not isinstance(value, shape.kinds):
+                continue  # cannot fit: not tried
             try:
                 return shape.check(value, where)
             except Misfit:
@@ -186,6 +211,8 @@ class OneOf(Shape):
 class ListOf(Shape):
     """A list whose every item has ``shape``; with ``drop``, items that do not are left out."""
 
+    kinds = (list,)
+
     def __init__(self, shape: Shape, drop: bool = False):
         self.shape, self.drop = shape, drop
 
@@ -195,15 +222,17 @@ class ListOf(Shape):
         out = []
         for n, item in enumerate(value):
             try:
-                out.append(self.shape.check(item, f"{where}[{n}]"))
-            except Misfit:
+                out.append(self.shape.check(item))
+            except Misfit as misfit:
                 if not self.drop:
-                    raise
+                    raise misfit.inside(f"[{n}]") from None
         return out
 
 
 class MapOf(Shape):
     """An object whose keys are text and whose every value has ``shape``."""
+
+    kinds = (dict,)
 
     def __init__(self, shape: Shape):
         self.shape = shape
@@ -211,29 +240,45 @@ class MapOf(Shape):
     def check(self, value, where=""):
         if not isinstance(value, dict):
             raise _at(where, f"{_kind(value)}, not an object")
-        return {str(k): self.shape.check(v, f"{where}.{k}" if where else str(k)) for k, v in value.items()}
+        out = {}
+        for key, item in value.items():
+            try:
+                out[str(key)] = self.shape.check(item)
+            except Misfit as misfit:
+                raise misfit.inside(str(key)) from None
+        return out
 
 
 class Record(Shape):
     """An object with these keys (others ignored): ``required`` must be there
     and not null; any other may be absent or null (then None)."""
 
+    kinds = (dict,)
+
     def __init__(self, fields: dict[str, Shape], required: tuple[str, ...] = ()):
         self.fields, self.required = fields, required
+        # (key, shape, the one type a value of it has as it is, when there is one: checked without a call;
+        # a session is thousands of records of ten keys each)
+        self._plan = tuple((key, shape, _PLAIN.get(shape)) for key, shape in fields.items())
 
     def check(self, value, where=""):
         if not isinstance(value, dict):
             raise _at(where, f"{_kind(value)}, not an object")
         out = {}
-        for key, shape in self.fields.items():
-            inner = f"{where}.{key}" if where else key
-            item = value.get(key)
+        get = value.get
+        for key, shape, plain in self._plan:
+            item = get(key)
             if item is None:
                 if key in self.required:
-                    raise _at(inner, "missing")
+                    raise Misfit("missing", (key,))
                 out[key] = None
+            elif item.__class__ is plain:
+                out[key] = item
             else:
-                out[key] = shape.check(item, inner)
+                try:
+                    out[key] = shape.check(item)
+                except Misfit as misfit:
+                    raise misfit.inside(key) from None
         return out
 
 

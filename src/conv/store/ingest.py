@@ -33,8 +33,10 @@ class Ingested:
 def ingest(git: GitStore, incoming: list[Incoming], message: Callable[[Ingested], str], trusted: bool) -> Ingested:
     """Bring ``incoming`` in, in one commit. ``trusted``: a tool's own sessions
     (the source is the authority over the turns it made), else a teammate's."""
-    contents = {object_id(b"blob", data): data for item in incoming for data in item.files.values()
-                if isinstance(data, bytes)}
+    named = [{n: object_id(b"blob", data) if isinstance(data, bytes) else data for n, data in item.files.items()}
+             for item in incoming]  # each file's blob id, once
+    contents = {sha: item.files[n] for item, shas in zip(incoming, named) for n, sha in shas.items()
+                if isinstance(item.files[n], bytes)}
     out = Ingested()
 
     def build(snap: Snapshot):
@@ -56,12 +58,11 @@ def ingest(git: GitStore, incoming: list[Incoming], message: Callable[[Ingested]
             return "\nedited:" in head
 
         with progress.steps("writing conversations", len(incoming)) as advance:
-            for item in incoming:
+            for item, shas in zip(incoming, named):
                 advance()
                 if item.conv_id in purged:
                     continue
-                theirs = Side(ROOT, {n: object_id(b"blob", data) if isinstance(data, bytes) else data
-                                     for n, data in item.files.items()})
+                theirs = Side(ROOT, dict(shas))
                 base = Side(ROOT, item.base) if item.base is not None else None
                 mine = held(item.conv_id)
                 result = joined(item.conv_id, base, mine, theirs, trusted, edited, held, read)

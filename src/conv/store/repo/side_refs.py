@@ -95,6 +95,10 @@ def place(store: str, made: str, project: str, name: str, after: str | None, mes
          what=f"cannot write {ref} in {project}")
     commit = made
     if after is not None:
+        trees = _git("-C", project, "rev-parse", f"{made}^{{tree}}", f"{after}^{{tree}}",
+                     what=f"cannot read {ref} in {project}").stdout.split()
+        if trees[0] == trees[1]:
+            return after  # the remote holds it all already: nothing to push
         commit = _git("-C", project, "commit-tree", f"{made}^{{tree}}", "-p", after, "-p", made, "-m", message,
                       what=f"cannot write {ref} in {project}").stdout.strip()
     _git("-C", project, "update-ref", ref, commit, after or "0" * len(commit), what=f"{ref} moved meanwhile")
