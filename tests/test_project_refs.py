@@ -83,7 +83,7 @@ def test_outside_a_work_tree_or_without_a_remote_it_says_so(fake, tmp_path):
     assert git(alone, "for-each-ref", "--format=%(refname)", "refs/conv").strip().startswith("refs/conv/")
     git(alone, "remote", "add", "origin", str(tmp_path / "gone.git"))
     said = fails("push", "--project", code=4, cwd=alone)
-    assert "cannot fetch refs/conv/me@example.com from origin" in said
+    assert "cannot fetch refs/conv/* from origin" in said
     assert "does not appear to be a git repository" in said
     done = ok("import", "--from", "project", "--json", cwd=alone)  # its own ref is there; origin is not
     assert json.loads(done.stdout)["refs"] and "cannot fetch refs/conv/* from origin" in done.stderr.decode()
@@ -290,8 +290,8 @@ def test_a_hostile_teammate_ref_is_untrusted_input(fake, team, tmp_path):
     assert f"{ref}: conversations/{ghost[0]}/{ghost[1]}/{ghost}/conversation.md: names conversation" in said
     assert f"{ref}: conversations/{bombed[0]}/{bombed[1]}/{bombed}/conversation.md: frontmatter uses YAML" in said
     assert f"{ref}: conversations/{latin[0]}/{latin[1]}/{latin}/{turn.decode()}: not UTF-8 text" in said
-    assert sorted(listed(b)) == sorted([good_id, other, latin])  # the good one, and what was readable of the rest
-    assert shown(b, latin) == []
+    assert list(listed(b)) == [good_id]  # the good one; the others had no turn that could come in
+    assert f"{ref}: conversation {latin} has no turn that could come in; left out" in said
     store = tmp_path / "bob-conv" / "store.git"
     fsck_clean(store)
     git(tmp_path, "clone", "-q", str(store), "bob-clone")
@@ -344,3 +344,169 @@ def test_a_key_never_travels_on_a_project_ref(fake, team, tmp_path):
                                      text=True).stdout
     ok("import", "--from", "project", env=b, cwd=bob)
     assert [c["title"] for c in listed(b).values()] == ["a clean question"]
+
+
+# -- found by trying it as a hostile teammate and a second machine would ------------------------------------
+
+
+def test_a_line_from_each_machine_is_never_dropped_or_mixed_whoever_pushes_last(fake, team, tmp_path):
+    """One person, two machines extending one conversation apart: whichever
+    pushes, and however often, the ref keeps both lines, each in one
+    conversation (the older line in it, the other in its fork), and stays put
+    when nothing is new."""
+    remote, alice, bob = team
+    git(bob, "config", "user.email", "alice@example.com")
+    one, two = homes(tmp_path, "one", "two")
+    ref = "refs/conv/alice@example.com"
+    fake.set(reply="ECHO")
+    ok("ask", "shared", env=one, cwd=alice)
+    ok("push", "--project", env=one, cwd=alice)
+    ok("import", "--from", "project", env=two, cwd=bob)
+    (conv_id,) = listed(two)
+    ok("ask", "--cid", conv_id, "two goes on", env=two, cwd=bob)
+    ok("push", "--project", env=two, cwd=bob)
+    ok("ask", "--cid", conv_id, "one goes on", env=one, cwd=alice)
+
+    def lines() -> list[list[str]]:
+        tip = git(remote, "rev-parse", ref).strip()
+        found = []
+        for meta in (p for p in git(remote, "ls-tree", "-r", "--name-only", tip).split() if p.endswith(".md")
+                     and p.endswith("conversation.md")):
+            where = meta.rsplit("/", 1)[0]
+            turns = sorted(p for p in git(remote, "ls-tree", "--name-only", f"{tip}:{where}").split()
+                           if p.endswith("-user.md"))
+            found.append([git(remote, "show", f"{tip}:{where}/{t}").rsplit("---\n", 1)[1].strip() for t in turns])
+        return sorted(found)
+
+    expected = [["shared", "one goes on"], ["shared", "two goes on"]]
+    for home, clone in ((one, alice), (two, bob), (two, bob), (one, alice), (two, bob)):
+        ok("push", "--project", env=home, cwd=clone)
+        assert lines() == expected, lines()
+    tip = git(remote, "rev-parse", ref).strip()
+    ok("push", "--project", env=one, cwd=alice)
+    ok("push", "--project", env=two, cwd=bob)
+    assert git(remote, "rev-parse", ref).strip() == tip  # nothing new: no new commit
+
+
+def test_what_is_deleted_or_purged_leaves_the_ref_and_never_comes_back(fake, team, tmp_path):
+    remote, alice, bob = team
+    a, b = homes(tmp_path, "alice", "bob")
+    ok("ask", "to be purged", env=a, cwd=alice)
+    ok("ask", "to be deleted", env=a, cwd=alice)
+    ok("push", "--project", env=a, cwd=alice)
+    ok("import", "--from", "project", env=b, cwd=bob)
+    ids = {c["title"]: c["id"] for c in listed(a).values()}
+    ok("delete", ids["to be purged"], ids["to be deleted"], env=a)
+    ok("clean", "--purge", "--yes", env=a)  # the trash: both erased
+    ok("push", "--project", env=a, cwd=alice)  # none left of the project: the ref is emptied, not refused
+    ref = "refs/conv/alice@example.com"
+    assert git(remote, "ls-tree", "-r", "--name-only", ref).strip() == ""
+    for store in (tmp_path / "alice-conv" / "store.git",):
+        assert subprocess.run(["git", "-C", str(store), "grep", "-q", "to be purged", "--all"] if False else
+                              ["git", "-C", str(store), "log", "--all", "-p", "-S", "to be purged", "--oneline"],
+                              capture_output=True, text=True).stdout == ""
+    ok("delete", ids["to be purged"], env=b)
+    ok("clean", "--purge", "--yes", env=b)
+    ok("import", "--from", "project", env=b, cwd=bob)
+    bob_store = tmp_path / "bob-conv" / "store.git"
+    assert "to be purged" not in subprocess.run(["git", "-C", str(bob_store), "log", "--all", "-p"],
+                                                capture_output=True, text=True).stdout
+
+
+def test_a_teammates_fork_of_my_line_is_not_pushed_back_to_me(fake, team, tmp_path):
+    """The round trip: each keeps their own line, the other's beside it; the
+    fork an import made holds only the teammate's turns, so it is theirs to
+    push, never sent back as a copy of their own line."""
+    _, alice, bob = team
+    a, b = homes(tmp_path, "alice", "bob")
+    fake.set(reply="ECHO")
+    ok("ask", "shared question", env=a, cwd=alice)
+    ok("push", "--project", env=a, cwd=alice)
+    ok("import", "--from", "project", env=b, cwd=bob)
+    (conv_id,) = listed(b)
+    ok("ask", "--cid", conv_id, "bob goes on", env=b, cwd=bob)
+    ok("push", "--project", env=b, cwd=bob)
+    ok("ask", "--cid", conv_id, "alice goes on", env=a, cwd=alice)
+    done = json.loads(ok("import", "--from", "project", "--json", env=a, cwd=alice).stdout)
+    assert len(done["forks"]) == 1 and done["turns_added"] == 4  # the fork's turns are counted
+    ok("push", "--project", env=a, cwd=alice)
+    ok("import", "--from", "project", env=b, cwd=bob)
+    for home, mine in ((a, "alice goes on"), (b, "bob goes on")):
+        convs = listed(home)
+        assert len(convs) == 2, convs  # the conversation and one fork: no copy of one's own line
+        assert shown(home, conv_id)[2] == mine
+
+
+def test_a_nested_or_squatting_ref_blocks_nothing(fake, team, tmp_path):
+    remote, alice, bob = team
+    a, b = homes(tmp_path, "alice", "bob")
+    ok("ask", "a question", env=a, cwd=alice)
+    ok("push", "--project", env=a, cwd=alice)
+    ok("import", "--from", "project", env=b, cwd=bob)
+    head = git(remote, "rev-parse", "refs/conv/alice@example.com").strip()
+    git(remote, "update-ref", "-d", "refs/conv/alice@example.com")  # a hostile layout in its place
+    git(remote, "update-ref", "refs/conv/alice@example.com/x", head)
+    git(remote, "update-ref", "refs/conv/x/y/bob@example.com", head)
+    said = ok("import", "--from", "project", env=b, cwd=bob).stderr.decode()  # bob's project still has alice's
+    assert "'refs/conv/alice@example.com/x' on origin: not a name conv push --project writes; left out" in said
+    assert "'refs/conv/x/y/bob@example.com' on origin" in said
+    assert git(bob, "for-each-ref", "refs/conv").strip() == ""  # what the remote no longer has is gone here too
+    said = fails("push", "--project", env=a, cwd=alice, code=4)
+    assert "holds refs under refs/conv/alice@example.com/" in said and "--delete" in said
+
+
+def test_a_ref_of_odd_files_is_said_in_few_lines_and_brings_no_broken_turn(fake, team, tmp_path):
+    remote, alice, bob = team
+    a, b = homes(tmp_path, "alice", "bob")
+    ok("ask", "a question", env=a, cwd=alice)
+    ok("push", "--project", env=a, cwd=alice)
+    head = git(remote, "rev-parse", "refs/conv/alice@example.com").strip()
+    conv_id = next(iter(listed(a)))
+    where = f"conversations/{conv_id[0]}/{conv_id[1]}/{conv_id}"
+    files = {n.encode(): git(remote, "rev-parse", f"{head}:{where}/{n}").strip()
+             for n in git(remote, "ls-tree", "--name-only", f"{head}:{where}").split()}
+    dangling = blob(remote, b"---\nrole: user\nfiles: [{name: a.txt, file: 20261126-100000.000-cccc-user.1.txt}]\n"
+                            b"---\nsee the file\n")
+    junk = [("100644", f"junk{n}".encode(), blob(remote, b"x")) for n in range(60)]
+    tree = conversations_tree(remote, {conv_id: folder_tree(remote, {
+        **files, b"20261126-100000.000-cccc-user.md": dangling, b"conversation.md\n": files[b"conversation.md"]})},
+        junk)
+    git(remote, "update-ref", "refs/conv/mallory@example.com", git(remote, "commit-tree", tree, "-m", "m").strip())
+    said = ok("import", "--from", "project", env=b, cwd=bob).stderr.decode()
+    assert "and 4" in said and "more things left out" in said and said.count("refs/conv/mallory") <= 22
+    assert "conversation.md\\n: not a file of a conversation" in said  # a newline in a name is said, as an escape
+    assert "names a file it does not hold" in said
+    ok("export", "--all", "-o", str(tmp_path / "out"), env=b)  # every conversation brought in is whole
+    assert [shown(b, c)[0] for c in listed(b)] == ["a question"]
+
+
+def test_the_remote_url_of_a_project_is_kept_without_its_password(fake, tmp_path, store_path):
+    repo = tmp_path / "proj"
+    git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    git(repo, "remote", "add", "origin", "https://alice:hunter2#x@example.com/app.git")
+    assert '"https://alice:hunter2#x@example.com/app.git"' in (repo / ".git" / "config").read_text()  # git quotes it
+    ok("ask", "a question", cwd=repo)
+    stored = subprocess.run(["git", "-C", str(store_path), "log", "-p"], capture_output=True, text=True).stdout
+    assert "hunter2" not in stored and 'remote: "https://example.com/app.git"' in stored
+
+
+def test_a_token_conv_knows_of_is_never_pushed(fake, team, tmp_path):
+    _, alice, _ = team
+    (a,) = homes(tmp_path, "alice")
+    token = "tok-" + "Zq7Wx5Yv3Ut1" * 3
+    fake.set(reply=f"the header you sent was {token}")
+    ok("ask", "what did I send?", env={**a, "CORP_API_TOKEN": token}, cwd=alice)
+    said = ok("push", "--project", env={**a, "CORP_API_TOKEN": token}, cwd=alice).stderr.decode()
+    assert "holds a secret conv knows" in said and token not in said
+
+
+@pytest.mark.parametrize("email, name", [("anna@example.lock", "anna@example%2Elock"),
+                                         ("李雷@ex.cn", "%E6%9D%8E%E9%9B%B7@ex.cn"), ("zoë@x.org", "zo%C3%AB@x.org")])
+def test_any_git_email_names_one_ref_of_its_own(fake, tmp_path, email, name):
+    repo = tmp_path / "proj"
+    git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    git(repo, "config", "user.email", email)
+    ok("ask", "a question", cwd=repo)
+    pushed = json.loads(ok("push", "--project", "--json", cwd=repo).stdout)
+    assert pushed["ref"] == f"refs/conv/{name}" and git(repo, "rev-parse", pushed["ref"]).strip()
+    assert json.loads(ok("import", "--from", "project", "--json", cwd=repo).stdout)["refs"] == [name]

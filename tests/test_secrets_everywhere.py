@@ -145,3 +145,29 @@ def test_a_bearer_token_in_an_endpoint_header_is_masked_when_a_server_echoes_it_
     assert done.returncode == 3 and "Incorrect API key provided" in said and token not in said
     stored = subprocess.run(["git", "-C", str(store_path), "log", "-p"], capture_output=True, text=True).stdout
     assert "Incorrect API key provided" in stored and token not in stored
+
+
+def test_share_masks_a_key_in_alt_text_or_with_invisible_characters(fake, tmp_path):
+    key = "sk-proj-" + "Ab3dEf6hIj9k" * 4
+    fake.set(reply=(f"![{key}](x.png)\n\nzero width: {key[:30]}\u200b{key[30:]}\n\n"
+                    f"soft hyphen: {key[:12]}&shy;{key[12:]}\n\nother dash: sk&#8209;proj-{key[8:]}\n"))
+    conv = json.loads(ok("ask", "--json", "hide a key").stdout)["conversation"]
+    text = page(tmp_path, conv)
+    for tail in (key[8:], key[30:], key[12:]):
+        assert tail not in text, tail
+    said = ok("share", conv, "-o", "-").stdout.decode()  # - is stdout
+    assert said.startswith("<!DOCTYPE html>") and key[8:] not in said
+
+
+def test_a_key_with_an_invisible_character_inside_is_refused_by_the_hook(fake, store_path):
+    ok("ask", "a first question")
+    ok("hooks", "install", "pre-commit")
+    said = fails("ask", f"my key: {KEY[:20]}\u200b{KEY[20:]}", code=1)
+    assert "holds an OpenAI API key" in said
+
+
+def test_share_to_a_place_it_cannot_write_is_one_line(fake, tmp_path):
+    conv = json.loads(ok("ask", "--json", "hello").stdout)["conversation"]
+    (tmp_path / "afile").write_text("x")
+    assert "afile is a file, not a folder" in fails("share", conv, "-o", str(tmp_path / "afile" / "x.html"), code=1)
+    assert "File name too long" in fails("share", conv, "-o", str(tmp_path / ("x" * 300)), code=1)

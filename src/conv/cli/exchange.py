@@ -47,7 +47,8 @@ def export(
     from ..services import browse
     from ..services.exchange import export_all
 
-    done = export_all(workspace(), browse.filters_from(tag=tag, since_text=since, here=here), fmt, output)
+    done = export_all(workspace(), browse.filters_from(tag=tag, since_text=since, here=here), fmt,
+                      None if output == "-" else output)
     if done.text is not None:
         render.plain(done.text, end="")
     else:
@@ -61,7 +62,8 @@ def share(
     ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).",
                                                  show_default=False)] = None,
     output: Annotated[Optional[str], typer.Option(
-        "-o", "--output", help="The file to write, or a folder to write ID.html in (default: ID.html here).")] = None,
+        "-o", "--output", help="The file to write, or a folder to write ID.html in, or - for stdout "
+                               "(default: ID.html here).")] = None,
 ) -> None:
     """Write a conversation as one self-contained HTML page to send someone: rendered as on a
     terminal, code highlighted, forks listed; no script, nothing fetched. Secrets conv knows of
@@ -73,10 +75,13 @@ def share(
     ws = workspace()
     shared = prepare(ws, ref)
     name = f"{ws.index.queries.short_id(shared.conv.id)}.html"
-    path = output_file(output or name, name)
-    write_out(path, html.page(shared))
+    text = html.page(shared)
     for line in shared.masked:
         render.notice(f"masked: {line}")
+    if output == "-":  # the page itself on stdout
+        return render.plain(text, end="")
+    path = output_file(output or name, name)
+    write_out(path, text)
     render.plain(str(path))
 
 

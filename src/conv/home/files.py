@@ -24,7 +24,14 @@ def output_file(given: str, name: str) -> Path:
     """Where a file goes when the user gave ``-o``: that path, or ``name``
     inside it when it is a folder (or ends in a slash, as a folder to make)."""
     path = Path(given)
-    return path / name if given.endswith(os.sep) or path.is_dir() else path
+    return path / name if given.endswith(os.sep) or _is_dir(path) else path
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # a name too long: no folder; writing it says why
+        return False
 
 
 def write_out(path: Path, text: str) -> None:
@@ -33,11 +40,13 @@ def write_out(path: Path, text: str) -> None:
     there and is no plain file (/dev/stdout, /dev/null, a FIFO, a link) is
     written into, never replaced."""
     try:
-        if path.is_symlink() or (path.exists() and not path.is_file()):
+        if path.is_symlink() or (path.exists() and not path.is_file()):  # (raises for a name too long)
             with open(path, "w") as f:
                 f.write(text)
         else:
             write_atomic(path, text)
     except OSError as exc:
-        raise (DiskError.of(exc, path) or ConvError(
-            f"cannot write {path}: {exc.strerror or exc}", "Give -o a file in a folder you can write to")) from None
+        blocking = next((p for p in path.parents if os.path.exists(p) and not os.path.isdir(p)), None)
+        why = f"{blocking} is a file, not a folder" if blocking else exc.strerror or str(exc)
+        raise (DiskError.of(exc, path) or ConvError(f"cannot write {path}: {why}",
+                                                    "Give -o a file in a folder you can write to")) from None

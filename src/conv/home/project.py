@@ -8,7 +8,7 @@ import os
 import re
 
 _REMOTE_URL = re.compile(r'^\[remote\s+"([^"]+)"\]\s*$|^\s*url\s*=\s*(.+?)\s*$')
-_USERINFO = re.compile(r"^([a-z][a-z0-9+.-]*://)[^/@]*@", re.I)
+_USERINFO = re.compile(r"^([a-z][a-z0-9+.-]*://)[^/]*@", re.I)  # to the last @ before the path: a password may hold one
 
 
 def root(start: str | None = None) -> str | None:
@@ -78,9 +78,29 @@ def _remote(common: str) -> str | None:
         elif line.lstrip().startswith("["):
             section = None
         elif match and section and section not in urls:
-            urls[section] = match[2]
+            urls[section] = _value(match[2])
     url = urls.get("origin") or next(iter(urls.values()), None)
     return _USERINFO.sub(r"\1", url) if url else None
+
+
+def _value(raw: str) -> str:
+    """A git config value as git reads it: quoted parts unquoted, ``\\"`` and
+    ``\\\\`` unescaped, a ``#`` or ``;`` outside quotes the start of a comment
+    (git quotes a URL holding them: a password with a # is written so)."""
+    out, quoted, escaped = [], False, False
+    for char in raw:
+        if escaped:
+            out.append({"n": "\n", "t": "\t", "b": "\b"}.get(char, char))
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == '"':
+            quoted = not quoted
+        elif char in "#;" and not quoted:
+            break
+        else:
+            out.append(char)
+    return "".join(out).strip()
 
 
 def _read(path: str) -> str:

@@ -60,7 +60,9 @@ def spans(text: str, looking_alike: bool = False) -> list[tuple[int, int, str | 
     if "authorization" in lower or "x-api-key" in lower:
         found += [(m.end(2), m.end(), None) for m in _HEADER.finditer(text)]
     if looking_alike:
-        found += [(m.start(), m.end(), what) for what, pattern in _shapes() for m in pattern.finditer(text)]
+        folded, at = _folded(text)
+        found += [(at[m.start()], at[m.end() - 1] + 1, what) for what, pattern in _shapes()
+                  for m in pattern.finditer(folded)]
     joined: list[tuple[int, int, str | None]] = []
     for start, end, what in sorted(found):
         if joined and start < joined[-1][1]:  # overlapping: one; side by side: two, as each is masked
@@ -84,7 +86,19 @@ def look_alikes(text: str) -> list[tuple[str, str]]:
     """(what it looks like, the text) of each thing in ``text`` shaped like a
     key: the store's pre-commit hook's own patterns (API keys, tokens, a
     private key's first line), for a warning before text leaves the machine."""
-    return [(what, found[0]) for what, pattern in _hook_patterns() for found in pattern.finditer(text)]
+    return [(what, found[0]) for what, pattern in _hook().PATTERNS for found in pattern.finditer(text)]
+
+
+def _folded(text: str) -> tuple[str, list[int]]:
+    """``text`` as a reader sees it, as the hook reads it: what shows nothing (a
+    zero-width space, a soft hyphen) taken out, dashes made hyphens; and where
+    each of its characters is in ``text`` (a key with an invisible character
+    inside still reads as one, and is found as one)."""
+    if text.isascii():
+        return text, list(range(len(text) + 1))
+    hook = _hook()
+    kept = [n for n, c in enumerate(text) if not hook.INVISIBLE.match(c)]
+    return "".join(text[n] for n in kept).translate(hook.DASHES), kept + [len(text)]
 
 
 _PEM = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----.*?(?:-----END \1-----|\Z)", re.S)
@@ -92,12 +106,13 @@ _PEM = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----.*?(?
 
 def _shapes() -> list:
     """The hook's patterns, a private key taken whole (BEGIN to END, or to the end of the text)."""
-    return [("a private key", _PEM), *((what, p) for what, p in _hook_patterns() if what != "a private key")]
+    return [("a private key", _PEM), *((what, p) for what, p in _hook().PATTERNS if what != "a private key")]
 
 
 @cache
-def _hook_patterns() -> list:
-    """The pre-commit hook's PATTERNS: one list of shapes, in the hook, which must run without conv."""
+def _hook():
+    """The pre-commit hook, as a module: its PATTERNS (one list of shapes, in the
+    hook, which must run without conv), and what it folds before they look."""
     from importlib.machinery import SourceFileLoader
     from importlib.util import module_from_spec, spec_from_loader
     from pathlib import Path
@@ -106,7 +121,7 @@ def _hook_patterns() -> list:
                               str(Path(__file__).resolve().parent.parent / "hooks" / "pre-commit"))
     module = module_from_spec(spec_from_loader(loader.name, loader))
     loader.exec_module(module)
-    return module.PATTERNS
+    return module
 
 
 def gather() -> None:

@@ -22,10 +22,11 @@ from ..records import dataclass
 from .boundary import fitting
 from .shape import Misfit, Shape
 
-MOST_BYTES = 50 * 1024 * 1024  # a file of a conversation past this is no turn of anyone's
+MOST_BYTES = 16 * 1024 * 1024  # a file of a conversation past this is no turn of anyone's
+MOST_IN_ALL = 256 * 1024 * 1024  # what one person's ref may bring in one import
+MOST_SAID = 20  # lines said of one ref; the rest counted in one more
 _TURN = r"\d{8}-\d{6}\.\d{3}-[0-9a-z]{4}-(?:user|assistant|system)"
-_FILE = re.compile(rf"^(?:{re.escape(META_FILE)}|{_TURN}\.md|{_TURN}\.\d+\.[a-z0-9]{{1,10}})$")
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$")
+_FILE = re.compile(rf"(?:{re.escape(META_FILE)}|{_TURN}\.md|{_TURN}\.\d+\.[a-z0-9]{{1,10}})\Z")
 
 
 @dataclass
@@ -47,41 +48,69 @@ class _Entry(Shape):
     def check(self, value, where=""):
         path = value["path"]
         parts = path.split("/")
-        if len(parts) != 5 or parts[0] != "conversations" or not ids.ID_RE.match(parts[3]) \
+        if len(parts) != 5 or parts[0] != "conversations" or not ids.ID_RE.fullmatch(parts[3]) \
                 or "/".join(parts[1:3]) != ids.shard_of(parts[3]) or not _FILE.match(parts[4]):
-            raise Misfit(f"{path}: not a file of a conversation")
+            raise Misfit(f"{shown(path)}: not a file of a conversation")
         if value["kind"] != "blob" or value["mode"] != "100644" or not isinstance(value["size"], int):
-            raise Misfit(f"{path}: not a plain file")
+            raise Misfit(f"{shown(path)}: not a plain file")
         return value
+
+
+def shown(path: str) -> str:
+    """A path as one line says it: what is no printable character written as an escape (a newline as \\n)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in path)[:300]
 
 
 def checked(ref: str, entries: list[RefFile], blobs: Callable[[list[str]], dict[str, bytes]]
             ) -> tuple[dict[str, dict[str, bytes]], list[str]]:
     """The conversations of ``ref`` that may come in (id -> file name -> bytes),
-    and one line for each thing left out."""
-    name = ref.rsplit("/", 1)[-1]
-    if not NAME.match(name):
-        return {}, [f"{ref}: not a name conv push --project writes: left out whole"]
+    and the lines saying what was left out (at most MOST_SAID, then a count)."""
+    if not ids.SIDE_NAME_RE.match(ref.removeprefix("refs/conv/")):
+        return {}, [f"{shown(ref)}: not a name conv push --project writes: left out whole"]
     records = [{"path": e.path, "kind": e.kind, "mode": e.mode, "size": e.size, "sha": e.sha} for e in entries]
     kept, misfits = fitting(records, _Entry())
-    said = [f"{ref}: {why}; left out" for why in misfits]
-    big = [r for r in kept if r["size"] > MOST_BYTES]
-    said += [f"{ref}: {r['path']}: {r['size']:,} bytes, more than a turn's file; left out" for r in big]
-    wanted = [r for r in kept if r["size"] <= MOST_BYTES]
+    said, odd = [], [f"{why}; left out" for why in misfits]  # files that are none of a conversation's: said last
+    wanted, room = [], MOST_IN_ALL
+    for r in sorted(kept, key=lambda r: r["size"]):
+        if r["size"] > min(MOST_BYTES, room):
+            said.append(f"{shown(r['path'])}: {r['size']:,} bytes, more than " + (
+                "a conversation's file" if r["size"] > MOST_BYTES else "one import takes of a ref") + "; left out")
+        else:
+            wanted.append(r)
+            room -= r["size"]
     data = blobs([r["sha"] for r in wanted])
     folders: dict[str, dict[str, bytes]] = {}
-    for r in wanted:
+    for r in sorted(wanted, key=lambda r: r["path"]):
         conv_id, file = r["path"].split("/")[3:]
         content = data.get(r["sha"])
         why = "not in the repository" if content is None else _unfit(conv_id, file, content)
         if why:
-            said.append(f"{ref}: {r['path']}: {why}; left out")
+            said.append(f"{shown(r['path'])}: {why}; left out")
         else:
             folders.setdefault(conv_id, {})[file] = content
-    for conv_id in [c for c, files in folders.items() if META_FILE not in files]:
-        del folders[conv_id]
-        said.append(f"{ref}: conversation {conv_id} has no readable {META_FILE}; left out")
-    return folders, said
+    said += _whole(folders) + odd
+    more = f"{ref}: and {len(said) - MOST_SAID} more things left out" if len(said) > MOST_SAID else None
+    return folders, [f"{ref}: {line}" for line in said[:MOST_SAID]] + ([more] if more else [])
+
+
+def _whole(folders: dict[str, dict[str, bytes]]) -> list[str]:
+    """Each conversation as conv writes one: its conversation.md, a turn at
+    least, and every file its turns say they were sent with (a turn naming
+    one that is not there is left out); said for what is not."""
+    said = []
+    for conv_id, files in list(folders.items()):
+        for name in [n for n in files if n.endswith(".md") and n != META_FILE]:
+            listed = Turn.from_text(name[:-3], files[name].decode()).files or []
+            missing = [str(f.get("file"))[:80] for f in listed if f.get("file") not in files]
+            if missing:
+                del files[name]
+                said.append(f"conversation {conv_id}'s turn {name[:-3]} names a file it does not hold "
+                            f"({missing[0]}); left out")
+        if META_FILE not in files or len(files) == 1:
+            del folders[conv_id]
+            said.append(f"conversation {conv_id} has " + ("no readable conversation.md" if META_FILE not in files
+                                                          else "no turn that could come in") + "; left out")
+    return said
 
 
 def _unfit(conv_id: str, file: str, content: bytes) -> str | None:

@@ -1,6 +1,7 @@
 """Conversations out of conv: ``conv export`` (Markdown, JSON, OpenAI messages, ShareGPT)."""
 
 
+import os
 from pathlib import Path
 
 from ..errors import ConvError, UsageError
@@ -61,7 +62,7 @@ def export_all(ws: Workspace, filters, fmt: str, output: str | None) -> Exported
     if fmt == "md" and not output:
         raise UsageError("--all --format md writes one file a conversation", "Name their folder: -o DIR")
     folder = Path(output) if fmt == "md" else None
-    if folder is not None and folder.exists() and not folder.is_dir():
+    if folder is not None and os.path.exists(folder) and not os.path.isdir(folder):
         raise ConvError(f"{output} is a file, and --all --format md writes one file a conversation into a folder",
                         "Give -o a folder (it is made if it is not there)")
     target = output_file(output, f"conversations.{'json' if fmt == 'json' else 'jsonl'}") if output else None

@@ -50,12 +50,8 @@ class BroughtIn:
 def publish(ws: Workspace, remote: str | None, path: str | None = None) -> Published:
     root = _root(path, "conv push --project")
     conv_ids = [row.id for row in ws.index.refresh().recent(None, Filters(here=root))]
-    if not conv_ids:
-        raise UsageError(f"no conversation of {root} to push",
-                         "Ask something there first (conv list --here shows them)")
-    done = ws.store.projects.publish(conv_ids, root, remote, checked)
-    return Published(len(conv_ids) - len(done.held_back), done.ref, root, done.remote, done.theirs, done.forks,
-                     done.held_back + done.said)
+    done = ws.store.projects.publish(conv_ids, root, remote, checked)  # none: the ref still loses what was deleted
+    return Published(done.mine, done.ref, root, done.remote, done.theirs, done.forks, done.held_back + done.said)
 
 
 def bring_in(ws: Workspace, remote: str | None = None, path: str | None = None) -> BroughtIn:

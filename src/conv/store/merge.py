@@ -223,6 +223,7 @@ def joined(conv_id: str, base: Side | None, mine: Side | None, theirs: Side, tru
             grown.side.files[META] = fork_text(conv, conv_id, fork_id, first, shared[-1] if shared else "", "")
         out.forks.append(Fork(fork_id, grown.side, grown.side.files[META]))
         out.forks += grown.forks
+        out.turns_added += grown.turns_added
     return out
 
 

@@ -6,10 +6,9 @@ project`` brings everyone's in.
 
 A push goes forward, never forced: the ref as the remote has it now is
 fetched and checked, what it holds that this store does not (another
-machine's push under the same name) is kept, a conversation both changed
-meets by merge.py's foreign rule (a line that does not continue this
-machine's stays beside it as a fork), and the commit goes on top of the
-remote's; if the remote moved meanwhile, it is all done again.
+machine's push under the same name) is kept, lines that went apart are kept
+apart (publishing.py), and the commit goes on top of the remote's; if the
+remote moved meanwhile, it is all done again.
 
 A teammate's ref is untrusted input: its files are listed and read in the
 project's repository, checked (``check``: importers/project.py) and only
@@ -18,24 +17,18 @@ was brought in of each ref is kept as a commit of its own
 (``refs/conv-project/NAME``): the base the next import of it meets the
 user's lines against, as sync uses its tracking ref."""
 
-import os
 from collections.abc import Callable
 
-from ..errors import SyncError
+from ..errors import SyncError, UsageError
 from ..format.model import META_FILE, Conversation
-from ..home.secrets import look_alikes
 from ..records import dataclass, field
 from .incoming import Incoming
 from .ingest import Ingested, ingest
-from .layout import ROOT, folder
-from .merge import Side, joined, side
+from .merge import side
+from .publishing import FETCHED, PUBLISHED, composed, image
 from .repo import side_refs
 from .repo.git import GitStore
-from .repo.objects import object_id
-from .repo.snapshot import Existing
 
-PUBLISHED = "refs/conv-published/"  # in the store: what this machine last published under each name
-FETCHED = "refs/conv-project/"  # in the store: what was last brought in of each project side ref
 ATTEMPTS = 5  # fetch, merge and push again this often while the remote keeps moving
 
 Check = Callable[[str, list, Callable[[list[str]], dict[str, bytes]]], tuple[dict[str, dict[str, bytes]], list[str]]]
@@ -45,6 +38,7 @@ Check = Callable[[str, list, Callable[[list[str]], dict[str, bytes]]], tuple[dic
 class Pushed:
     ref: str
     remote: str | None  # None: kept in the project's repository only
+    mine: int = 0  # this machine's conversations on the ref
     theirs: int = 0  # conversations the ref held from elsewhere (another machine's push), kept
     forks: int = 0  # lines that met this machine's and did not continue it, kept beside it
     held_back: list = field(default_factory=list)  # conversations not pushed (a key in them), one line each
@@ -65,60 +59,29 @@ class ProjectRefs:
 
     def publish(self, conv_ids: list[str], project: str, remote: str | None, check: Check) -> Pushed:
         """``conv_ids`` as they are now on ``refs/conv/NAME`` in the ``project``
-        repository, on top of what the remote holds there, then pushed to the
-        project's remote (``remote``, else its origin or only one; none: not pushed)."""
+        repository, on top of what the remote holds there (publishing.py), then
+        pushed to the project's remote (``remote``, else its origin or only one;
+        none: not pushed)."""
         name, remote = side_refs.side_name(project), side_refs.remote_of(project, remote)
         ref = f"{side_refs.SIDE}{name}"
         for _ in range(ATTEMPTS):
-            problem = side_refs.mirror(project, remote, name)
+            problem, said = side_refs.mirror(project, remote, name)
             if problem:
-                raise SyncError(problem, "Is the remote reachable? git -C PROJECT remote -v shows it")
+                raise SyncError(problem, f"Is the remote reachable? git -C {project} remote -v shows it")
             after = side_refs.listed(project).get(ref)
-            theirs, said = (check(ref, side_refs.tree(project, after), lambda shas: side_refs.blobs(project, shas))
-                            if after else ({}, []))
-            out = Pushed(ref, remote, said=said)
-            placed = self._composed(conv_ids, theirs, name, out)
+            if not conv_ids and after is None:
+                raise UsageError(f"no conversation of {project} to push",
+                                 "Ask something there first (conv list --here shows them)")
+            theirs, checked = (check(ref, side_refs.tree(project, after), lambda shas: side_refs.blobs(project, shas))
+                               if after else ({}, []))
+            out = Pushed(ref, remote, said=said + checked)
+            placed = composed(self.git, conv_ids, theirs, name, out)
             message = f"conv: the conversations of {project}"
             made = self.git.side_commit(f"{PUBLISHED}{name}", placed, message)
             side_refs.place(str(self.git.path), made, project, name, after, message)
             if remote is None or side_refs.push(project, remote, name):
                 return out
         raise SyncError(f"{ref} on {remote} kept moving while conv pushed", "Run it again")
-
-    def _composed(self, conv_ids: list[str], theirs: dict[str, dict[str, bytes]], name: str,
-                  out: Pushed) -> dict:
-        """The side ref's tree: the remote's conversations, this machine's met
-        with them (merge.joined, against what this machine last published)."""
-        snap = self.git.snapshot()
-        before = self.git.storage.ref(f"{PUBLISHED}{name}")
-        last = self.git.snapshot(before) if before else None
-        contents = {object_id(b"blob", data): data for files in theirs.values() for data in files.values()}
-        composed = {cid: Side(ROOT, {n: object_id(b"blob", d) for n, d in files.items()})
-                    for cid, files in theirs.items()}
-
-        def read(sha: str) -> bytes:
-            return contents[sha] if sha in contents else snap.blob(sha)
-
-        for conv_id in conv_ids:
-            mine = side(snap, conv_id)
-            if mine is None or mine.root != ROOT:
-                continue
-            leak = _leak(mine, read)
-            if leak:
-                out.held_back.append(f"{conv_id} holds what looks like {leak}: not pushed "
-                                     "(CONV_ALLOW_SECRETS=1 pushes it anyway)")
-                continue
-            if conv_id not in composed:
-                composed[conv_id] = mine
-                continue
-            met = joined(conv_id, last and side(last, conv_id), mine, composed[conv_id], False,
-                         lambda c, n: False, composed.get, read)
-            composed[conv_id] = met.side or mine
-            for fork in met.forks:
-                composed[fork.conv_id] = fork.side
-            out.forks += len(met.forks)
-        out.theirs = len(set(theirs) - set(conv_ids))
-        return {f"{folder(cid)}/{n}": _placed(v, contents) for cid, s in composed.items() for n, v in s.files.items()}
 
     def bring_in(self, project: str, remote: str | None, check: Check,
                  imported: Callable[[Conversation], Conversation]) -> BroughtIn:
@@ -127,10 +90,11 @@ class ProjectRefs:
         conversations (their conversation.md as ``imported`` makes it over),
         lines that continue the user's, and forks of those that do not."""
         remote = side_refs.remote_of(project, remote)
-        out = BroughtIn(unfetched=side_refs.mirror(project, remote))
+        unfetched, said = side_refs.mirror(project, remote)
+        out = BroughtIn(unfetched=unfetched, said=said)
         refs = side_refs.listed(project)
         if not refs and out.unfetched:
-            raise SyncError(out.unfetched, "Is the remote reachable? git -C PROJECT remote -v shows it")
+            raise SyncError(out.unfetched, f"Is the remote reachable? git -C {project} remote -v shows it")
         incoming, images = [], {}
         for ref, commit in sorted(refs.items()):
             name = ref[len(side_refs.SIDE):]
@@ -144,31 +108,13 @@ class ProjectRefs:
                 was = side(base, conv_id) if base else None
                 incoming.append(Incoming(conv_id, files, was.files if was else None))
             images[name] = folders
+
         def message(done: Ingested) -> str:
             forks = f", {len(done.forks)} line(s) apart in forks" if done.forks else ""
             return f"import: conversations of {project} from {', '.join(out.refs)}{forks}"
 
         out.done = ingest(self.git, incoming, message, trusted=False)
+        snap = self.git.snapshot()
         for name, folders in images.items():  # the base of the next import: only once the branch has it all
-            self.git.side_commit(f"{FETCHED}{name}", {f"{folder(cid)}/{n}": data for cid, files in folders.items()
-                                                     for n, data in files.items()},
-                                 f"conv: what was brought in of {name}")
+            self.git.side_commit(f"{FETCHED}{name}", image(folders, snap), f"conv: what was brought in of {name}")
         return out
-
-
-
-def _placed(value: bytes | str, contents: dict[str, bytes]):
-    """A file of the side ref's tree: new text, a file of the remote's (its bytes), or a blob of the store's."""
-    if isinstance(value, bytes):
-        return value
-    return contents[value] if value in contents else Existing(value)
-
-
-def _leak(mine: Side, read: Callable[[str], bytes]) -> str | None:
-    """What in a conversation looks like a key (the pre-commit hook's patterns), if anything."""
-    if os.environ.get("CONV_ALLOW_SECRETS") == "1":
-        return None
-    for sha in mine.files.values():
-        for what, _ in look_alikes(read(sha).decode("utf-8", "replace"))[:1]:
-            return what
-    return None

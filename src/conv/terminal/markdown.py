@@ -43,12 +43,15 @@ def _masked(text: str, find: Spans) -> str:
 
 
 def _mask_inline(children: list, find: Spans) -> None:
-    """Mask what the pieces of one paragraph show together (a key split by emphasis is one key)."""
+    """Mask what the pieces of one paragraph show together (a key split by
+    emphasis is one key), an image's alt text among them."""
     for child in children:
         for name, value in list((child.attrs or {}).items()):
             if isinstance(value, str):
                 child.attrs[name] = _masked(value, find)
-    pieces = [c for c in children if c.type in _SHOWN]
+        if child.content and child.type not in _SHOWN:
+            child.content = _masked(child.content, find)
+    pieces = [c for c in _flat(children) if c.type in _SHOWN]
     joined = "".join(c.content for c in pieces)
     found = find(joined) if joined else []
     if not found:
@@ -67,6 +70,15 @@ def _mask_inline(children: list, find: Spans) -> None:
             kept = min(b, end)
         out.append(piece.content[kept - start:])
         piece.content = "".join(out)
+
+
+def _flat(children: list) -> list:
+    """The inline pieces in the order they show, those inside others (an image's alt text) included."""
+    out = []
+    for child in children:
+        out.append(child)
+        out += _flat(child.children or [])
+    return out
 
 
 @cache

@@ -7,9 +7,9 @@ Never a branch, never fetched by a plain clone or fetch, never pushed unless
 asked."""
 
 import os
-import re
 
 from ...errors import SyncError, UsageError
+from ...format import ids
 from ...records import dataclass
 from . import gitcli
 from .remotes import git_reason
@@ -31,27 +31,43 @@ class Listed:
     size: int | None
 
 
-def mirror(project: str, remote: str | None, name: str | None = None) -> str | None:
+def mirror(project: str, remote: str | None, name: str | None = None) -> tuple[str | None, list[str]]:
     """The project's copies of ``remote``'s side refs (all, or NAME's) made
-    what the remote holds; why the remote could not be fetched from, when it could not."""
+    what the remote holds, one by one and only those named as conv names
+    them (a ref nested under another, ``refs/conv/bob/x``, would block git's
+    own ref names: left out, said); a teammate's ref the remote no longer has
+    goes from the project too. (Why the remote could not be fetched from, when
+    it could not; a line for each ref left out.)"""
     if remote is None:
-        return None
-    wanted = f"{SIDE}{name}" if name else f"{SIDE}*"
+        return None, []
     try:
-        _git("-C", project, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, f"+{wanted}:{wanted}",
-             what=f"cannot fetch {wanted} from {remote}")
+        listing = _git("-C", project, "ls-remote", "--refs", remote, f"{SIDE}*",
+                       what=f"cannot fetch {SIDE}* from {remote}").stdout.split()
     except SyncError as exc:
-        if name and "couldn't find remote ref" in exc.message.lower():
-            return None  # nothing published under that name yet
-        return exc.message
-    return None
+        return exc.message, []
+    there = [ref for ref in listing[1::2] if ref.startswith(SIDE)]
+    named = [ref for ref in there if ids.SIDE_NAME_RE.match(ref[len(SIDE):])]
+    said = [f"{ref[:200]!r} on {remote}: not a name conv push --project writes; left out"
+            for ref in there if ref not in named]
+    wanted = [ref for ref in named if name is None or ref == f"{SIDE}{name}"]
+    if wanted:
+        try:
+            _git("-C", project, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote,
+                 *(f"+{ref}:{ref}" for ref in wanted), what=f"cannot fetch {SIDE}* from {remote}")
+        except SyncError as exc:
+            return exc.message, said
+    if name is None:  # what a teammate removed from the remote is not brought in again
+        for ref in set(listed(project)) - set(named):
+            if ref != f"{SIDE}{side_name(project, quiet=True)}":
+                _git("-C", project, "update-ref", "-d", ref, what=f"cannot remove {ref} from {project}")
+    return None, said
 
 
 def listed(project: str) -> dict[str, str]:
-    """refs/conv/NAME -> commit, as the project holds them."""
+    """refs/conv/NAME -> commit, as the project holds them (only names conv writes)."""
     found = _git("-C", project, "for-each-ref", "--format=%(refname) %(objectname)", SIDE,
                  what="cannot list the project's refs/conv/*").stdout.split()
-    return dict(zip(found[::2], found[1::2]))
+    return {ref: sha for ref, sha in zip(found[::2], found[1::2]) if ids.SIDE_NAME_RE.match(ref[len(SIDE):])}
 
 
 def tree(project: str, commit: str) -> list[Listed]:
@@ -110,6 +126,10 @@ def push(project: str, remote: str, name: str) -> bool:
     ref = f"{SIDE}{name}"
     done = _git("-C", project, "push", "--quiet", "--no-verify", remote, f"{ref}:{ref}",
                 what=f"cannot push {ref} to {remote}", check=False)
+    if done.returncode and "exists; cannot create" in done.stderr:  # a ref nested under this one's name
+        raise SyncError(f"{remote} holds refs under {ref}/, so {ref} cannot be pushed",
+                        f"Remove them: git -C {project} push {remote} --delete REF (git ls-remote {remote} "
+                        f"'{ref}/*' names them)")
     if done.returncode and any(why in done.stderr for why in _MOVED):
         return False
     if done.returncode:
@@ -118,18 +138,18 @@ def push(project: str, remote: str, name: str) -> bool:
     return True
 
 
-def side_name(project: str) -> str:
-    """The name this person publishes under: their git e-mail in the project.
-    Never a shared fallback: two people under one name would overwrite each other."""
+def side_name(project: str, quiet: bool = False) -> str:
+    """The name this person publishes under: their git e-mail in the project
+    (ids.side_name). Never a shared fallback: two people under one name would
+    overwrite each other (``quiet``: "" when there is none)."""
     try:
         email = gitcli.run("-C", project, "config", "user.email").stdout.strip()
     except FileNotFoundError:
         raise UsageError("this needs git", "Install git") from None
-    name = re.sub(r"[^A-Za-z0-9._@+-]+", "-", email).strip(".-").replace("..", ".")
-    if not name:
+    if not email and not quiet:
         raise UsageError("conv push --project publishes under your git e-mail, and this project has none",
                          "Set it: git config user.email you@example.com (or --global)")
-    return name[:100]
+    return ids.side_name(email) if email else ""
 
 
 def remote_of(project: str, asked: str | None) -> str | None:

@@ -1,0 +1,120 @@
+"""What ``conv push --project`` puts on a person's side ref: the tree of the
+ref as the remote has it (checked, as any foreign input), this machine's
+conversations met with it, without what this store deleted or purged, and
+without what only teammates' refs brought (theirs to push).
+
+A conversation both this machine and the ref changed is this person's on two
+machines: the two lines meet as sync's do (``_meet``), so two machines of one
+person compose the same ref whoever pushes last: no line is dropped or
+mixed, none flips."""
+
+import os
+from collections.abc import Callable
+
+from ..format.model import META_FILE, Conversation
+from ..home.secrets import look_alikes, spans
+from .layout import ROOT, TRASH, conversation_ids, folder, purged_ids
+from .merge import Side, fork_name, fork_text, side
+from .repo.git import GitStore
+from .repo.objects import object_id
+from .repo.snapshot import Existing, Snapshot
+
+PUBLISHED = "refs/conv-published/"  # in the store: what this machine last published under each name
+FETCHED = "refs/conv-project/"  # in the store: what was last brought in of each project side ref
+
+
+def composed(git: GitStore, conv_ids: list[str], theirs: dict[str, dict[str, bytes]], name: str,
+             out) -> dict:
+    """The side ref's tree (path -> an object of the store's, or new bytes);
+    what it kept, made and held back noted on ``out`` (project_refs.Pushed)."""
+    snap = git.snapshot()
+    gone = purged_ids(snap) | set(conversation_ids(snap, TRASH))  # deleted here: off the ref too
+    contents = {object_id(b"blob", data): data for files in theirs.values() for data in files.values()}
+    ref = {cid: Side(ROOT, {n: object_id(b"blob", d) for n, d in files.items()})
+           for cid, files in theirs.items() if cid not in gone}
+    brought = _brought(git, name)
+
+    def read(sha: str) -> bytes:
+        return contents[sha] if sha in contents else snap.blob(sha)
+
+    for conv_id in conv_ids:
+        mine = side(snap, conv_id)
+        if mine is None or mine.root != ROOT or (mine.turns and set(mine.turns.values()) <= brought):
+            continue  # nothing of this machine's in it: a teammate's, theirs to push
+        leak = _leak(mine, read)
+        if leak:
+            out.held_back.append(f"{conv_id} holds {leak}: not pushed (CONV_ALLOW_SECRETS=1 pushes it anyway)")
+        elif conv_id in ref:
+            out.forks += _meet(conv_id, mine, ref, read)
+            out.mine += 1
+        else:
+            ref[conv_id] = mine
+            out.mine += 1
+    out.theirs = len(set(theirs) - set(conv_ids) - gone)
+    return {f"{folder(cid)}/{n}": _placed(v, contents) for cid, s in ref.items() for n, v in s.files.items()}
+
+
+def _meet(conv_id: str, mine: Side, ref: dict[str, Side], read: Callable) -> int:
+    """This machine's line of ``conv_id`` and the ref's, both this person's,
+    met in ``ref`` as sync meets two machines' lines (merge.merged): the
+    longer when one holds the other; when they went apart, the one whose
+    first turn of its own is older keeps the conversation and the other goes
+    to its fork, named by that turn (so whoever pushes, the ref is the same).
+    How many forks that made or grew."""
+    theirs = ref[conv_id]
+    mine_own = sorted(n for n, s in mine.turns.items() if theirs.turns.get(n) != s)
+    theirs_own = sorted(n for n, s in theirs.turns.items() if mine.turns.get(n) != s)
+    if not theirs_own or not mine_own:
+        ref[conv_id] = mine if not theirs_own else theirs
+        return 0
+    stays, moves, first = (theirs, mine, mine_own[0]) if theirs_own[0] < mine_own[0] else (mine, theirs, theirs_own[0])
+    fork_id = fork_name(conv_id, first)
+    ref[conv_id] = stays
+    if fork_id in ref and not set(ref[fork_id].turns.items()) <= set(moves.turns.items()):
+        return _meet(fork_id, Side(ROOT, {**moves.others, META_FILE: ref[fork_id].files[META_FILE]}), ref, read)
+    shared = [n for n in sorted(moves.turns) if stays.turns.get(n) == moves.turns[n]]
+    conv = Conversation.from_text(read(moves.files[META_FILE]).decode())
+    meta = ref[fork_id].files[META_FILE] if fork_id in ref else fork_text(conv, conv_id, fork_id, first,
+                                                                            shared[-1] if shared else "", "")
+    ref[fork_id] = Side(ROOT, {**moves.others, META_FILE: meta})
+    return 1
+
+
+def _brought(git: GitStore, name: str) -> set[str]:
+    """The turn files teammates' side refs brought into this store (their blob ids; not this person's own)."""
+    found: set[str] = set()
+    for other in git.refs.subkeys(FETCHED.encode()):
+        if other.decode() != name:
+            snap = git.snapshot(git.storage.ref(FETCHED + other.decode()))
+            found |= {sha for conv_id in conversation_ids(snap) for n, sha in snap.files(folder(conv_id)).items()
+                      if n != META_FILE and n.endswith(".md")}
+    return found
+
+
+def _placed(value: bytes | str, contents: dict[str, bytes]):
+    """A file of the side ref's tree: new text, a file of the remote's (its bytes), or a blob of the store's."""
+    if isinstance(value, bytes):
+        return value
+    return contents[value] if value in contents else Existing(value)
+
+
+def _leak(mine: Side, read: Callable[[str], bytes]) -> str | None:
+    """What in a conversation is a secret conv knows, or looks like a key (the
+    pre-commit hook's patterns): said; None when nothing is."""
+    if os.environ.get("CONV_ALLOW_SECRETS") == "1":
+        return None
+    for sha in mine.files.values():
+        text = read(sha).decode("utf-8", "replace")
+        if spans(text):
+            return "a secret conv knows (a key or token of its config or environment)"
+        for what, _ in look_alikes(text)[:1]:
+            return f"what looks like {what}"
+    return None
+
+
+def image(folders: dict[str, dict[str, bytes]], snap: Snapshot) -> dict:
+    """What was brought in of one side ref, to keep as its next base: its
+    checked folders, but what this store purged (never back in the store)."""
+    gone = purged_ids(snap)
+    return {f"{folder(cid)}/{n}": data for cid, files in folders.items() if cid not in gone
+            for n, data in files.items()}
