@@ -23,19 +23,6 @@ ID_RE = re.compile(rf"^(?:{_AGENT}-)?[{ALPHABET}]{{{TOKEN_LENGTH}}}$")
 # What a user may type as a reference: letters, digits, '-' and '_' only.
 REF_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 TURN_RE = re.compile(r"^\d{8}-\d{6}\.\d{3}-[0-9a-z]{4}-(user|assistant|system)$")
-# The name a person's project side ref has (refs/conv/NAME): their git e-mail,
-# any other byte written %XX; one level, never a name git refuses (``..``, ``.lock``).
-SIDE_NAME_RE = re.compile(r"(?!.*\.\.)(?!.*\.lock\Z)[A-Za-z0-9%][A-Za-z0-9._@+%-]{0,199}\Z")
-
-
-def side_name(email: str) -> str:
-    """The side ref name of a git e-mail: its letters, digits and ``._@+-`` as
-    they are, every other byte ``%XX`` (two people never share one name), a
-    leading or doubled dot and a trailing ``.lock`` written so too."""
-    name = "".join(c if c.isascii() and (c.isalnum() or c in "._@+-") else
-                   "".join(f"%{b:02X}" for b in c.encode()) for c in email.strip())
-    name = re.sub(r"\.(?=\.)|^[.-]", lambda m: f"%{ord(m[0]):02X}", name)
-    return name[:-5] + "%2Elock" if name.endswith(".lock") else name
 
 
 def random_token(length: int = TOKEN_LENGTH) -> str:

@@ -64,9 +64,8 @@ def shown(path: str) -> str:
 def checked(ref: str, entries: list[RefFile], blobs: Callable[[list[str]], dict[str, bytes]]
             ) -> tuple[dict[str, dict[str, bytes]], list[str]]:
     """The conversations of ``ref`` that may come in (id -> file name -> bytes),
-    and the lines saying what was left out (at most MOST_SAID, then a count)."""
-    if not ids.SIDE_NAME_RE.match(ref.removeprefix("refs/conv/")):
-        return {}, [f"{shown(ref)}: not a name conv push --project writes: left out whole"]
+    and the lines saying what was left out (at most MOST_SAID, then a count).
+    Only refs named as conv names them come here (store/repo/side_refs.py lists no other)."""
     records = [{"path": e.path, "kind": e.kind, "mode": e.mode, "size": e.size, "sha": e.sha} for e in entries]
     kept, misfits = fitting(records, _Entry())
     said, odd = [], [f"{why}; left out" for why in misfits]  # files that are none of a conversation's: said last

@@ -257,15 +257,13 @@ class Record(Shape):
 
     def __init__(self, fields: dict[str, Shape], required: tuple[str, ...] = ()):
         self.fields, self.required = fields, required
-        # (key, shape, the one type a value of it has as it is, when there is one: checked without a call;
-        # a session is thousands of records of ten keys each)
+        # key, shape, and the one type whose values fit as they are (no call: a session is thousands of records)
         self._plan = tuple((key, shape, _PLAIN.get(shape)) for key, shape in fields.items())
 
     def check(self, value, where=""):
         if not isinstance(value, dict):
             raise _at(where, f"{_kind(value)}, not an object")
-        out = {}
-        get = value.get
+        out, get = {}, value.get
         for key, shape, plain in self._plan:
             item = get(key)
             if item is None:

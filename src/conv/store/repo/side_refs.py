@@ -7,9 +7,9 @@ Never a branch, never fetched by a plain clone or fetch, never pushed unless
 asked."""
 
 import os
+import re
 
 from ...errors import SyncError, UsageError
-from ...format import ids
 from ...records import dataclass
 from . import gitcli
 from .remotes import git_reason
@@ -17,6 +17,9 @@ from .remotes import git_reason
 SIDE = "refs/conv/"
 IDENTITY = {"GIT_AUTHOR_NAME": "conv", "GIT_AUTHOR_EMAIL": "conv@localhost", "GIT_COMMITTER_NAME": "conv",
             "GIT_COMMITTER_EMAIL": "conv@localhost"}
+# The name a person's side ref has (refs/conv/NAME): their git e-mail, any
+# other byte written %XX; one level, never a name git refuses (``..``, ``.lock``).
+NAME_RE = re.compile(r"(?!.*\.\.)(?!.*\.lock\Z)[A-Za-z0-9%][A-Za-z0-9._@+%-]{0,199}\Z")
 _MOVED = ("non-fast-forward", "fetch first", "stale info", "cannot lock ref", "failed to update ref")  # not a hook's no
 
 
@@ -46,7 +49,7 @@ def mirror(project: str, remote: str | None, name: str | None = None) -> tuple[s
     except SyncError as exc:
         return exc.message, []
     there = [ref for ref in listing[1::2] if ref.startswith(SIDE)]
-    named = [ref for ref in there if ids.SIDE_NAME_RE.match(ref[len(SIDE):])]
+    named = [ref for ref in there if NAME_RE.match(ref[len(SIDE):])]
     said = [f"{ref[:200]!r} on {remote}: not a name conv push --project writes; left out"
             for ref in there if ref not in named]
     wanted = [ref for ref in named if name is None or ref == f"{SIDE}{name}"]
@@ -67,7 +70,7 @@ def listed(project: str) -> dict[str, str]:
     """refs/conv/NAME -> commit, as the project holds them (only names conv writes)."""
     found = _git("-C", project, "for-each-ref", "--format=%(refname) %(objectname)", SIDE,
                  what="cannot list the project's refs/conv/*").stdout.split()
-    return {ref: sha for ref, sha in zip(found[::2], found[1::2]) if ids.SIDE_NAME_RE.match(ref[len(SIDE):])}
+    return {ref: sha for ref, sha in zip(found[::2], found[1::2]) if NAME_RE.match(ref[len(SIDE):])}
 
 
 def tree(project: str, commit: str) -> list[Listed]:
@@ -140,7 +143,7 @@ def push(project: str, remote: str, name: str) -> bool:
 
 def side_name(project: str, quiet: bool = False) -> str:
     """The name this person publishes under: their git e-mail in the project
-    (ids.side_name). Never a shared fallback: two people under one name would
+    (``name_of``). Never a shared fallback: two people under one name would
     overwrite each other (``quiet``: "" when there is none)."""
     try:
         email = gitcli.run("-C", project, "config", "user.email").stdout.strip()
@@ -149,7 +152,17 @@ def side_name(project: str, quiet: bool = False) -> str:
     if not email and not quiet:
         raise UsageError("conv push --project publishes under your git e-mail, and this project has none",
                          "Set it: git config user.email you@example.com (or --global)")
-    return ids.side_name(email) if email else ""
+    return name_of(email) if email else ""
+
+
+def name_of(email: str) -> str:
+    """The side ref name of a git e-mail: its letters, digits and ``._@+-`` as
+    they are, every other byte ``%XX`` (two people never share one name), a
+    leading or doubled dot and a trailing ``.lock`` written so too."""
+    name = "".join(c if c.isascii() and (c.isalnum() or c in "._@+-") else
+                   "".join(f"%{b:02X}" for b in c.encode()) for c in email.strip())
+    name = re.sub(r"\.(?=\.)|^[.-]", lambda m: f"%{ord(m[0]):02X}", name)
+    return name[:-5] + "%2Elock" if name.endswith(".lock") else name
 
 
 def remote_of(project: str, asked: str | None) -> str | None:
