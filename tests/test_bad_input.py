@@ -24,9 +24,16 @@ def ask(*args, **kw):
 def test_stdin_that_is_not_text_is_refused_before_anything_is_stored(fake, store_path, data, says):
     ask("a kept conversation")
     head = git(store_path, "rev-parse", "HEAD")
-    assert says in fails("ask", "-c", "what is this?", input=data)
+    assert says in fails("ask", "-c", "what is this?", input=data, code=1)  # bad input, not a wrong command line
     assert git(store_path, "rev-parse", "HEAD") == head
     assert len(fake.requests) == 1
+
+
+def test_a_question_in_an_error_is_not_followed_by_a_full_stop():
+    from conv.errors import ConvError
+
+    assert str(ConvError("is the server there?", "Start it.")) == "is the server there? Start it."
+    assert str(ConvError("no such file.", "Check it.")) == "no such file. Check it."
 
 
 @pytest.mark.parametrize("args", [["ask"], ["ask", "   "], ["ask", "-c"]])

@@ -36,6 +36,22 @@ FENCED = "Here it is:\n```bash\nfind . -size +100M -mtime -7\n```\nOr with fd:\n
     ("`find . -name '*.log'`", "find . -name '*.log'"),  # a whole inline span is the command
     ("Sure! Here it is:\nfind . -size +100M", "find . -size +100M"),  # a sentence, then the command
     ("FOO=1 make test", "FOO=1 make test"),
+    # what a hostile or chatty model says instead of a command: nothing in the line
+    ("find is the right tool here, but I need more details.", None),
+    ("yes you can do that with a loop", None),
+    ("test it on a copy first please", None),
+    ("$5 is the price of that service.", None),
+    ("(Note: this requires GNU find.)", None),
+    ("[Warning] This will delete everything.", None),
+    ("which directory do you mean?", None),
+    ("export is not needed here; just run it.", None),
+    ("```\nI'm sorry, I can't help with that.\n```", None),  # an unnamed fence is no promise of code
+    ("echo Hello, world.", "echo Hello, world."),  # echo says sentences
+    ("ls -la\rrm -rf ~", "ls -la"),  # a carriage return ends the line, never joins two
+    ("~~~bash\nls -la\n~~~", "ls -la"),  # a tilde fence
+    ("```\n\n```\n```bash\nls\n```", "ls"),
+    ("ls -la \\\nThis lists all files.", "ls -la"),  # a sentence does not continue a command
+    ("```bash\ncat <<EOF\nhello\n\nEOF\nls\n```", "cat <<EOF\nhello\n\nEOF"),  # a here-document whole
 ])
 def test_first_command(answer, command):
     assert first_command(answer) == command

@@ -116,6 +116,15 @@ def test_the_model_as_classifier(fake):
     assert len(listed()) == 2
 
 
+def test_a_dry_run_of_feedback_names_the_old_answers_model_as_the_conversations(fake):
+    ok("config", "set", "agents.coder.system", "terse")
+    ok("config", "set", "agents.coder.model", "openai:agent-model")
+    ask("-a", "coder", "-m", "openai:asked-model", "explain git rebase")
+    preview = json.loads(ask("--dry-run", "--json", "that's wrong").stdout)
+    assert preview["taken_as"].startswith("feedback on the last answer")
+    assert (preview["model"], preview["chosen_by"]) == ("asked-model", "the conversation's model")  # no -m was given
+
+
 def test_retry_wrong_and_hint_record_the_feedback_a_plain_retry_does_not(fake):
     conv = first_answer(fake)
     ok("retry", conv["id"], env=TERM)

@@ -236,6 +236,16 @@ def test_a_yaml_alias_bomb_in_an_aichat_session_is_named_not_expanded(tmp_path):
         f"{sessions / 'bomb.yaml'}: not read: YAML with aliases (*name), which aichat never writes"]
 
 
+def test_a_byte_that_is_no_utf8_in_an_aichat_session_costs_that_character_only(tmp_path):
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    (sessions / "s1.yaml").write_bytes(json.dumps(AICHAT).replace('"hello"', '"caf\\u00e9 hello"').encode()
+                                       .replace(b"caf\\u00e9", b"caf\xe9"))
+    done = json.loads(ok("import", "--from", "aichat", str(sessions), "--json").stdout)
+    assert (done["found"], done["skipped"]) == (1, [])
+    assert json.loads(ok("show", "--json").stdout)["turns"][-1]["content"].endswith("\n\ncaf\ufffd hello")
+
+
 def test_a_conv_export_with_a_token_count_in_words_keeps_listing(tmp_path):
     export = write("conv", tmp_path, HOSTILE["conv"][1][1])
     ok("import", "--from", "conv", str(export))
@@ -351,3 +361,101 @@ def test_a_folder_of_another_tools_files_is_named_not_zero_new(tmp_path):
     said = fails("import", "--from", "claude-code", str(other), code=1)
     assert "could be read as claude-code's" in said and "line 1 is no JSON" in said
     assert set(READERS) >= {"claude-code"}
+
+
+# -- found by trying every importer as a hostile file would --------------------------------------------------
+
+
+def test_an_encrypted_zip_and_a_fifo_are_one_line_never_a_hang(tmp_path):
+    import zipfile
+
+    plain = write("chatgpt", tmp_path / "plain", CHATGPT)
+    encrypted = tmp_path / "enc.zip"
+    with zipfile.ZipFile(encrypted, "w") as z:
+        z.writestr("conversations.json", plain.read_bytes())
+    raw = bytearray(encrypted.read_bytes())  # mark the member encrypted, as `zip -P` would
+    for signature, flags_at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = raw.index(signature) + flags_at
+        raw[at] |= 0x1
+    encrypted.write_bytes(bytes(raw))
+    assert zipfile.is_zipfile(encrypted)
+    said = fails("import", "--from", "chatgpt", str(encrypted), code=1)
+    assert "a zip conv cannot open" in said
+    fifo_folder = tmp_path / "fifo"
+    fifo_folder.mkdir()
+    os.mkfifo(fifo_folder / "conversations.json")
+    for path in (fifo_folder, fifo_folder / "conversations.json"):
+        assert "not a regular file" in fails("import", "--from", "chatgpt", str(path), code=1, timeout=20)
+    os.mkfifo(tmp_path / "lone-fifo")
+    said = fails("ask", "-f", str(tmp_path / "lone-fifo"), "what is this?", timeout=20, env={"CONV_MODEL": "cmd:cat"})
+    assert "is not a regular file" in said
+
+
+def test_a_tool_call_nested_without_end_costs_that_call_only(tmp_path):
+    deep = [*CLAUDE[:1], {**CLAUDE[1], "message": {**CLAUDE[1]["message"], "content": [
+        {"type": "tool_use", "id": "t1", "name": "Bash\n```\n# injected", "input": "[" * 5000 + "]" * 5000}]}},
+        *CLAUDE[2:]]
+    done = json.loads(ok("import", "--from", "claude-code", str(write("claude-code", tmp_path, deep)), "--json").stdout)
+    assert (done["added"], done["skipped"]) == (1, [])
+    answer = json.loads(ok("show", "--json").stdout)["turns"][1]["content"]
+    assert "```tool call: Bash ''' # injected\n[[[" in answer  # the label stays one line of the fence
+
+
+def test_a_deleted_chat_of_a_tool_without_ids_gets_no_copy_of_itself(tmp_path):
+    chats = tmp_path / "chats"
+    chats.mkdir()
+    (chats / "temp").write_text(json.dumps(SGPT[1:3] + SGPT[4:]))
+    ok("import", "--from", "shell-gpt", str(chats))
+    (conv,) = json.loads(ok("list", "--json").stdout)
+    ok("delete", conv["id"])
+    for n in range(2):
+        os.utime(chats / "temp", (2_000_000_000 + n, 2_000_000_000 + n))
+        done = json.loads(ok("import", "--from", "shell-gpt", str(chats), "--json").stdout)
+        assert done["forks"] == [] and done["turns_added"] == 0
+    (chats / "temp").write_text(json.dumps(SGPT[1:3] + SGPT[4:] + [{"role": "user", "content": "more"}]))
+    done = json.loads(ok("import", "--from", "shell-gpt", str(chats), "--json").stdout)
+    assert (done["forks"], done["in_trash"], done["turns_added"]) == ([], [conv["id"]], 1)
+    assert [c["title"] for c in json.loads(ok("list", "--deleted", "--json").stdout)] == [conv["title"]]
+
+
+def test_forks_that_name_each_other_are_all_listed_in_the_tree(tmp_path):
+    looped = [{**CONV[0], "id": "a0000000000a", "forked_from": {"conversation": "b0000000000b", "turn": ""}},
+              {**CONV[0], "id": "b0000000000b", "forked_from": {"conversation": "a0000000000a", "turn": ""}}]
+    ok("import", "--from", "conv", str(write("conv", tmp_path, looped)))
+    tree = json.loads(ok("list", "--tree", "--json").stdout)
+    assert sorted(c["id"] for c in tree) == ["a0000000000a", "b0000000000b"]
+
+
+def test_what_a_conv_export_may_not_hold_is_not_imported(fake, tmp_path):
+    odd = json.loads(json.dumps(CONV[0]))
+    odd["tags"], odd["agent"] = ["fine", "has space", "", "a,b", "new\nline"], "Bad Agent\n"
+    odd["turns"][1]["options"] = {"temperature": "hot", "stop": [1, None], "max_tokens": -5, "seed": 7}
+    odd["turns"].append({**odd["turns"][0], "name": odd["turns"][0]["name"], "created": "2026-11-26T10:00:02.000Z"})
+    ok("import", "--from", "conv", str(write("conv", tmp_path, [odd])))
+    (conv,) = json.loads(ok("list", "--json").stdout)
+    shown = json.loads(ok("show", conv["id"], "--json").stdout)
+    assert shown["tags"] == ["fine"] and "agent" not in shown
+    names = [t["name"] for t in shown["turns"]]
+    assert len(set(names)) == 3 and shown["turns"][1]["parent"] == names[0]  # a name taken twice: new names, linked
+    ok("ask", "--cid", conv["id"], "--dry-run", "q")
+    fake.set(reply="again")
+    ok("use", conv["id"])
+    ok("ask", "--cid", conv["id"], "q")
+    ok("retry", "--hint", "not that")
+    assert {k: v for k, v in fake.requests[-1].items() if k in ("temperature", "stop", "max_tokens")} == {}
+
+
+def test_a_chatgpt_conversation_of_endless_branches_is_cut_and_said(tmp_path):
+    mapping = {"root": {"parent": None, "children": ["q0"], "message": None}}
+    for n in range(300):  # each question answered twice: a branch at every step
+        mapping[f"q{n}"] = {"parent": "root" if n == 0 else f"a{n - 1}", "children": [f"a{n}", f"b{n}"],
+                            "message": {"id": f"q{n}", "author": {"role": "user"}, "create_time": 1.7e9 + n,
+                                        "content": {"parts": [f"question {n}"]}}}
+        for kind in "ab":
+            mapping[f"{kind}{n}"] = {"parent": f"q{n}", "children": [f"q{n + 1}"] if kind == "a" and n < 299 else [],
+                                     "message": {"id": f"{kind}{n}", "author": {"role": "assistant"},
+                                                 "create_time": 1.7e9 + n + 0.5,
+                                                 "content": {"parts": [f"answer {kind}{n}"]}}}
+    export = write("chatgpt", tmp_path, [{"id": "c1", "title": "long", "mapping": mapping, "current_node": "a299"}])
+    done = json.loads(ok("import", "--from", "chatgpt", str(export), "--json", timeout=120).stdout)
+    assert done["found"] == 201 and any("301 branches: the 200 last edited kept as forks" in s for s in done["skipped"])

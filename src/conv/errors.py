@@ -24,7 +24,8 @@ class ConvError(Exception):
         self.hint = hint
 
     def __str__(self) -> str:
-        return f"{self.message.rstrip('.')}. {self.hint}" if self.hint else self.message
+        said = self.message.rstrip(".")
+        return f"{said}{' ' if said.endswith(('?', '!')) else '. '}{self.hint}" if self.hint else self.message
 
 
 class UsageError(ConvError):

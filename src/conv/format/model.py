@@ -274,6 +274,11 @@ def order_turns(turns: list[Turn]) -> list[Turn]:
     return out
 
 
+def is_tag(text: str) -> bool:
+    """A tag: one word, no + or - in front (conv tag's signs), nothing a YAML list reads apart."""
+    return bool(text) and text[0] not in "+-" and not any(c.isspace() or c in ",[]{}" for c in text)
+
+
 def title_from(text: str) -> str:
     """A title made from a first question: its first line, on one line, cut
     at a word near TITLE_LENGTH characters."""

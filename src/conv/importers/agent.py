@@ -47,13 +47,12 @@ class AgentTurns:
 
     def called(self, call_id: str, name: str, arguments, time, source_id: str) -> None:
         """A tool call: ``arguments`` as the agent gave them (a JSON string is shown parsed, on one line)."""
-        self._calls[call_id] = name = name or "tool"
-        if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments)
-            except ValueError:
-                pass
-        shown = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+        self._calls[call_id] = name = " ".join(name.replace("`", "'").split())[:100] or "tool"  # a fence's label
+        try:
+            parsed = json.loads(arguments) if isinstance(arguments, str) else arguments
+            shown = parsed if isinstance(parsed, str) else json.dumps(parsed, ensure_ascii=False)
+        except (ValueError, TypeError, RecursionError):  # shown as the agent gave it
+            shown = arguments if isinstance(arguments, str) else repr(arguments)[:10_000]
         self._append(self._answer(time, source_id), fenced(shown, f"tool call: {name}"))
 
     def result(self, call_id: str, text: str, error: bool, time, source_id: str) -> None:

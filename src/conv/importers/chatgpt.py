@@ -36,6 +36,7 @@ _MESSAGE = Record({"id": Text, "author": Record({"role": Text}), "create_time": 
                    "metadata": Record({"model_slug": Text, "is_visually_hidden_from_conversation": Flag})})
 _NODE = Record({"parent": Text, "children": ListOf(Text), "message": _MESSAGE})
 _PART = re.compile(r"conversations-\d+\.json")
+MOST_BRANCHES = 200  # a conversation's other branches brought in as forks
 
 
 class ChatGPT(Reader):
@@ -81,6 +82,8 @@ def _parts(path: Path) -> list[tuple[str, object]]:
         if not names:
             raise Unreadable("it holds no conversations.json")
         return [(str(path / name), json_value(raw(path / name))) for name in names]
+    if not path.is_file():  # a FIFO would hang the zip test: no export
+        raise Unreadable("not a regular file")
     if not zipfile.is_zipfile(path):
         return [(str(path), json_value(raw(path)))]
     try:
@@ -93,6 +96,8 @@ def _parts(path: Path) -> list[tuple[str, object]]:
             return [(f"{path}:{name}", json_value(archive.read(name))) for name in names]
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as exc:
         raise Unreadable(f"a damaged zip ({exc})") from None
+    except RuntimeError as exc:  # zipfile's word for an encrypted member
+        raise Unreadable(f"a zip conv cannot open ({exc}); unpack it and give conversations.json") from None
 
 
 def _pick(names: list[str]) -> list[str]:
@@ -122,6 +127,10 @@ def _conversation(cid: str, item: dict) -> list[ImportedConversation]:
     title = item["title"] or ""
     out = [ImportedConversation("chatgpt", cid, title, start, model, main)]
     seen = {tuple(t.source_id for t in main)}
+    if len(leaves) > MOST_BRANCHES:  # each branch is a fork holding its whole history: a few hundred at most
+        out[0].skipped.append(f"conversation {cid} has {len(leaves):,} branches: the {MOST_BRANCHES} last edited "
+                              "kept as forks, the others left out")
+        leaves = [leaf for leaf in leaves if leaf != current][-MOST_BRANCHES:]
     for leaf in leaves:
         turns = _turns(mapping, leaf)
         key = tuple(t.source_id for t in turns)

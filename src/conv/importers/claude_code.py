@@ -92,12 +92,12 @@ READER = ClaudeCode()
 
 def _message_parent(r: dict, by_uuid: dict, messages: set) -> str | None:
     """The nearest earlier message, passing over records that are none."""
-    seen = set()
+    seen = {r["uuid"]}  # a record that names itself as its parent has none
     at = r["parentUuid"]
     while at in by_uuid and at not in messages and at not in seen:
         seen.add(at)
         at = by_uuid[at]["parentUuid"]
-    return at if at in messages else None
+    return at if at in messages and at not in seen else None
 
 
 def _chain(leaf: dict, parent: dict, by_uuid: dict) -> list[dict]:

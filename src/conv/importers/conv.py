@@ -14,7 +14,8 @@ import binascii
 from pathlib import Path
 
 from ..format import ids
-from ..format.model import ROLES, STATUSES
+from ..format.model import ROLES, STATUSES, is_tag
+from ..home.values import agent_name
 from . import ImportedConversation, ImportedTurn
 from .boundary import Loaded, Reader
 from .files import json_document
@@ -77,8 +78,13 @@ def _conversation(item: dict) -> ImportedConversation:
     keep_names = all(n and ids.TURN_RE.match(n) and n.endswith(f"-{t['role']}")
                      for n, t in zip(names, item["turns"])) and len(set(names)) == len(names)
     turns = [_turn(t, keep_names) for t in item["turns"]]
-    meta = {k: item[k] for k in ("tags", "summary", "agent", "forked_from", "system_hash", "context_summary",
-                                 "project", "notes", "provider") if item[k]}
+    meta = {k: item[k] for k in ("summary", "forked_from", "system_hash", "context_summary", "project", "notes",
+                                 "provider") if item[k]}
+    tags = [t for t in item["tags"] or () if is_tag(t)]  # as conv tag takes them: one word each
+    if tags:
+        meta["tags"] = tags
+    if item["agent"] and _agent(item["agent"]):
+        meta["agent"] = item["agent"]
     if item["status"] in STATUSES:
         meta["status"] = item["status"]
     meta["imported_from"] = item["imported_from"]  # kept as it is, none included: it was asked in conv
@@ -87,10 +93,19 @@ def _conversation(item: dict) -> ImportedConversation:
         model=item["model"], turns=turns, conv_id=own, meta=meta)
 
 
+def _agent(name: str) -> bool:
+    try:
+        agent_name(name)
+    except ValueError:
+        return False
+    return True
+
+
 def _turn(t: dict, keep_name: bool) -> ImportedTurn:
     files, kept = [], []
     for f in t["files"] or ():
-        (kept if f["sent"] is False else files).append((f["name"] or f["file"] or "file", f["data_base64"]))
+        name = " ".join((f["name"] or f["file"] or "file").split())[:200] or "file"  # said on one line
+        (kept if f["sent"] is False else files).append((name, f["data_base64"]))
     return ImportedTurn(t["role"], t["content"], t["created"], model=t["model"], usage=t["usage"],
                         source_id=t["name"] or "", files=files, kept=kept, thinking=t["thinking"],
                         name=t["name"] if keep_name else None,

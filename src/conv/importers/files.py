@@ -40,14 +40,22 @@ def files_at(path: Path, pattern: str, hint: str) -> list[Path]:
 
 
 def raw(file: Path) -> bytes:
-    """The bytes of ``file`` (Unreadable: a folder, a device, too big)."""
+    """The bytes of ``file`` (Unreadable: a folder, a device, a FIFO: never
+    waited on; too big)."""
+    import stat
+
     try:
-        with open(file, "rb") as f:
-            if not os.path.isfile(file) or os.fstat(f.fileno()).st_size > MOST_BYTES:
-                raise Unreadable("not a regular file of a sane size")
-            return f.read()
+        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
         raise Unreadable(exc.strerror or str(exc)) from None
+    with open(fd, "rb") as f:
+        status = os.fstat(f.fileno())
+        if not stat.S_ISREG(status.st_mode) or status.st_size > MOST_BYTES:
+            raise Unreadable("not a regular file of a sane size")
+        try:
+            return f.read()
+        except OSError as exc:
+            raise Unreadable(exc.strerror or str(exc)) from None
 
 
 def json_lines(file: Path) -> list:
@@ -128,7 +136,7 @@ def yaml_document(file: Path):
     from ruamel.yaml import YAML
     from ruamel.yaml.events import AliasEvent
 
-    data = raw(file)
+    data = raw(file).decode("utf-8", "replace")  # a byte that is no UTF-8 costs that character, not the session
     yaml = YAML(typ="safe")
     try:
         if any(isinstance(event, AliasEvent) for event in yaml.parse(data)):

@@ -87,6 +87,26 @@ def check(options: dict, provider: object, provider_name: str) -> None:
 
 
 def taken(options: dict, provider: object) -> dict:
-    """Of options conv chose itself (an agent's temperature, a retry's seed),
-    those the provider takes: the rest are dropped, not refused."""
-    return {key: value for key, value in options.items() if key in getattr(provider, "OPTIONS", ())}
+    """Of options conv chose itself (an agent's temperature, what a retried
+    answer was asked with, a retry's seed), those the provider takes with a
+    value its rule accepts: the rest are dropped, not refused (a stored answer's
+    options may come from a hand edit or another store's file)."""
+    out = {}
+    for key, value in options.items():
+        if key in getattr(provider, "OPTIONS", ()) and key in KNOWN:
+            kept = _valid(key, value)
+            if kept is not None:
+                out[key] = kept
+    return out
+
+
+def _valid(key: str, value: Any) -> Any:
+    """``value`` as ``key``'s rule reads it (a repeatable one: each of its list), None when it is no such value."""
+    items = value if key in REPEATABLE and isinstance(value, list) else [value]
+    try:
+        if isinstance(value, (dict, bool)) or any(isinstance(v, (dict, list, bool)) or v is None for v in items):
+            return None
+        parsed = [KNOWN[key](v) for v in items]
+    except (ValueError, TypeError):
+        return None
+    return parsed if key in REPEATABLE else parsed[0]

@@ -70,7 +70,9 @@ def total(ws: Workspace, filters: Filters | None = None) -> int:
 
 
 def _as_tree(listed: list[Listed]) -> list[Listed]:
-    """Forks right under their parents (when both are listed), newest first."""
+    """Forks right under their parents (when both are listed), newest first;
+    every conversation once, however its forks name each other (a loop of
+    forks, which only a hand edit or a foreign file makes, starts at its newest)."""
     children: dict[str, list[Listed]] = {}
     present = {item.row.id for item in listed}
     for item in listed:
@@ -78,16 +80,24 @@ def _as_tree(listed: list[Listed]) -> list[Listed]:
         if parent in present and parent != item.row.id:
             children.setdefault(parent, []).append(item)
     out: list[Listed] = []
+    placed: set[str] = set()
 
     def visit(item: Listed, depth: int) -> None:
-        item.depth = depth
-        out.append(item)
-        for child in children.get(item.row.id, []):
-            visit(child, depth + 1)
+        stack = [(item, depth)]
+        while stack:
+            item, depth = stack.pop()
+            if item.row.id in placed:
+                continue
+            placed.add(item.row.id)
+            item.depth = depth
+            out.append(item)
+            stack += [(child, depth + 1) for child in reversed(children.get(item.row.id, []))]
 
     for item in listed:
         if item.row.forked_from not in present or item.row.forked_from == item.row.id:
             visit(item, 0)
+    for item in listed:  # in a loop of forks: none was a root
+        visit(item, 0)
     return out
 
 

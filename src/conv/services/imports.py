@@ -8,7 +8,7 @@ comes back to life."""
 import os
 
 from .. import importers
-from ..errors import ConvError
+from ..errors import ConvError, RefError
 from ..format.model import Conversation, Turn
 from ..format.words import plural
 from ..home import imports, progress
@@ -52,15 +52,16 @@ def import_from(ws: Workspace, source: str, path: str | None) -> Imported:
     _found_any(read, source, where, reader.hint)
     if reader.keeps_no_ids:
         for imported in read.conversations:
-            continue_stored(imported, lambda conv_id: ws.store.read(conv_id).turns if ws.store.has(conv_id) else None)
+            continue_stored(imported, lambda conv_id: _held(ws, conv_id, lambda trashed: ws.store.read(
+                conv_id, trashed=trashed).turns))
     found = read.conversations
     ids_by_source = {c.source_id: importers.conversation_id(c) for c in found}
     made = [_made(imported, ids_by_source, source, read.said) for imported in found if imported.turns]
     incoming = _past_the_scan(ws, [Incoming.of(conv, turns) for conv, turns in made], read.said)
     if reader.keeps_no_ids:  # the turns matched by text are the stored ones: the session is those, then these
         for item in incoming:
-            if ws.store.has(item.conv_id):
-                item.files = {**ws.store.files(item.conv_id), **item.files}
+            item.files = {**(_held(ws, item.conv_id, lambda trashed: ws.store.files(item.conv_id, trashed=trashed))
+                             or {}), **item.files}
     ws.index.refresh()  # at the commit the import starts from: it then follows the import without reading it back
     done = ws.store.ingest(incoming,
                            lambda done: f"import: {plural(len(found), 'conversation')} from {source}"
@@ -75,6 +76,16 @@ def import_from(ws: Workspace, source: str, path: str | None) -> Imported:
                               for file, conversations in read.whole.items()})
     return Imported(source, len(found), len(done.added), done.turns, done.new, str(where), read.said, read.unchanged,
                     done.updated, done.forks, done.in_trash)
+
+
+def _held(ws: Workspace, conv_id: str, reading):
+    """``reading(trashed)`` of a conversation the store holds, live or in the trash; None when it holds none."""
+    for trashed in (False, True):
+        try:
+            return reading(trashed)
+        except RefError:
+            continue
+    return None
 
 
 def _found_any(read, source: str, where, hint: str) -> None:
@@ -95,14 +106,15 @@ def _made(imported, ids_by_source: dict, source: str, said: list[str]) -> tuple[
     """An imported conversation as conv's conversation and turns (a file sent
     with a turn that is neither text nor an image is left out, said)."""
     conv_id = ids_by_source[imported.source_id]
+    names = [importers.turn_name(src, index) for index, src in enumerate(imported.turns)]
+    renamed = {src.source_id: name for src, name in zip(imported.turns, names)}  # conv's export: its names, or new
     turns, parent = [], None
-    for index, src in enumerate(imported.turns):
-        name = importers.turn_name(src, index)
+    for src, name in zip(imported.turns, names):
         turn = Turn(name, src.role, src.content, src.created, parent, model=src.model,
                     provider=source if src.role == "assistant" else None, usage=src.usage,
                     finish="stop" if src.role == "assistant" else None, thinking=src.thinking)
-        for key, value in src.extra.items():  # conv's own export: every field as it was
-            setattr(turn, key, value)
+        for key, value in src.extra.items():  # conv's own export: every field as it was, a turn it names renamed
+            setattr(turn, key, renamed.get(value) if key in ("parent", "replaces") else value)
         files = [(file, data, True) for file, data in src.files] + [(file, data, False) for file, data in src.kept]
         turns.append(attach(turn, [a for file, data, sent in files if (a := _file(file, data, sent, said))]))
         parent = name

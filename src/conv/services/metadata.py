@@ -2,7 +2,7 @@
 change is one commit; comments and keys a person added by hand are kept."""
 
 from ..errors import UsageError
-from ..format.model import STATUSES
+from ..format.model import STATUSES, is_tag
 from ..store import Written
 from .workspace import Workspace
 
@@ -32,7 +32,7 @@ def change_tags(ws: Workspace, ref: str | None, changes: list[str]) -> list[str]
     add, drop = [], []
     for change in changes:
         sign, tag = (change[0], change[1:]) if change[:1] in "+-" else ("+", change)
-        if not tag or tag[0] in "+-" or any(c.isspace() or c in ",[]{}" for c in tag):
+        if not is_tag(tag):
             raise UsageError(f"{change!r} is not a tag", "Tags are single words: conv tag REF +work -draft")
         (add if sign == "+" else drop).append(tag)
     result: list[str] = []

@@ -44,7 +44,8 @@ def _options(options: dict | None) -> str:
 
 def _files(files: list[dict] | None) -> str:
     """The files sent with a turn, under its text: name, type and size."""
-    return "".join(f"\n\n[file: {f.get('name')}, {f.get('type')}, {plural(int(f.get('bytes') or 0), 'byte')}]"
+    return "".join(f"\n\n[file: {' '.join(str(f.get('name')).split())}, {f.get('type')}, "
+                   f"{plural(f['bytes'] if isinstance(f.get('bytes'), int) else 0, 'byte')}]"
                    for f in files or ())
 
 

@@ -71,14 +71,14 @@ def run(command: AskCommand, how=None) -> None:
 
 
 def piped() -> bytes | None:
-    """What is piped on stdin, of a sane size (None on a terminal)."""
-    from ...errors import UsageError
+    """What is piped on stdin, of a sane size (None on a terminal; too much is bad input, exit 1)."""
+    from ...errors import ConvError
 
     if sys.stdin is None or sys.stdin.isatty():
         return None
     data = sys.stdin.buffer.read(MAX_STDIN + 1)
     if len(data) > MAX_STDIN:
-        raise UsageError(
+        raise ConvError(
             f"stdin holds more than {MAX_STDIN // 1048576} MB",
             "Send a part of it, e.g. | tail -c 1000000",
         )

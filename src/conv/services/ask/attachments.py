@@ -87,7 +87,7 @@ def _read(path: str, most: int) -> bytes:
     try:
         if os.path.isdir(path):
             raise UsageError(f"{path} is a directory", "Name the files in it, e.g. -f DIR/a.py -f DIR/b.py")
-        with open(path, "rb", buffering=0) as f:
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb", buffering=0) as f:  # a FIFO: never waited on
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # a FIFO, a device: no file to send
                 raise UsageError(f"{path} is not a regular file", "Send a file; for what a command prints, "
                                  "pipe it in: COMMAND | conv ask -f - …")

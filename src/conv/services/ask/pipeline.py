@@ -142,8 +142,9 @@ class Asker:
             raise UsageError(f"{conv.id} has no question to answer again", f'Ask one: conv ask --cid {conv.id} "…"')
         old = next((t for t in conv.turns if t.role == "assistant" and t.parent == question.name), None)
         agent = agents.find(ws.config, conv.agent)
-        spec = opts.model or (going_on_with(old.provider, old.model, ws.config) if old else None)
-        choice = choose(ws.config, spec, (agent.name, agent.model) if agent else None, last_model(conv, ws.config))
+        answered = going_on_with(old.provider, old.model, ws.config) if old else None  # retry's default: its model
+        choice = choose(ws.config, opts.model, (agent.name, agent.model) if agent and not answered else None,
+                        answered or last_model(conv, ws.config))
         return Again(conv, question, old, agent, choice, base, bool(hint or wrong), _told_wrong(old, hint, wrong),
                      kept_hint)
 
