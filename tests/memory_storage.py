@@ -27,8 +27,8 @@ class MemoryBatch:
         self._objects = objects
         self.new: dict[str, tuple[bytes, bytes]] = {}
 
-    def add(self, kind: bytes, content: bytes) -> str:
-        sha = object_id(kind, content)
+    def add(self, kind: bytes, content: bytes, sha: str | None = None) -> str:
+        sha = sha or object_id(kind, content)
         if sha not in self._objects.kept:
             self.new[sha] = (kind, content)
         return sha

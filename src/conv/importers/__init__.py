@@ -56,26 +56,30 @@ def place(source: str, path: str | None) -> Path:
 
 
 def read(source: str, path: Path, changed: Callable[[list[Path]], list[Path]] | None = None,
-         steps=None) -> Read:
+         steps=None, each: Callable[[list[ImportedConversation]], None] | None = None) -> Read:
     """The conversations at ``path`` as ``source`` wrote them. For a source kept
     as a file a session, ``changed`` keeps those to read (the others are as
     they were when last imported whole), ``steps(what, total)`` is where
     progress goes (home/progress.py's); many files are read by worker
-    processes (reading is half of an import)."""
+    processes (reading is half of an import), and ``each`` takes a file's
+    conversations in this process as they come, while the workers read on."""
     from .boundary import read_file
 
     tool = reader(source)
     files = tool.files(Path(path))
     to_read = changed(files) if changed is not None and tool.per_session else files
     out = Read([], unchanged=len(files) - len(to_read), files=len(files))
+    seen: dict[str, ImportedConversation] = {}
     with (steps("reading sessions", len(to_read)) if steps else _no_steps()) as advance:
         for file, found in zip(to_read, _each(read_file, tool, to_read)):
             advance()
-            out.conversations += found.conversations
+            kept = _distinct(found.conversations, seen, out.said)
+            out.conversations += kept
             out.said += found.said
             if found.whole:
                 out.whole[file] = found.conversations
-    out.said += _distinct(out.conversations)
+            if each is not None and kept:
+                each(kept)
     return out
 
 
@@ -103,11 +107,13 @@ def _each(read_file, tool, files: list[Path]):
         pool.shutdown(cancel_futures=True)
 
 
-def _distinct(conversations: list[ImportedConversation]) -> list[str]:
-    """One conversation a source id: a copy of one already read is dropped; a
-    different conversation under an id already taken keeps its turns under an
-    id of its own ("ID~2"), said. Nothing is merged that the source kept apart."""
-    said, seen, kept = [], {}, []
+def _distinct(conversations: list[ImportedConversation], seen: dict[str, ImportedConversation],
+              said: list[str]) -> list[ImportedConversation]:
+    """One conversation a source id (``seen``: those read so far): a copy of
+    one already read is dropped; a different conversation under an id already
+    taken keeps its turns under an id of its own ("ID~2"), said. Nothing is
+    merged that the source kept apart."""
+    kept = []
     for conversation in conversations:
         first = seen.get(conversation.source_id)
         if first is None:
@@ -124,8 +130,7 @@ def _distinct(conversations: list[ImportedConversation]) -> list[str]:
         conversation.source_id = f"{conversation.source_id}~{n}"
         seen[conversation.source_id] = conversation
         kept.append(conversation)
-    conversations[:] = kept
-    return said
+    return kept
 
 
 def _same(a: ImportedConversation, b: ImportedConversation) -> bool:

@@ -62,13 +62,15 @@ def json_lines(file: Path) -> list:
     """A JSON record a line (a line that is no JSON is counted as left out:
     the last one may be half-written while the tool is still going)."""
     text = raw(file).decode("utf-8", "replace")
-    decode = json.JSONDecoder().decode
+    scan = json.JSONDecoder().scan_once  # the C scanner itself: decode() adds two regex matches a line
     out = []
     for number, line in enumerate(text.split("\n"), 1):
-        if line.strip():
+        line = line.strip(" \t\r")  # JSON's own white space only
+        if line:
             try:
-                out.append(decode(line))
-            except ValueError:
+                value, end = scan(line, 0)
+                out.append(value if end == len(line) else Unparsed(f"line {number} is no JSON (half-written?)"))
+            except (ValueError, StopIteration):
                 out.append(Unparsed(f"line {number} is no JSON (half-written?)"))
             except RecursionError:
                 out.append(Unparsed(f"line {number} is JSON nested too deeply"))

@@ -48,16 +48,25 @@ def import_from(ws: Workspace, source: str, path: str | None) -> Imported:
     Without a path, the source's own place (for the sources that have one)."""
     reader = importers.reader(source)
     where = importers.place(source, path)
-    read = importers.read(source, where, lambda files: imports.changed(source, files, ws.store.has), progress.steps)
+    ids_by_source, made, incoming, said = {}, [], [], []
+
+    def take(conversations: list) -> None:  # a file's, made conv's while the workers read the next ones
+        if reader.keeps_no_ids:
+            for imported in conversations:
+                continue_stored(imported, lambda conv_id: _held(ws, conv_id, lambda trashed: ws.store.read(
+                    conv_id, trashed=trashed).turns))
+        ids_by_source.update({c.source_id: importers.conversation_id(c) for c in conversations})
+        for imported in conversations:
+            if imported.turns:
+                made.append(_made(imported, ids_by_source, source, said))
+                incoming.append(Incoming.of(*made[-1]))
+
+    read = importers.read(source, where, lambda files: imports.changed(source, files, ws.store.has), progress.steps,
+                          take)
     _found_any(read, source, where, reader.hint)
-    if reader.keeps_no_ids:
-        for imported in read.conversations:
-            continue_stored(imported, lambda conv_id: _held(ws, conv_id, lambda trashed: ws.store.read(
-                conv_id, trashed=trashed).turns))
+    read.said += said
     found = read.conversations
-    ids_by_source = {c.source_id: importers.conversation_id(c) for c in found}
-    made = [_made(imported, ids_by_source, source, read.said) for imported in found if imported.turns]
-    incoming = _past_the_scan(ws, [Incoming.of(conv, turns) for conv, turns in made], read.said)
+    incoming = _past_the_scan(ws, incoming, read.said)
     if reader.keeps_no_ids:  # the turns matched by text are the stored ones: the session is those, then these
         for item in incoming:
             item.files = {**(_held(ws, item.conv_id, lambda trashed: ws.store.files(item.conv_id, trashed=trashed))

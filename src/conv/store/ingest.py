@@ -16,7 +16,7 @@ from .layout import ROOT, TRASH, decode, purged_ids
 from .merge import Side, joined, side, write
 from .repo.git import GitStore
 from .repo.objects import object_id
-from .repo.snapshot import Snapshot
+from .repo.snapshot import Hashed, Snapshot
 
 
 @dataclass
@@ -73,7 +73,7 @@ def ingest(git: GitStore, incoming: list[Incoming], message: Callable[[Ingested]
                 out.updated += result.turns_updated
         for path, value in list(changes.items()):
             if value is not None and not isinstance(value, bytes) and value.sha in contents:
-                changes[path] = contents[value.sha]  # a blob the store does not hold yet
+                changes[path] = Hashed(value.sha, contents[value.sha])  # a blob the store does not hold yet
         return (changes, message(out)) if changes else None
 
     written = git.update(build)

@@ -24,7 +24,7 @@ from .disk import DiskStorage
 from .hooks import Hooks
 from .objects import DIR_MODE, commit_content, parse_commit, tree_content
 from .refs import BRANCH
-from .snapshot import FILE_MODE, Existing, Snapshot
+from .snapshot import FILE_MODE, Existing, Hashed, Snapshot
 
 TYPE_CHECKING = False  # typing's, without importing typing (3 ms of every follow-up): PEP 781's idiom
 if TYPE_CHECKING:
@@ -42,8 +42,7 @@ class CommitInfo:
     message: str
 
 
-# changes: path -> new content, an existing object, or None to delete the path
-Changes = dict[str, "bytes | Existing | None"]
+Changes = dict[str, "bytes | Hashed | Existing | None"]  # path -> new content, an object in store, None: gone
 
 
 class GitStore:
@@ -261,7 +260,8 @@ class GitStore:
             elif isinstance(content, Existing):
                 placed[path] = (content.mode, content.sha)
             else:
-                sha = batch.add(b"blob", content)
+                sha = batch.add(b"blob", content.data, content.sha) if isinstance(content, Hashed) \
+                    else batch.add(b"blob", content)
                 placed[path] = (FILE_MODE, sha)
                 written.append(f"{sha} {path}\n")
         old = snap.commit

@@ -38,9 +38,9 @@ class Quarantine:
             self._empty_what_a_dead_writer_left()
         os.pwrite(lock, _IN_USE, 0)
 
-    def add(self, kind: bytes, content: bytes) -> str:
-        """Take an object (unless the store has it already); its hex id."""
-        sha = object_id(kind, content)
+    def add(self, kind: bytes, content: bytes, sha: str | None = None) -> str:
+        """Take an object (unless the store has it already); its hex id (``sha``: known already)."""
+        sha = sha or object_id(kind, content)
         if sha not in self._new and not self._in_store(sha):
             self._new[sha] = (kind, content)
         return sha

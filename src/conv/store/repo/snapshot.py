@@ -18,6 +18,15 @@ class Existing:
     mode: int = FILE_MODE
 
 
+@dataclass(frozen=True)
+class Hashed:
+    """New content whose blob id was worked out already (an import hashes
+    each file once, to compare it with what the store holds): not hashed again."""
+
+    sha: str
+    data: bytes
+
+
 class Snapshot:
     """Read access to the tree of one commit (each directory read once)."""
 
