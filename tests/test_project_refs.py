@@ -121,16 +121,25 @@ def listed(home) -> dict:
     return {c["id"]: c for c in json.loads(ok("list", "--json", env=home).stdout)}
 
 
+def alice_shares(team, tmp_path, *questions: str, bob_imports: bool = True):
+    """Alice asks ``questions`` in her clone and pushes them beside the code;
+    Bob imports them in his: (remote, alice's clone, bob's, alice's home, bob's)."""
+    remote, alice, bob = team
+    a, b = homes(tmp_path, "alice", "bob")
+    for question in questions:
+        ok("ask", question, env=a, cwd=alice)
+    ok("push", "--project", env=a, cwd=alice)
+    if bob_imports:
+        ok("import", "--from", "project", env=b, cwd=bob)
+    return remote, alice, bob, a, b
+
+
 def test_two_people_extending_one_conversation_each_keep_their_own_line(fake, team, tmp_path):
     """Both extend a shared conversation, push and import the other's: each
     store keeps its own line in the conversation, the other's beside it as a
     fork, said in one line; a follow-up sends only the user's own line."""
-    _, alice, bob = team
-    a, b = homes(tmp_path, "alice", "bob")
     fake.set(reply="ECHO")
-    ok("ask", "shared question", env=a, cwd=alice)
-    ok("push", "--project", env=a, cwd=alice)
-    ok("import", "--from", "project", env=b, cwd=bob)
+    _, alice, bob, a, b = alice_shares(team, tmp_path, "shared question")
     (conv_id,) = listed(b)
     ok("ask", "--cid", conv_id, "bob's follow-up", env=b, cwd=bob)
     ok("push", "--project", env=b, cwd=bob)
@@ -299,12 +308,8 @@ def test_a_hostile_teammate_ref_is_untrusted_input(fake, team, tmp_path):
 
 
 def test_a_teammates_system_turn_or_edited_turn_comes_in_as_a_fork(fake, team, tmp_path):
-    remote, alice, bob = team
-    a, b = homes(tmp_path, "alice", "bob")
     fake.set(reply="ECHO")
-    ok("ask", "what is a rebase?", env=a, cwd=alice)
-    ok("push", "--project", env=a, cwd=alice)
-    ok("import", "--from", "project", env=b, cwd=bob)
+    remote, alice, bob, a, b = alice_shares(team, tmp_path, "what is a rebase?")
     (conv_id,) = listed(b)
     ref = "refs/conv/alice@example.com"
     head = git(remote, "rev-parse", ref).strip()
@@ -389,12 +394,7 @@ def test_a_line_from_each_machine_is_never_dropped_or_mixed_whoever_pushes_last(
 
 
 def test_what_is_deleted_or_purged_leaves_the_ref_and_never_comes_back(fake, team, tmp_path):
-    remote, alice, bob = team
-    a, b = homes(tmp_path, "alice", "bob")
-    ok("ask", "to be purged", env=a, cwd=alice)
-    ok("ask", "to be deleted", env=a, cwd=alice)
-    ok("push", "--project", env=a, cwd=alice)
-    ok("import", "--from", "project", env=b, cwd=bob)
+    remote, alice, bob, a, b = alice_shares(team, tmp_path, "to be purged", "to be deleted")
     ids = {c["title"]: c["id"] for c in listed(a).values()}
     ok("delete", ids["to be purged"], ids["to be deleted"], env=a)
     ok("clean", "--purge", "--yes", env=a)  # the trash: both erased
@@ -417,12 +417,8 @@ def test_a_teammates_fork_of_my_line_is_not_pushed_back_to_me(fake, team, tmp_pa
     """The round trip: each keeps their own line, the other's beside it; the
     fork an import made holds only the teammate's turns, so it is theirs to
     push, never sent back as a copy of their own line."""
-    _, alice, bob = team
-    a, b = homes(tmp_path, "alice", "bob")
     fake.set(reply="ECHO")
-    ok("ask", "shared question", env=a, cwd=alice)
-    ok("push", "--project", env=a, cwd=alice)
-    ok("import", "--from", "project", env=b, cwd=bob)
+    _, alice, bob, a, b = alice_shares(team, tmp_path, "shared question")
     (conv_id,) = listed(b)
     ok("ask", "--cid", conv_id, "bob goes on", env=b, cwd=bob)
     ok("push", "--project", env=b, cwd=bob)
@@ -438,11 +434,7 @@ def test_a_teammates_fork_of_my_line_is_not_pushed_back_to_me(fake, team, tmp_pa
 
 
 def test_a_nested_or_squatting_ref_blocks_nothing(fake, team, tmp_path):
-    remote, alice, bob = team
-    a, b = homes(tmp_path, "alice", "bob")
-    ok("ask", "a question", env=a, cwd=alice)
-    ok("push", "--project", env=a, cwd=alice)
-    ok("import", "--from", "project", env=b, cwd=bob)
+    remote, alice, bob, a, b = alice_shares(team, tmp_path, "a question")
     head = git(remote, "rev-parse", "refs/conv/alice@example.com").strip()
     git(remote, "update-ref", "-d", "refs/conv/alice@example.com")  # a hostile layout in its place
     git(remote, "update-ref", "refs/conv/alice@example.com/x", head)
@@ -456,10 +448,7 @@ def test_a_nested_or_squatting_ref_blocks_nothing(fake, team, tmp_path):
 
 
 def test_a_ref_of_odd_files_is_said_in_few_lines_and_brings_no_broken_turn(fake, team, tmp_path):
-    remote, alice, bob = team
-    a, b = homes(tmp_path, "alice", "bob")
-    ok("ask", "a question", env=a, cwd=alice)
-    ok("push", "--project", env=a, cwd=alice)
+    remote, alice, bob, a, b = alice_shares(team, tmp_path, "a question", bob_imports=False)
     head = git(remote, "rev-parse", "refs/conv/alice@example.com").strip()
     conv_id = next(iter(listed(a)))
     where = f"conversations/{conv_id[0]}/{conv_id[1]}/{conv_id}"

@@ -24,8 +24,8 @@ from pathlib import Path
 
 from . import ImportedConversation, ImportedTurn
 from .agent import AgentTurns
-from .boundary import Loaded, Reader, Unreadable
-from .files import files_at, yaml_document
+from .boundary import Loaded, Reader
+from .files import Unreadable, yaml_document
 from .shape import Anything, ListOf, OneOf, Record, Text
 
 _IMAGE_TYPES = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
@@ -39,6 +39,7 @@ class Aichat(Reader):
     source = "aichat"
     hint = "aichat keeps its sessions in ~/.config/aichat/sessions (aichat --list-sessions names them)"
     keeps_no_ids = True  # matched by text on a second import (by_text.continue_stored)
+    pattern = "*.yaml"
     record = Record({"role": Text, "content": _CONTENT}, required=("role",))
 
     def default_path(self) -> Path:
@@ -53,10 +54,6 @@ class Aichat(Reader):
         else:
             config = Path("~/.config/aichat").expanduser()
         return config / "sessions"
-
-    def files(self, path: Path) -> list[Path]:
-        """The session named, or every session in the folder."""
-        return files_at(path, "*.yaml", self.hint)
 
     def load(self, file: Path) -> Loaded:
         data = yaml_document(file)

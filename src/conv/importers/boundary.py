@@ -22,6 +22,7 @@ from pathlib import Path
 from ..format.model import ROLES, iso, title_from
 from ..format.usage import usage_of
 from ..records import dataclass, field
+from .files import Unparsed, Unreadable, files_at, json_lines
 from .imported import ImportedConversation, ImportedTurn
 from .shape import Anything, Misfit, Shape, moment
 
@@ -30,17 +31,6 @@ MOST_LINE = 200  # characters kept of a model's name or a title
 # file is then named as not read, never a traceback (the hostile-file tests hold
 # the readers to never needing it).
 NOT_UNDERSTOOD = (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError, OverflowError)
-
-
-class Unreadable(Exception):
-    """A whole file that cannot be read; its text says why, for the one line naming the file."""
-
-
-@dataclass
-class Unparsed:
-    """A record a loader could not even parse (a line that is no JSON): counted as left out, with ``why``."""
-
-    why: str
 
 
 @dataclass
@@ -54,9 +44,12 @@ class Reader:
 
     - ``source``: the name ``conv import --from`` takes; ``hint``: where the
       tool keeps its files, said when a path is wrong.
+    - ``pattern``: the tool's files in a folder (``files`` by default: the
+      file named, or those the pattern matches in the folder).
     - ``record``: the shape of one record; ``load`` finds the records of a
-      file (raising Unreadable when it cannot); ``conversations`` makes
-      conversations of the records that fit.
+      file (raising Unreadable when it cannot; by default a JSON record a
+      line, as Claude Code, Codex and gptme keep a session); ``conversations``
+      makes conversations of the records that fit.
     - ``per_session``: one file a session, so that only files that changed
       are read again; ``keeps_no_ids``: no ids or times to know a turn by
       (matched by text on a second import, importers.continue_stored).
@@ -64,6 +57,7 @@ class Reader:
 
     source = ""
     hint = ""
+    pattern = "*"
     record: Shape = Anything
     per_session = True
     keeps_no_ids = False
@@ -74,10 +68,10 @@ class Reader:
 
     def files(self, path: Path) -> list[Path]:
         """The files of the tool's at ``path``: the one named, or those in the folder."""
-        raise NotImplementedError
+        return files_at(path, self.pattern, self.hint)
 
     def load(self, file: Path) -> Loaded:
-        raise NotImplementedError
+        return Loaded(json_lines(file))
 
     def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
         raise NotImplementedError

@@ -27,8 +27,8 @@ from pathlib import Path
 from ..errors import UsageError
 from ..format.model import ROLES
 from . import ImportedConversation, ImportedTurn, shared_prefix
-from .boundary import Loaded, Reader, Unreadable
-from .files import MOST_BYTES, json_value, raw
+from .boundary import Loaded, Reader
+from .files import MOST_BYTES, Unreadable, json_value, raw
 from .shape import Anything, Flag, ListOf, MapOf, Record, Text, Time
 
 _MESSAGE = Record({"id": Text, "author": Record({"role": Text}), "create_time": Time,

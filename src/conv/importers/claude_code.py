@@ -28,7 +28,6 @@ from pathlib import Path
 from . import ImportedConversation, shared_prefix
 from .agent import AgentTurns
 from .boundary import Loaded, Reader
-from .files import files_at, json_lines
 from .shape import Anything, Count, Flag, ListOf, Maybe, OneOf, Record, Tagged, Text, Time
 
 _BLOCK = Record({"type": Text, "text": Text, "thinking": Text, "id": Text, "name": Text, "input": Anything,
@@ -47,18 +46,12 @@ _SAID = Record({**_LINKED, "timestamp": Time, "message": _MESSAGE, "isSidechain"
 class ClaudeCode(Reader):
     source = "claude-code"
     hint = "Claude Code keeps its sessions in ~/.claude/projects"
+    pattern = "**/*.jsonl"  # a session a file, in a folder a project
     record = Tagged("type", {"user": _SAID, "assistant": _SAID, "summary": Record({"summary": Text})},
                     other=Record(_LINKED))
 
     def default_path(self) -> Path:
         return Path(os.environ.get("CLAUDE_CONFIG_DIR") or "~/.claude").expanduser() / "projects"
-
-    def files(self, path: Path) -> list[Path]:
-        """The session files at ``path``: one, or those of a project, or of every project."""
-        return files_at(path, "**/*.jsonl", self.hint)
-
-    def load(self, file: Path) -> Loaded:
-        return Loaded(json_lines(file))
 
     def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
         """One session file: its main line, and a fork for each other line."""

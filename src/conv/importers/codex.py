@@ -26,7 +26,6 @@ from pathlib import Path
 from . import ImportedConversation
 from .agent import AgentTurns
 from .boundary import Loaded, Reader
-from .files import files_at, json_lines
 from .shape import Anything, Count, ListOf, Maybe, Record, Text, Time
 
 _CONTEXT = re.compile(r"\s*<([a-z_]+)>.*</\1>\s*", re.S)  # <environment_context>…</environment_context> and the like
@@ -64,16 +63,11 @@ class _Rollout(Record):
 class Codex(Reader):
     source = "codex"
     hint = "Codex keeps its sessions in ~/.codex/sessions"
+    pattern = "**/*.jsonl"  # a session a file, in folders by date
     record = _Rollout()
 
     def default_path(self) -> Path:
         return Path(os.environ.get("CODEX_HOME") or "~/.codex").expanduser() / "sessions"
-
-    def files(self, path: Path) -> list[Path]:
-        return files_at(path, "**/*.jsonl", self.hint)
-
-    def load(self, file: Path) -> Loaded:
-        return Loaded(json_lines(file))
 
     def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
         records = loaded.records

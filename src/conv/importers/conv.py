@@ -51,15 +51,11 @@ class Conv(Reader):
     source = "conv"
     hint = "Give a file written by conv export --format json"
     per_session = False
+    pattern = "*.json"
     record = Record({"id": Text, "title": Text, "created": Time, "model": Text, "provider": Text, "agent": Text,
                      "tags": ListOf(Text), "status": Text, "forked_from": _SCALARS, "summary": Text,
                      "imported_from": _SCALARS, "system_hash": Text, "context_summary": _SCALARS,
                      "project": _SCALARS, "notes": Text, "turns": ListOf(_TURN)}, required=("id", "turns"))
-
-    def files(self, path: Path) -> list[Path]:
-        from .files import files_at
-
-        return files_at(path, "*.json", self.hint)
 
     def load(self, file: Path) -> Loaded:
         data = json_document(file)

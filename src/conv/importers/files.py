@@ -10,9 +10,20 @@ import re
 from pathlib import Path
 
 from ..errors import UsageError
-from .boundary import Unparsed, Unreadable
+from ..records import dataclass
 
 MOST_BYTES = 512 * 1024 * 1024  # a session file past this is no session: named, not read
+
+
+class Unreadable(Exception):
+    """A whole file that cannot be read; its text says why, for the one line naming the file."""
+
+
+@dataclass
+class Unparsed:
+    """A record a loader could not even parse (a line that is no JSON): counted as left out, with ``why``."""
+
+    why: str
 
 
 def files_at(path: Path, pattern: str, hint: str) -> list[Path]:

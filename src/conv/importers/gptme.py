@@ -20,7 +20,7 @@ from pathlib import Path
 from . import ImportedConversation
 from .agent import AgentTurns
 from .boundary import Loaded, Reader
-from .files import files_at, json_lines
+from .files import files_at
 from .shape import Flag, Record, Shape, Text, moment
 
 LOG = "conversation.jsonl"
@@ -64,9 +64,6 @@ class Gptme(Reader):
         if path.is_dir() and (path / LOG).is_file():
             return [path / LOG]
         return files_at(path, f"*/{LOG}", self.hint)
-
-    def load(self, file: Path) -> Loaded:
-        return Loaded(json_lines(file))
 
     def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
         turns, model = AgentTurns(), None

@@ -30,7 +30,8 @@ from pathlib import Path
 from ..errors import UsageError
 from ..format.model import ROLES
 from . import ImportedConversation, ImportedTurn, shared_prefix
-from .boundary import Loaded, Reader, Unreadable
+from .boundary import Loaded, Reader
+from .files import Unreadable
 from .shape import Count, Key, Maybe, Record, Tagged, Text, Time
 
 HINT = "llm's logs are at `llm logs path`"

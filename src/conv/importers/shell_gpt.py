@@ -19,8 +19,8 @@ from pathlib import Path
 
 from . import ImportedConversation, ImportedTurn
 from .agent import AgentTurns
-from .boundary import Loaded, Reader, Unreadable
-from .files import files_at, json_document
+from .boundary import Loaded, Reader
+from .files import Unreadable, json_document
 from .shape import Anything, ListOf, Record, Text
 
 CONFIG = Path("~/.config/shell_gpt/.sgptrc")
@@ -46,10 +46,6 @@ class ShellGpt(Reader):
         except (OSError, UnicodeDecodeError):
             pass
         return Path(tempfile.gettempdir()) / "chat_cache"
-
-    def files(self, path: Path) -> list[Path]:
-        """The chat named, or every chat in the folder."""
-        return files_at(path, "*", self.hint)
 
     def load(self, file: Path) -> Loaded:
         messages = json_document(file)
