@@ -135,11 +135,44 @@ def test_a_rewound_line_becomes_a_fork_and_a_half_written_line_is_named(agent, t
     assert done["found"] == 2 and done["skipped"] == [f"1 record of {copy} left out: line {len(records) + 2} "
                                                       "is no JSON (half-written?)"]
     convs = {c["id"]: c for c in json.loads(ok("list", "--json").stdout)}
-    fork = next(c for c in convs.values() if c["forked_from"])  # the line left behind; the latest is the conversation
-    latest = json.loads(ok("show", "--json", fork["forked_from"]).stdout)
-    assert [t["content"] for t in latest["turns"]] == ["what do my notes say?", "Another answer."]
-    left = json.loads(ok("show", "--json", fork["id"]).stdout)["turns"]
-    assert left[0]["name"] == latest["turns"][0]["name"] and left[1]["content"].endswith("the log looks fine.")
+    fork = next(c for c in convs.values() if c["forked_from"])  # the line the rewind began; the first stays
+    rewound = json.loads(ok("show", "--json", fork["id"]).stdout)
+    assert [t["content"] for t in rewound["turns"]] == ["what do my notes say?", "Another answer."]
+    first = json.loads(ok("show", "--json", fork["forked_from"]).stdout)["turns"]
+    assert first[0]["name"] == rewound["turns"][0]["name"] and first[1]["content"].endswith("the log looks fine.")
+
+
+def test_each_line_of_a_rewound_session_keeps_its_conversation_as_either_goes_on(agent, tmp_path):
+    """Whichever line of a rewound session goes on (the one the rewind left
+    too), its new turns join that line's conversation: never a copy of a line,
+    never a line under another's name."""
+    session = tmp_path / "s" / "s1.jsonl"
+    session.parent.mkdir()
+    base = {"sessionId": "s1", "cwd": "/p", "gitBranch": "main", "isSidechain": False}
+
+    def said(uuid, parent, role, text, second):
+        content = text if role == "user" else [{"type": "text", "text": text}]
+        return {**base, "type": role, "uuid": uuid, "parentUuid": parent,
+                "timestamp": f"2026-11-26T10:00:{second:02d}Z",
+                "message": {"role": role, "content": content, **({"model": "m"} if role == "assistant" else {})}}
+
+    def grow(*records):
+        with session.open("a") as f:
+            f.write("".join(json.dumps(r) + "\n" for r in records))
+        return json.loads(ok("import", "--from", "claude-code", str(session.parent), "--json").stdout)
+
+    grow(said("u0", None, "user", "first", 0), said("a0", "u0", "assistant", "one", 1),
+         said("u1", "a0", "user", "second", 2), said("a1", "u1", "assistant", "two", 3),
+         said("u1b", "a0", "user", "second, rewound", 4), said("a1b", "u1b", "assistant", "two again", 5))
+    grown = grow(said("u2", "a1", "user", "third on the first line", 6), said("a2", "u2", "assistant", "three", 7))
+    assert (grown["added"], grown["turns_added"], grown["forks"]) == (0, 2, [])
+    grown = grow(said("u2b", "a1b", "user", "third on the rewound line", 8), said("a2b", "u2b", "assistant", "3", 9))
+    assert (grown["added"], grown["turns_added"], grown["forks"]) == (0, 2, [])
+    convs = json.loads(ok("list", "--json").stdout)
+    assert len(convs) == 2
+    texts = sorted([t["content"] for t in json.loads(ok("show", "--json", c["id"]).stdout)["turns"]] for c in convs)
+    assert texts == [["first", "one", "second", "two", "third on the first line", "three"],
+                     ["first", "one", "second, rewound", "two again", "third on the rewound line", "3"]]
 
 
 def test_a_path_that_is_not_there_is_one_line(conv_home, tmp_path):

@@ -128,28 +128,30 @@ def export(tmp_path) -> Path:
 def test_chatgpt_main_branch_and_forks(export):
     found = found_in("chatgpt", export)
     main, regenerated, edited, linear = found
+    # The first branch is the conversation, whichever the user saw last (a later
+    # export with another current lands on the same conversations): the first answer.
     assert (main.source, main.source_id, main.title) == ("chatgpt", "c-1", "Greetings")
     assert main.created == "1970-01-01T00:16:39.500Z" and main.model == "gpt-4o"
-    assert roles_and_texts(main) == [
-        ("user", "Hi"), ("assistant", "Second answer"),
-        ("user", "Draw a cat\n\nin the snow"), ("assistant", "Here it is.")]
-    assert [t.created for t in main.turns] == [
-        "1970-01-01T00:16:40.000Z", "1970-01-01T00:16:50.250Z",
-        "1970-01-01T00:17:00.000Z", "1970-01-01T00:17:20.000Z"]
-    assert [t.model for t in main.turns] == [None, "gpt-4o", None, "gpt-4o"]
+    assert roles_and_texts(main) == [("user", "Hi"), ("assistant", "First answer")]
+    assert [t.created for t in main.turns] == ["1970-01-01T00:16:40.000Z", "1970-01-01T00:16:41.000Z"]
     assert main.fork_of is None and main.fork_at is None
 
-    # The first answer, replaced by regenerating: shares the question.
-    assert regenerated.source_id == "c-1#n3" and regenerated.title == "Greetings"
+    # The answer regenerated and what followed it: a fork from the question, named where it branched off.
+    assert regenerated.source_id == "c-1#n4" and regenerated.title == "Greetings"
     assert (regenerated.fork_of, regenerated.fork_at) == ("c-1", 1)
-    assert roles_and_texts(regenerated) == [("user", "Hi"), ("assistant", "First answer")]
+    assert roles_and_texts(regenerated) == [
+        ("user", "Hi"), ("assistant", "Second answer"),
+        ("user", "Draw a cat\n\nin the snow"), ("assistant", "Here it is.")]
+    assert [t.created for t in regenerated.turns] == [
+        "1970-01-01T00:16:40.000Z", "1970-01-01T00:16:50.250Z",
+        "1970-01-01T00:17:00.000Z", "1970-01-01T00:17:20.000Z"]
+    assert [t.model for t in regenerated.turns] == [None, "gpt-4o", None, "gpt-4o"]
     assert regenerated.turns[0] == main.turns[0]  # same time, same source id
     assert regenerated.created == main.created  # it began with the conversation
-    assert regenerated.turns[1].created == "1970-01-01T00:16:41.000Z"
 
     # The edited question shares nothing visible (the hidden system prompt is left out);
     # the answer without a time comes 1 ms after its question.
-    assert (edited.source_id, edited.fork_of, edited.fork_at) == ("c-1#n9", "c-1", 0)
+    assert (edited.source_id, edited.fork_of, edited.fork_at) == ("c-1#n8", "c-1", 0)
     assert roles_and_texts(edited) == [("user", "Hello (edited)"), ("assistant", "Edited answer")]
     assert [t.created for t in edited.turns] == [
         "1970-01-01T00:17:30.000Z", "1970-01-01T00:17:30.001Z"]
@@ -163,6 +165,22 @@ def test_chatgpt_main_branch_and_forks(export):
     assert linear.turns[1].created == "1970-01-01T00:33:20.001Z"
     check_importable(found)
     assert found_in("chatgpt", export) == found
+
+
+def test_a_later_export_with_another_branch_current_and_grown_lands_on_the_same_conversations(export, conv_home):
+    ok("import", "--from", "chatgpt", str(export))
+    before = {c["id"]: c["turns"] for c in json.loads(ok("list", "--json").stdout)}
+    later = chatgpt_export()
+    mapping = later[0]["mapping"]  # the user went back to the first answer and went on there
+    mapping["n3"]["children"] = ["n10"]
+    mapping["n10"] = node("n10", "n3", [], "user", "and one more", 1100.0)
+    later[0]["current_node"] = "n10"
+    export.write_text(json.dumps(later))
+    done = json.loads(ok("import", "--from", "chatgpt", str(export), "--json").stdout)
+    assert (done["added"], done["turns_added"], done["forks"]) == (0, 1, [])
+    after = {c["id"]: c["turns"] for c in json.loads(ok("list", "--json").stdout)}
+    main = conversation_id(found_in("chatgpt", export)[0])
+    assert after == {**before, main: before[main] + 1}
 
 
 def test_chatgpt_reads_the_export_zip_and_folder(export, tmp_path):
@@ -444,7 +462,7 @@ def test_conv_import_from_llm_and_chatgpt_into_the_store(llm_bins, llm_home, exp
     assert listed[conversation_id(regenerated)]["forked_from"] == conversation_id(main)
     assert listed[conversation_id(edited)]["forked_from"] is None  # it shares no turn to fork at
     assert {h["id"] for h in json.loads(ok("search", "squash", "--json").stdout)} == {conversation_id(from_llm[0])}
-    assert {h["id"] for h in json.loads(ok("search", "snow", "--json").stdout)} == {conversation_id(main)}
+    assert {h["id"] for h in json.loads(ok("search", "snow", "--json").stdout)} == {conversation_id(regenerated)}
     assert {h["id"] for h in json.loads(ok("search", "walrus", "--json").stdout)} == {conversation_id(from_llm[1])}
 
     # again: nothing new, no commit; the export's zip and folder are the same conversations

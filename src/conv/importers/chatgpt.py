@@ -1,11 +1,12 @@
 """Reader for a ChatGPT data export (Settings → Data controls → Export).
 
 ``conversations.json`` is a list of conversations, each a tree: ``mapping``
-holds nodes ``{id, parent, children, message}`` and ``current_node`` is the
-leaf the user last saw. Editing a question or regenerating an answer adds a
-sibling, so the tree has one leaf per branch. The path to ``current_node`` is
-the conversation; every other leaf's path becomes a fork of it (``fork_of``,
-``fork_at``), so no answer is lost and none is shown twice.
+holds nodes ``{id, parent, children, message}``. Editing a question or
+regenerating an answer adds a sibling, so the tree has one leaf per branch.
+The first branch is the conversation; every later one becomes a fork of it
+(``fork_of``, ``fork_at``) named by where it branched off, so no answer is
+lost, none is shown twice, and a later export (another branch current, a
+branch gone on) lands on the same conversations (branches.py).
 
 Only what the user saw is kept: user, assistant and system messages with
 text. Tool messages, the assistant's calls to tools (``recipient`` other than
@@ -28,6 +29,7 @@ from ..errors import UsageError
 from ..format.model import ROLES
 from . import ImportedConversation, ImportedTurn, shared_prefix
 from .boundary import Loaded, Reader
+from .branches import lines, said_of
 from .files import MOST_BYTES, Unreadable, json_value, raw
 from .shape import Anything, Flag, ListOf, MapOf, Record, Text, Time
 
@@ -36,7 +38,6 @@ _MESSAGE = Record({"id": Text, "author": Record({"role": Text}), "create_time": 
                    "metadata": Record({"model_slug": Text, "is_visually_hidden_from_conversation": Flag})})
 _NODE = Record({"parent": Text, "children": ListOf(Text), "message": _MESSAGE})
 _PART = re.compile(r"conversations-\d+\.json")
-MOST_BRANCHES = 200  # a conversation's other branches brought in as forks
 
 
 class ChatGPT(Reader):
@@ -44,7 +45,7 @@ class ChatGPT(Reader):
     hint = "Give the conversations.json of a ChatGPT data export (or the export's zip or folder)"
     per_session = False
     record = Record({"id": Text, "conversation_id": Text, "title": Text, "create_time": Time, "update_time": Time,
-                     "mapping": MapOf(_NODE), "current_node": Text, "default_model_slug": Text},
+                     "mapping": MapOf(_NODE), "default_model_slug": Text},
                     required=("mapping",))
 
     def files(self, path: Path) -> list[Path]:
@@ -115,49 +116,40 @@ def _pick(names: list[str]) -> list[str]:
 
 
 def _conversation(cid: str, item: dict) -> list[ImportedConversation]:
-    """The main branch, then one fork per other branch that adds turns."""
+    """The first branch, then a fork for each later branch that adds turns (branches.py)."""
     mapping = item["mapping"]
     start = item["create_time"] or item["update_time"]
-    leaves = [k for k, node in mapping.items() if not node["children"]]
-    current = item["current_node"]
-    if current not in mapping:
-        current = leaves[-1] if leaves else None
-    main = _turns(mapping, current)
+    listed = {child: key for key, node in mapping.items() for child in node["children"] or () if child != key}
+    found = lines({key: node["parent"] if node["parent"] in mapping and node["parent"] != key else listed.get(key)
+                   for key, node in mapping.items()}, list(mapping))
+    branches = [(name, _turns(mapping, found.path(end))) for end, name in found.ends]
+    main = branches[0][1] if branches else []
     model = item["default_model_slug"] or next((t.model for t in main if t.model), None)
     title = item["title"] or ""
     out = [ImportedConversation("chatgpt", cid, title, start, model, main)]
+    out[0].skipped += said_of(found, f"conversation {cid}")
     seen = {tuple(t.source_id for t in main)}
-    if len(leaves) > MOST_BRANCHES:  # each branch is a fork holding its whole history: a few hundred at most
-        out[0].skipped.append(f"conversation {cid} has {len(leaves):,} branches: the {MOST_BRANCHES} last edited "
-                              "kept as forks, the others left out")
-        leaves = [leaf for leaf in leaves if leaf != current][-MOST_BRANCHES:]
-    for leaf in leaves:
-        turns = _turns(mapping, leaf)
+    for name, turns in branches[1:]:
         key = tuple(t.source_id for t in turns)
         shared = shared_prefix(main, turns)
-        if leaf == current or key in seen or shared == len(turns):
-            continue  # the main branch, a duplicate, or nothing of its own
+        if key in seen or shared == len(turns):
+            continue  # a duplicate, or nothing of its own
         seen.add(key)
         out.append(ImportedConversation(
-            "chatgpt", f"{cid}#{leaf}", title, start,
+            "chatgpt", f"{cid}#{name}", title, start,
             next((t.model for t in turns[shared:] if t.model), model), turns, fork_of=cid, fork_at=shared))
-    if not main:  # nothing visible on the current branch: keep the others on their own
+    if not main:  # nothing visible on the first branch: keep the others on their own
         for branch in out[1:]:
             branch.fork_of = branch.fork_at = None
         return out[1:]
     return out
 
 
-def _turns(mapping: dict, leaf: str | None) -> list[ImportedTurn]:
-    """The visible messages from the root to ``leaf`` (a message without a
-    time is dated by the ones around it, at the boundary)."""
-    path, node, seen = [], leaf, set()
-    while node in mapping and node not in seen:
-        seen.add(node)
-        path.append(node)
-        node = mapping[node]["parent"]
+def _turns(mapping: dict, path: list[str]) -> list[ImportedTurn]:
+    """The visible messages of a branch (a message without a time is dated by
+    the ones around it, at the boundary)."""
     turns = []
-    for node in reversed(path):
+    for node in path:
         message = mapping[node]["message"]
         turn = _turn(message, node) if message else None
         if turn:

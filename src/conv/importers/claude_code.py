@@ -16,8 +16,9 @@ In conv a session becomes user turns (what was typed) and assistant turns
 (everything the agent did until the next typed line): its text, each tool
 call and its result as a fenced block (a long result cut in the turn, and
 kept whole beside it, not sent again), and its thinking, kept with the turn
-and never sent (agent.py). A message that starts a second line after an
-earlier one (a rewind) makes the other line a fork.
+and never sent (agent.py). A rewind starts a second line from an earlier
+message: the first line stays the conversation, the new one is a fork from
+where it went back (branches.py), each keeping its name as the session goes on.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pathlib import Path
 from . import ImportedConversation, shared_prefix
 from .agent import AgentTurns
 from .boundary import Loaded, Reader
+from .branches import lines, said_of
 from .shape import Anything, Count, Flag, ListOf, Maybe, OneOf, Record, Tagged, Text, Time
 
 _BLOCK = Record({"type": Text, "text": Text, "thinking": Text, "id": Text, "name": Text, "input": Anything,
@@ -54,30 +56,30 @@ class ClaudeCode(Reader):
         return Path(os.environ.get("CLAUDE_CONFIG_DIR") or "~/.claude").expanduser() / "projects"
 
     def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
-        """One session file: its main line, and a fork for each other line."""
+        """One session file: its first line, and a fork for each line a rewind began (branches.py)."""
         records = loaded.records
         by_uuid = {r["uuid"]: r for r in records if r.get("uuid")}
         messages = [r for r in records if r["type"] in ("user", "assistant") and not r["isSidechain"]]
         if not messages:
             return []
         is_message = {r["uuid"] for r in messages}
-        parent = {r["uuid"]: _message_parent(r, by_uuid, is_message) for r in messages}
-        has_child = {p for p in parent.values() if p}
-        leaves = [r for r in messages if r["uuid"] not in has_child] or [messages[-1]]  # a cycle has no leaf
+        found = lines({r["uuid"]: _message_parent(r, by_uuid, is_message) for r in messages},
+                      [r["uuid"] for r in messages])
         first = messages[0]
         session_id = first["sessionId"] or file.stem
         titles = [r["summary"] for r in records if r["type"] == "summary" and r["summary"]]
-        lines = [(leaf, _turns(_chain(leaf, parent, by_uuid)))
-                 for leaf in sorted(leaves, key=lambda r: r is not leaves[-1])]  # the latest line first
-        main_turns = lines[0][1]
+        made = [(name, _turns([by_uuid[uuid] for uuid in found.path(end)])) for end, name in found.ends]
+        main_turns = made[0][1]
         model = next((t.model for t in reversed(main_turns) if t.model), None)
         origin = {"cwd": first["cwd"], "git_branch": first["gitBranch"]}
-        return [ImportedConversation(
-            source=self.source, source_id=f"{session_id}#{leaf['uuid']}" if n else session_id,
+        out = [ImportedConversation(
+            source=self.source, source_id=f"{session_id}#{name}" if name else session_id,
             title=titles[-1] if titles else "", created=turns[0].created if turns else None,
-            model=model, turns=turns, fork_of=session_id if n else None,
-            fork_at=shared_prefix(main_turns, turns) if n else None, origin=origin)
-            for n, (leaf, turns) in enumerate(lines)]
+            model=model, turns=turns, fork_of=session_id if name else None,
+            fork_at=shared_prefix(main_turns, turns) if name else None, origin=origin)
+            for name, turns in made]
+        out[0].skipped += said_of(found, f"session {session_id}")
+        return out
 
 
 READER = ClaudeCode()
@@ -91,16 +93,6 @@ def _message_parent(r: dict, by_uuid: dict, messages: set) -> str | None:
         seen.add(at)
         at = by_uuid[at]["parentUuid"]
     return at if at in messages and at not in seen else None
-
-
-def _chain(leaf: dict, parent: dict, by_uuid: dict) -> list[dict]:
-    """The messages from the first to ``leaf`` (a loop of parents is cut where it closes)."""
-    chain, at, seen = [], leaf, set()
-    while at is not None and at["uuid"] not in seen:
-        seen.add(at["uuid"])
-        chain.append(at)
-        at = by_uuid.get(parent[at["uuid"]]) if parent[at["uuid"]] else None
-    return chain[::-1]
 
 
 def _turns(chain: list[dict]) -> list:
