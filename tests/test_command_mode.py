@@ -7,7 +7,7 @@ import json
 import pytest
 from conftest import fails, ok, run_conv
 
-from conv.services.command import first_command
+from conv.services.command_in_answer import first_command
 
 FENCED = "Here it is:\n```bash\nfind . -size +100M -mtime -7\n```\nOr with fd:\n```\nfd -S +100m\n```\n"
 
@@ -26,7 +26,8 @@ FENCED = "Here it is:\n```bash\nfind . -size +100M -mtime -7\n```\nOr with fd:\n
     ("echo hi\x07\x08 \u202eevil\u202c\x00", "echo hi evil"),  # control and bidi characters go
     ("ls $(touch X) `id`; rm -rf x", "ls $(touch X) `id`; rm -rf x"),  # data: left as it is, never run
     ("```python\nimport os\n```\nor:\n```console\nls -la\n```", "ls -la"),  # a shell's fence first
-    ("```python\nprint(1)\n```", "print(1)"),  # else the first fence
+    ("```python\nimport os\n```", None),  # another language's fence is never taken (ImageMagick has import)
+    ("```python\nimport os\n```\nThen run:\n\n    make test", "make test"),  # the text outside it is read
     ("Listing all files by size: `ls -lS`.\nThis lists …", None),  # inline code only when it is the whole command
     ("echo `date`", "echo `date`"),
     ("```\n\n```", None),
@@ -52,9 +53,38 @@ FENCED = "Here it is:\n```bash\nfind . -size +100M -mtime -7\n```\nOr with fd:\n
     ("```\n\n```\n```bash\nls\n```", "ls"),
     ("ls -la \\\nThis lists all files.", "ls -la"),  # a sentence does not continue a command
     ("```bash\ncat <<EOF\nhello\n\nEOF\nls\n```", "cat <<EOF\nhello\n\nEOF"),  # a here-document whole
+    # a second hostile pass: prose that starts like a command, sentences in a shell's fence, commands that end
+    # like a sentence, invisible characters
+    ("make sure you have a backup first, then run\n\nrm -rf build", "rm -rf build"),
+    ("[Note: this requires root]", None),
+    ("[note] requires GNU find", None),
+    ("time to check your disk usage", None),
+    ("watch out: this deletes everything", None),
+    ("who knows, try it", None),
+    ("awk is better suited here", None),
+    ("cd into the folder and run make", None),
+    ("If you want, use ls -a", None),
+    ("```bash\nI cannot help with that.\n```", None),
+    ("```bash\nThis will delete everything.\nrm -rf build\n```", "rm -rf build"),
+    ("```bash\nfor f in a b c\n```", "for f in a b c"),
+    ("git commit -m \"Fix the bug.\"", "git commit -m \"Fix the bug.\""),
+    ("```\ngit commit -am \"Fix typo in README.\"\n```", "git commit -am \"Fix typo in README.\""),
+    ("git log --grep \"fix.\"", "git log --grep \"fix.\""),
+    ("git add . && git commit -m \"WIP.\"", "git add . && git commit -m \"WIP.\""),
+    ("mv a b", "mv a b"),
+    ("git push origin main", "git push origin main"),
+    ("```bash\nls\u200b -la\ufeff\u00a0/tmp\n```", "ls -la /tmp"),  # what is seen is what runs
+    ("\u200bls -la", "ls -la"),
 ])
 def test_first_command(answer, command):
     assert first_command(answer) == command
+
+
+def test_the_users_shells_fence_comes_first():
+    answer = "```fish\nfor f in *.png; echo $f; end\n```\n```bash\nfor f in *.png; do echo $f; done\n```"
+    assert first_command(answer, "bash") == "for f in *.png; do echo $f; done"
+    assert first_command(answer, "fish") == "for f in *.png; echo $f; end"
+    assert first_command(answer) == "for f in *.png; echo $f; end"
 
 
 def test_conv_cmd_prints_the_command_alone_and_keeps_the_whole_answer(fake):
