@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from conftest import fails, fsck_clean, git, ok
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 @pytest.fixture
@@ -43,7 +45,11 @@ def test_a_teammate_imports_the_project_conversations_pushed_beside_the_code(fak
     pushed = json.loads(ok("push", "--project", "--json", env=alice_home, cwd=alice).stdout)
     ref = "refs/conv/alice@example.com"
     assert pushed == {"conversations": 1, "ref": ref, "project": str(alice), "remote": "origin",
-                      "kept_from_elsewhere": 0, "forks": 0, "skipped": []}
+                      "kept_from_elsewhere": 0, "forks": 0, "skipped": [], "pushed": True}
+    again = ok("push", "--project", env=alice_home, cwd=alice).stderr.decode()  # nothing new: not said as a push
+    assert again.endswith(f"on {ref}, already on origin\n")
+    git(remote, "update-ref", "-d", ref)  # the remote lost it: the next push puts it back
+    assert ok("push", "--project", env=alice_home, cwd=alice).stderr.decode().endswith("pushed to origin\n")
     assert git(remote, "for-each-ref", "--format=%(refname)").split() == [ref, "refs/heads/main"]
     files = git(remote, "ls-tree", "-r", "--name-only", ref).split()
     assert len(files) == 3 and all(f.startswith("conversations/") for f in files)  # that conversation alone
@@ -447,6 +453,14 @@ def test_a_nested_or_squatting_ref_blocks_nothing(fake, team, tmp_path):
     assert "holds refs under refs/conv/alice@example.com/" in said and "--delete" in said
 
 
+def test_a_ref_to_a_blob_is_said_and_the_others_come_in(fake, team, tmp_path):
+    remote, alice, bob, a, b = alice_shares(team, tmp_path, "a question", bob_imports=False)
+    git(remote, "update-ref", "refs/conv/evil", blob(remote, b"just a blob"))
+    done = json.loads(ok("import", "--from", "project", "--json", env=b, cwd=bob).stdout)
+    assert "refs/conv/evil: not a commit conv push --project writes; left out" in done["skipped"]
+    assert len(listed(b)) == 1
+
+
 def test_a_ref_of_odd_files_is_said_in_few_lines_and_brings_no_broken_turn(fake, team, tmp_path):
     remote, alice, bob, a, b = alice_shares(team, tmp_path, "a question", bob_imports=False)
     head = git(remote, "rev-parse", "refs/conv/alice@example.com").strip()
@@ -490,8 +504,13 @@ def test_a_token_conv_knows_of_is_never_pushed(fake, team, tmp_path):
 
 
 @pytest.mark.parametrize("email, name", [("anna@example.lock", "anna@example%2Elock"),
-                                         ("李雷@ex.cn", "%E6%9D%8E%E9%9B%B7@ex.cn"), ("zoë@x.org", "zo%C3%AB@x.org")])
+                                         ("李雷@ex.cn", "%E6%9D%8E%E9%9B%B7@ex.cn"), ("zoë@x.org", "zo%C3%AB@x.org"),
+                                         ("me@example.com.", "me@example.com%2E"), ("@me", "%40me"),
+                                         ("+x@y", "%2Bx@y"), ("_a@b", "%5Fa@b"), ("a..b@c", "a%2E.b@c")])
 def test_any_git_email_names_one_ref_of_its_own(fake, tmp_path, email, name):
+    from conv.store.repo.side_refs import NAME_RE, name_of
+
+    assert name_of(email) == name and NAME_RE.match(name)  # what a push writes, an import reads
     repo = tmp_path / "proj"
     git(tmp_path, "init", "-q", "-b", "main", str(repo))
     git(repo, "config", "user.email", email)
@@ -499,3 +518,13 @@ def test_any_git_email_names_one_ref_of_its_own(fake, tmp_path, email, name):
     pushed = json.loads(ok("push", "--project", "--json", cwd=repo).stdout)
     assert pushed["ref"] == f"refs/conv/{name}" and git(repo, "rev-parse", pushed["ref"]).strip()
     assert json.loads(ok("import", "--from", "project", "--json", cwd=repo).stdout)["refs"] == [name]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(min_size=1, max_size=60).filter(str.strip))
+def test_every_email_is_written_as_a_name_git_and_the_reader_take(email):
+    from conv.store.repo.side_refs import NAME_RE, name_of
+
+    name = name_of(email)
+    assert NAME_RE.match(name) or len(name) > 200, name  # past 200, a push says the e-mail is too long
+    assert subprocess.run(["git", "check-ref-format", f"refs/conv/{name}"]).returncode == 0, name

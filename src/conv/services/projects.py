@@ -25,10 +25,12 @@ class Published:
     theirs: int = 0  # conversations the ref already held from elsewhere (another machine's push), kept
     forks: int = 0  # lines that met this machine's and did not continue it, kept beside it on the ref
     skipped: list = field(default_factory=list)  # what was not pushed, or was left out of the remote's ref
+    moved: bool = True  # False: the ref held it all already, nothing was pushed
 
     def to_dict(self) -> dict:
         return {"conversations": self.conversations, "ref": self.ref, "project": self.project, "remote": self.remote,
-                "kept_from_elsewhere": self.theirs, "forks": self.forks, "skipped": self.skipped}
+                "kept_from_elsewhere": self.theirs, "forks": self.forks, "skipped": self.skipped,
+                "pushed": self.moved}
 
 
 @dataclass
@@ -51,7 +53,8 @@ def publish(ws: Workspace, remote: str | None, path: str | None = None) -> Publi
     root = _root(path, "conv push --project")
     conv_ids = [row.id for row in ws.index.refresh().recent(None, Filters(here=root))]
     done = ws.store.projects.publish(conv_ids, root, remote, checked)  # none: the ref still loses what was deleted
-    return Published(done.mine, done.ref, root, done.remote, done.theirs, done.forks, done.held_back + done.said)
+    return Published(done.mine, done.ref, root, done.remote, done.theirs, done.forks, done.held_back + done.said,
+                     done.moved)
 
 
 def bring_in(ws: Workspace, remote: str | None = None, path: str | None = None) -> BroughtIn:

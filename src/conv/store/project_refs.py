@@ -43,6 +43,7 @@ class Pushed:
     forks: int = 0  # lines that met this machine's and did not continue it, kept beside it
     held_back: list = field(default_factory=list)  # conversations not pushed (a key in them), one line each
     said: list = field(default_factory=list)  # what of the remote's ref was left out, one line each
+    moved: bool = True  # False: the ref held it all already, nothing was pushed
 
 
 @dataclass
@@ -78,8 +79,8 @@ class ProjectRefs:
             placed = composed(self.git, conv_ids, theirs, name, out)
             message = f"conv: the conversations of {project}"
             made = self.git.side_commit(f"{PUBLISHED}{name}", placed, message)
-            side_refs.place(str(self.git.path), made, project, name, after, message)
-            if remote is None or side_refs.push(project, remote, name):
+            out.moved = side_refs.place(str(self.git.path), made, project, name, after, message) != after
+            if remote is None or not out.moved or side_refs.push(project, remote, name):
                 return out
         raise SyncError(f"{ref} on {remote} kept moving while conv pushed", "Run it again")
 
@@ -98,7 +99,12 @@ class ProjectRefs:
         incoming, images = [], {}
         for ref, commit in sorted(refs.items()):
             name = ref[len(side_refs.SIDE):]
-            folders, said = check(ref, side_refs.tree(project, commit), lambda shas: side_refs.blobs(project, shas))
+            try:
+                entries = side_refs.tree(project, commit)
+            except SyncError:  # a ref to a blob or a tag: no conversation of anyone's
+                out.said.append(f"{ref}: not a commit conv push --project writes; left out")
+                continue
+            folders, said = check(ref, entries, lambda shas: side_refs.blobs(project, shas))
             out.refs.append(name)
             out.said += said
             last = self.git.storage.ref(f"{FETCHED}{name}")

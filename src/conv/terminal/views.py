@@ -163,7 +163,7 @@ def published(done) -> None:
 
     for line in done.skipped:
         notice(line)
-    where = (f"pushed to {done.remote}" if done.remote
+    where = (("pushed to " if done.moved else "already on ") + done.remote if done.remote
              else "kept in the project's repository (it has no remote to push to)")
     kept = f"; the ref keeps {plural(done.theirs, 'conversation')} pushed from elsewhere" if done.theirs else ""
     forks = (f"; {plural(done.forks, 'line')} pushed from elsewhere went on apart from yours, kept beside "

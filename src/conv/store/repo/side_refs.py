@@ -19,7 +19,7 @@ IDENTITY = {"GIT_AUTHOR_NAME": "conv", "GIT_AUTHOR_EMAIL": "conv@localhost", "GI
             "GIT_COMMITTER_EMAIL": "conv@localhost"}
 # The name a person's side ref has (refs/conv/NAME): their git e-mail, any
 # other byte written %XX; one level, never a name git refuses (``..``, ``.lock``).
-NAME_RE = re.compile(r"(?!.*\.\.)(?!.*\.lock\Z)[A-Za-z0-9%][A-Za-z0-9._@+%-]{0,199}\Z")
+NAME_RE = re.compile(r"(?!.*\.\.)(?!.*\.lock\Z)(?!.*\.\Z)[A-Za-z0-9%][A-Za-z0-9._@+%-]{0,199}\Z")
 _MOVED = ("non-fast-forward", "fetch first", "stale info", "cannot lock ref", "failed to update ref")  # not a hook's no
 
 
@@ -38,9 +38,9 @@ def mirror(project: str, remote: str | None, name: str | None = None) -> tuple[s
     """The project's copies of ``remote``'s side refs (all, or NAME's) made
     what the remote holds, one by one and only those named as conv names
     them (a ref nested under another, ``refs/conv/bob/x``, would block git's
-    own ref names: left out, said); a teammate's ref the remote no longer has
-    goes from the project too. (Why the remote could not be fetched from, when
-    it could not; a line for each ref left out.)"""
+    own ref names: left out, said); a ref the remote no longer has goes from
+    the project too. (Why the remote could not be fetched from, when it could
+    not; a line for each ref left out.)"""
     if remote is None:
         return None, []
     try:
@@ -59,10 +59,11 @@ def mirror(project: str, remote: str | None, name: str | None = None) -> tuple[s
                  *(f"+{ref}:{ref}" for ref in wanted), what=f"cannot fetch {SIDE}* from {remote}")
         except SyncError as exc:
             return exc.message, said
-    if name is None:  # what a teammate removed from the remote is not brought in again
-        for ref in set(listed(project)) - set(named):
-            if ref != f"{SIDE}{side_name(project, quiet=True)}":
-                _git("-C", project, "update-ref", "-d", ref, what=f"cannot remove {ref} from {project}")
+    # What the remote no longer has goes from the project too: a teammate's ref is not brought in again, and
+    # a push of one's own starts from what the remote holds. An import keeps one's own (maybe never pushed).
+    gone = set(listed(project)) - set(named)
+    for ref in gone & {f"{SIDE}{name}"} if name is not None else gone - {f"{SIDE}{side_name(project, quiet=True)}"}:
+        _git("-C", project, "update-ref", "-d", ref, what=f"cannot remove {ref} from {project}")
     return None, said
 
 
@@ -152,16 +153,22 @@ def side_name(project: str, quiet: bool = False) -> str:
     if not email and not quiet:
         raise UsageError("conv push --project publishes under your git e-mail, and this project has none",
                          "Set it: git config user.email you@example.com (or --global)")
-    return name_of(email) if email else ""
+    name = name_of(email) if email else ""
+    if name and not NAME_RE.match(name):
+        raise UsageError(f"your git e-mail is too long to name a ref ({len(name)} characters written so)",
+                         "Publish under a shorter one: git config user.email you@example.com")
+    return name
 
 
 def name_of(email: str) -> str:
     """The side ref name of a git e-mail: its letters, digits and ``._@+-`` as
-    they are, every other byte ``%XX`` (two people never share one name), a
-    leading or doubled dot and a trailing ``.lock`` written so too."""
+    they are, every other byte ``%XX`` (two people never share one name); a
+    first character other than a letter or digit, a doubled or last dot and a
+    trailing ``.lock`` written so too (NAME_RE takes every name this makes,
+    up to 200 characters)."""
     name = "".join(c if c.isascii() and (c.isalnum() or c in "._@+-") else
                    "".join(f"%{b:02X}" for b in c.encode()) for c in email.strip())
-    name = re.sub(r"\.(?=\.)|^[.-]", lambda m: f"%{ord(m[0]):02X}", name)
+    name = re.sub(r"\.(?=\.)|^[^A-Za-z0-9%]|\.\Z", lambda m: f"%{ord(m[0]):02X}", name)
     return name[:-5] + "%2Elock" if name.endswith(".lock") else name
 
 
