@@ -246,6 +246,12 @@ def test_a_byte_that_is_no_utf8_in_an_aichat_session_costs_that_character_only(t
     assert json.loads(ok("show", "--json").stdout)["turns"][-1]["content"].endswith("\n\ncaf\ufffd hello")
 
 
+def test_what_is_no_yaml_is_said_in_words(tmp_path):
+    (tmp_path / "s.yaml").write_text('{"a": 1}\n{"b": 2}\n')
+    said = fails("import", "--from", "aichat", str(tmp_path / "s.yaml"), code=1)
+    assert "not YAML (expected '<document start>', but found '{', line 2)" in said
+
+
 def test_a_conv_export_with_a_token_count_in_words_keeps_listing(tmp_path):
     export = write("conv", tmp_path, HOSTILE["conv"][1][1])
     ok("import", "--from", "conv", str(export))
@@ -386,6 +392,11 @@ def test_an_encrypted_zip_and_a_fifo_are_one_line_never_a_hang(tmp_path):
     os.mkfifo(fifo_folder / "conversations.json")
     for path in (fifo_folder, fifo_folder / "conversations.json"):
         assert "not a regular file" in fails("import", "--from", "chatgpt", str(path), code=1, timeout=20)
+    sessions = tmp_path / "sessions"
+    write("claude-code", sessions, CLAUDE)
+    os.mkfifo(sessions / "s2.jsonl")  # a FIFO among the sessions is named, the rest comes in
+    done = json.loads(ok("import", "--from", "claude-code", str(sessions), "--json", timeout=20).stdout)
+    assert done["added"] == 1 and any("s2.jsonl: not read: not a regular file" in s for s in done["skipped"])
     os.mkfifo(tmp_path / "lone-fifo")
     said = fails("ask", "-f", str(tmp_path / "lone-fifo"), "what is this?", timeout=20, env={"CONV_MODEL": "cmd:cat"})
     assert "is not a regular file" in said

@@ -49,7 +49,7 @@ def test_a_refused_secret_leaves_no_object(fake, store_path, where):
         line = fails("ask", "--cid", cid, f"why is {KEY} rejected?", code=1)
     else:
         line = fails("title", cid, f"key {KEY}", code=1)
-    assert "nothing was stored" in line and KEY not in line
+    assert "so it was not stored" in line and KEY not in line
 
     assert git(store_path, "rev-parse", "HEAD") == head and len(fake.requests) == sent
     assert object_ids(store_path) == objects  # not one new object, loose or packed

@@ -150,10 +150,11 @@ def test_a_bearer_token_in_an_endpoint_header_is_masked_when_a_server_echoes_it_
 def test_share_masks_a_key_in_alt_text_or_with_invisible_characters(fake, tmp_path):
     key = "sk-proj-" + "Ab3dEf6hIj9k" * 4
     fake.set(reply=(f"![{key}](x.png)\n\nzero width: {key[:30]}\u200b{key[30:]}\n\n"
-                    f"soft hyphen: {key[:12]}&shy;{key[12:]}\n\nother dash: sk&#8209;proj-{key[8:]}\n"))
+                    f"soft hyphen: {key[:12]}&shy;{key[12:]}\n\nother dash: sk&#8209;proj-{key[8:]}\n\n"
+                    "in code, an entity is text: `AKIAHLMEGW&#x200b;BCEHZQGMUA`\n"))
     conv = json.loads(ok("ask", "--json", "hide a key").stdout)["conversation"]
     text = page(tmp_path, conv)
-    for tail in (key[8:], key[30:], key[12:]):
+    for tail in (key[8:], key[30:], key[12:], "BCEHZQGMUA"):
         assert tail not in text, tail
     said = ok("share", conv, "-o", "-").stdout.decode()  # - is stdout
     assert said.startswith("<!DOCTYPE html>") and key[8:] not in said
@@ -164,6 +165,9 @@ def test_a_key_with_an_invisible_character_inside_is_refused_by_the_hook(fake, s
     ok("hooks", "install", "pre-commit")
     said = fails("ask", f"my key: {KEY[:20]}\u200b{KEY[20:]}", code=1)
     assert "holds an OpenAI API key" in said
+    for hidden in ("&#x200b;", "&#8203;", "&shy;", "&ZeroWidthSpace;"):  # as Markdown may write it
+        assert "holds an OpenAI API key" in fails("ask", f"my key: {KEY[:20]}{hidden}{KEY[20:]}", code=1)
+    assert "holds" not in ok("ask", "an entity of something else: a&amp;b, &lt;tag&gt; &#65;").stderr.decode()
 
 
 def test_share_to_a_place_it_cannot_write_is_one_line(fake, tmp_path):

@@ -103,3 +103,12 @@ def test_an_imported_tool_call_keeps_its_label_on_a_terminal_and_on_the_page(tmp
     text = re.sub(r"<[^>]+>", "", page.read_text())
     assert "tool call: Read" in text and "tool result: Read" in text
     assert "#00ff00" not in page.read_text()  # no rule drawn for a dark terminal on the white page
+
+
+def test_the_page_holds_the_summary_as_conv_show_does(fake, tmp_path):
+    conv = json.loads(ok("ask", "--json", "rebase or merge?").stdout)["conversation"]
+    ok("summary", conv, "Chose rebase -i over merge.")
+    assert "Chose rebase -i over merge." in ok("show", conv).stdout.decode()
+    page = tmp_path / "p.html"
+    ok("share", conv, "-o", str(page))
+    assert "Chose rebase -i over merge." in page.read_text()

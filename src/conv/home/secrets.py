@@ -91,14 +91,24 @@ def look_alikes(text: str) -> list[tuple[str, str]]:
 
 def _folded(text: str) -> tuple[str, list[int]]:
     """``text`` as a reader sees it, as the hook reads it: what shows nothing (a
-    zero-width space, a soft hyphen) taken out, dashes made hyphens; and where
-    each of its characters is in ``text`` (a key with an invisible character
-    inside still reads as one, and is found as one)."""
-    if text.isascii():
+    zero-width space, a soft hyphen, as a character or an HTML entity) taken
+    out, dashes made hyphens; and where each of its characters is in ``text``
+    (a key with an invisible character inside still reads as one, and is found
+    as one)."""
+    if text.isascii() and "&" not in text:
         return text, list(range(len(text) + 1))
     hook = _hook()
-    kept = [n for n, c in enumerate(text) if not hook.INVISIBLE.match(c)]
-    return "".join(text[n] for n in kept).translate(hook.DASHES), kept + [len(text)]
+    out, at, last = [], [], 0
+    for found in hook.FOLDED.finditer(text):
+        out.append(text[last:found.start()])
+        at += range(last, found.start())
+        read = hook.fold(found[0])
+        out.append(read)
+        at += range(found.start(), found.start() + len(read))
+        last = found.end()
+    out.append(text[last:])
+    at += range(last, len(text) + 1)
+    return "".join(out), at
 
 
 _PEM = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----.*?(?:-----END \1-----|\Z)", re.S)

@@ -38,8 +38,8 @@ def files_at(path: Path, pattern: str, hint: str) -> list[Path]:
         raise UsageError(f"no such file or folder: {path}", hint)
     found, seen = [], set()
     for file in sorted(path.glob(pattern)):
-        if file.name.startswith(".") or not file.is_file():
-            continue
+        if file.name.startswith(".") or file.is_dir():
+            continue  # a FIFO, a device or a dangling link is kept: reading it names it, never waits on it
         try:
             real = os.path.realpath(file)
         except (OSError, ValueError):
@@ -61,8 +61,10 @@ def raw(file: Path) -> bytes:
         raise Unreadable(exc.strerror or str(exc)) from None
     with open(fd, "rb") as f:
         status = os.fstat(f.fileno())
-        if not stat.S_ISREG(status.st_mode) or status.st_size > MOST_BYTES:
-            raise Unreadable("not a regular file of a sane size")
+        if not stat.S_ISREG(status.st_mode):
+            raise Unreadable("not a regular file (a FIFO, a device): never waited on")
+        if status.st_size > MOST_BYTES:
+            raise Unreadable(f"larger than any session ({status.st_size:,} bytes)")
         try:
             return f.read()
         except OSError as exc:
@@ -162,4 +164,5 @@ def yaml_document(file: Path):
     except Exception as exc:  # noqa: BLE001 - ruamel raises many types; all mean "not YAML"
         mark, problem = getattr(exc, "problem_mark", None), getattr(exc, "problem", None)
         where = f", line {mark.line + 1}" if mark is not None else ""
-        raise Unreadable(f"not YAML ({problem or type(exc).__name__}{where})") from None
+        problem = re.sub(r"\('(.+?)',\)", r"'\1'", problem or type(exc).__name__)  # ruamel says ('{',) for '{'
+        raise Unreadable(f"not YAML ({problem}{where})") from None

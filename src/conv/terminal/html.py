@@ -55,6 +55,9 @@ def page(shared) -> str:
     for short, fork_title in shared.forks:
         console.print(Text(f"fork: {short}  {mask(strip(fork_title or '(untitled)'), f'fork {short} title')}",
                            style="dim"))
+    if conv.summary:  # as conv show puts it, before the turns
+        console.print(Rule(Text("summary"), align="left", style=RULE))
+        console.print(document(inert_entities(strip(conv.summary)), shared.finder("the summary")))
     for n, turn in enumerate(conv.turns, 1):
         model = f" · {mask(strip(turn.model), f'turn {n} model')}" if turn.model else ""
         console.print(Rule(Text(f"{n}. {turn.role}{model}"), align="left", style=RULE))
