@@ -81,9 +81,9 @@ def test_outside_a_work_tree_or_without_a_remote_it_says_so(fake, tmp_path):
     assert "runs inside a git work tree" in fails("push", "--project", code=2, cwd=tmp_path)
     alone = tmp_path / "alone"
     git(tmp_path, "init", "-q", "-b", "main", str(alone))
+    git(alone, "config", "user.email", "me@example.com")  # its own: a new machine's HOME has none
     assert "no conversation of" in fails("push", "--project", code=2, cwd=alone)
     ok("ask", "a question", cwd=alone)
-    git(alone, "config", "user.email", "me@example.com")
     said = ok("push", "--project", cwd=alone).stderr.decode()
     assert "kept in the project's repository" in said
     assert git(alone, "for-each-ref", "--format=%(refname)", "refs/conv").strip().startswith("refs/conv/")
