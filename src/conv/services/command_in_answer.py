@@ -52,61 +52,101 @@ def _visible(text: str) -> str:
     return "".join(" " if unicodedata.category(c) == "Zs" else c for c in text if unicodedata.category(c) != "Cf")
 
 
-def _whole(line: str, rest: list[str], trusted: bool) -> str:
+def _whole(line: str, rest: list[str], fenced: bool) -> str:
     """A command with the lines it goes on over: a here-document's body up to
-    its end word, or the next line after a trailing backslash (never a
-    sentence, never a blank line: the backslash then goes, Enter runs it)."""
-    out, ends = [line], [word for _, word in _HEREDOC.findall(line)]
-    for more in rest:
+    its end word, a loop or a block up to its end (``done``, ``fi``, ``end``…),
+    the next line after a trailing backslash (never a sentence, never a blank
+    line: the backslash then goes, Enter runs it)."""
+    out, ends, depth = [line], [word for _, word in _HEREDOC.findall(line)], _opened(line)
+    for more in rest[:MOST_LINES]:
         if ends:
             out.append(more)
             if more.strip() == ends[0]:
                 ends.pop(0)
-        elif out[-1].endswith("\\") and more.strip() and not _sentence(more.strip(), trusted):
+        elif depth > 0 or out[-1].endswith("\\") and more.strip() and not _sentence(more.strip(), fenced):
             out.append(more)
-            ends = [word for _, word in _HEREDOC.findall(more)]
+            ends, depth = [word for _, word in _HEREDOC.findall(more)], depth + _opened(more)
         else:
             break
     whole = "\n".join(out).strip()
     return whole[:-1].rstrip() if whole.endswith("\\") else whole
 
 
-_BUILTINS = {"alias", "bg", "bind", "builtin", "case", "cd", "command", "declare", "dirs", "echo", "eval", "exec",
+MOST_LINES = 100  # of one command
+_OPENERS = {"do", "then", "case", "{", "begin", "function", "switch"}  # bash's loop and if, fish's blocks
+_CLOSERS = {"done", "fi", "esac", "}", "end"}
+
+
+def _opened(line: str) -> int:
+    """How many blocks ``line`` opens, less those it closes: each command of it
+    (split at ; && || |) counted by its first word (fish's ``for``, ``while``
+    and ``if`` too, where no ``do`` or ``then`` follows them)."""
+    depth, fish_like = 0, not re.search(r"\b(?:do|then)\b", line)
+    for part in re.split(r";|&&|\|\||\|", line):
+        first = part.split(maxsplit=1)[0] if part.split() else ""
+        if first in _OPENERS or fish_like and first in ("for", "while", "if"):
+            depth += 1
+        elif first in _CLOSERS:
+            depth -= 1
+    return depth
+
+
+_BUILTINS = {":", "alias", "bg", "bind", "builtin", "case", "cd", "command", "declare", "dirs", "echo", "eval", "exec",
              "exit", "export", "fc", "fg", "for", "function", "functions", "history", "if", "jobs", "kill", "let",
              "local", "popd", "printf", "pushd", "read", "set", "source", "test", "time", "trap", "type", "ulimit",
              "umask", "unalias", "unset", "until", "wait", "while"}
+_KEYWORDS = {"for", "while", "until", "if", "case", "select", "function", "do", "done", "then", "else", "fi", "esac",
+             "begin", "end", "switch", "{", "}"}  # a line they lead is shell syntax, whatever words follow
 _SYNTAX = re.compile(r"(?:\.{0,2}/|~/|\$[A-Za-z_{(]|\[\[? |\(|! |\{ |\. )")  # a path, a variable, a test, a group
 _CONTRACTION = re.compile(r"(?<=[A-Za-z])['’](?=[A-Za-z])")  # I'm, can't: no quotes
-# What a command line has and prose has not: a flag, a pipe or redirection, an assignment, a path, a quote,
-# a glob, a variable, a backslash.
-_COMMANDISH = re.compile(r"(?:^|\s)--?[A-Za-z0-9]|[|<>=/`\"'&*\\]|\$[A-Za-z_{(]")
-_CLAUSE = re.compile(r"[,:;] ")  # "who knows, try it", "Note: this needs root"
+# What a command line has and prose has not: a flag, a pipe, a list or a redirection, an assignment, a path, a
+# quote, a glob, a variable, a backslash, the home folder.
+_COMMANDISH = re.compile(r"(?:^|\s)--?[A-Za-z0-9]|[|<>=/`\"'&*;\\]|\$[A-Za-z_{(]|~(?=/|\s|$)")
+_CLAUSE = re.compile(r"[,:] ")  # "who knows, try it", "Note: this needs root"
 _SENTENCE_END = re.compile(r"(?:[A-Za-z]{2,}[.?!]+|…)[)\]\"'”]*\s*$")
-_SMALL_WORDS = {"a", "about", "an", "and", "are", "be", "better", "but", "can", "could", "do", "first", "for", "have",
-                "here", "how", "i", "if", "in", "into", "is", "it", "me", "more", "my", "need", "not", "of", "on",
-                "or", "out", "please", "should", "so", "sure", "that", "the", "then", "there", "this", "to", "we",
-                "what", "which", "who", "will", "with", "would", "you", "your"}
+_SMALL_WORDS = set("""a about again an and are as at be better but by can cannot could do every everything first
+for from have here how i if in into is it its later me more my need never not of on or out please should so some sure
+than that the them then there this to too up us we what when which who will with would you your yourself""".split())
+_ANSWERS = {"yes", "no", "sure", "ok", "okay", "thanks", "done"}  # a word that answers, not a command
+_SUBJECT_OF = {"is", "are", "was", "can", "cannot", "should", "will", "would", "does", "isn't", "doesn't"}
 
 
 def _sentence(line: str, fenced: bool) -> bool:
-    """Whether a line reads as a sentence, not a command: words joined as
-    clauses before anything a command line has, or, with nothing a command
-    line has, a line that ends as a sentence does; outside a shell's fence
-    (``fenced``) also a line of three words or more, two and a third of them
-    English's small words. ``echo`` and ``printf`` say sentences: never one."""
-    if line.split(maxsplit=1)[0] in ("echo", "printf"):
-        return False
+    """Whether a line reads as a sentence, not a command. Its words are read
+    after the last thing a command line has (a flag, a path, a quote…), or
+    all of them where it has none: words joined as clauses (a comma, a
+    colon) before anything of a command, a sentence's end, a note in
+    brackets, three words or more with English's small words among them (one
+    after a command's arguments; two and a third of them in a line of words
+    alone). A line a shell keyword leads is syntax (``for f in a b c``);
+    ``echo`` and ``printf`` say sentences, and are one only when a small word
+    follows them; outside a shell's fence (not ``fenced``) a lone yes or ok
+    answers."""
     bare = _CONTRACTION.sub("", line)
+    before, comment, _ = bare.partition(" #")
+    if comment and before.count("'") % 2 == 0 and before.count('"') % 2 == 0:
+        bare = before  # a comment after the command says what it does: not read as the command's words
+    tokens = bare.split()
+    if tokens[0] in ("echo", "printf"):
+        return len(tokens) > 1 and tokens[1] in _SUBJECT_OF  # "echo is not needed here"
     clause = _CLAUSE.search(bare)
     if clause and bare[:clause.start()].strip() and not _COMMANDISH.search(bare[:clause.start()]):
         return True
-    if _COMMANDISH.search(bare):
-        return False
-    if _SENTENCE_END.search(bare):
-        return True
-    words = re.findall(r"[a-z]+", bare.lower())
+    found = list(_COMMANDISH.finditer(bare))
+    tail = bare[found[-1].end():] if found else bare
+    words = [w.lower() for w in (t.strip(",.:;!?()[]\"'") for t in tail.split()) if w.isalpha()]
     small = sum(word in _SMALL_WORDS for word in words)
-    return not fenced and len(words) >= 3 and small >= 2 and 3 * small >= len(words)
+    if words and _SENTENCE_END.search(tail):
+        return True
+    if not found and bare[:1] + bare[-1:] in ("()", "[]"):
+        return True  # (This requires root)
+    if tokens[0] in _KEYWORDS:
+        return False
+    longer = sum(word in _SMALL_WORDS and len(word) > 1 for word in words)  # not a file named a
+    if found:
+        return len(words) >= 2 and longer >= 1  # rm -rf ~ deletes your home directory
+    return (len(words) >= 3 and (small >= 2 and 3 * small >= len(words) or 3 * longer >= len(words) > 0 < longer)
+            or not fenced and len(tokens) == 1 and words == [tokens[0].lower()] and words[0] in _ANSWERS)
 
 
 def _runs(line: str) -> bool:
@@ -119,6 +159,6 @@ def _runs(line: str) -> bool:
         words = words[1:]  # FOO=bar cmd
     if not words:
         return False
-    first = words[0]
+    first = re.split(r"[;&|<>()]", words[0])[0] or words[0]  # ls; pwd
     return (_SYNTAX.match(" ".join(words)) is not None or first in _BUILTINS or "/" in first
             or shutil.which(first) is not None)
