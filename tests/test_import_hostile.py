@@ -246,6 +246,16 @@ def test_a_byte_that_is_no_utf8_in_an_aichat_session_costs_that_character_only(t
     assert json.loads(ok("show", "--json").stdout)["turns"][-1]["content"].endswith("\n\ncaf\ufffd hello")
 
 
+def test_a_record_reusing_an_earlier_uuid_never_replaces_it(tmp_path):
+    first = next(r for r in CLAUDE if r.get("type") == "user")
+    again = {**first, "message": {"role": "user", "content": "another question under the same uuid"}}
+    done = json.loads(ok("import", "--from", "claude-code", str(write("claude-code", tmp_path, [*CLAUDE, again])),
+                         "--json").stdout)
+    assert done["added"] == 1 and any("reuse an earlier record's uuid" in s for s in done["skipped"])
+    turns = [t["content"] for t in json.loads(ok("show", "--json").stdout)["turns"]]
+    assert first["message"]["content"] in turns and "another question under the same uuid" not in turns
+
+
 def test_what_is_no_yaml_is_said_in_words(tmp_path):
     (tmp_path / "s.yaml").write_text('{"a": 1}\n{"b": 2}\n')
     said = fails("import", "--from", "aichat", str(tmp_path / "s.yaml"), code=1)

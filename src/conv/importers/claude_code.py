@@ -57,9 +57,12 @@ class ClaudeCode(Reader):
 
     def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
         """One session file: its first line, and a fork for each line a rewind began (branches.py)."""
-        records = loaded.records
-        by_uuid = {r["uuid"]: r for r in records if r.get("uuid")}
-        messages = [r for r in records if r["type"] in ("user", "assistant") and not r["isSidechain"]]
+        records, by_uuid, reused = loaded.records, {}, 0
+        for r in records:  # a uuid is its first record's: a later one that says otherwise is left out, counted
+            if r.get("uuid") and by_uuid.setdefault(r["uuid"], r) is not r and by_uuid[r["uuid"]] != r:
+                reused += 1
+        messages = [r for r in records if r["type"] in ("user", "assistant") and not r["isSidechain"]
+                    and by_uuid[r["uuid"]] is r]
         if not messages:
             return []
         is_message = {r["uuid"] for r in messages}
@@ -79,6 +82,9 @@ class ClaudeCode(Reader):
             fork_at=shared_prefix(main_turns, turns) if name else None, origin=origin)
             for name, turns in made]
         out[0].skipped += said_of(found, f"session {session_id}")
+        if reused:
+            out[0].skipped.append(f"{reused} record{'s' if reused != 1 else ''} of {file} reuse an earlier record's "
+                                  "uuid with other content: left out, the first kept")
         return out
 
 
