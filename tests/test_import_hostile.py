@@ -467,17 +467,17 @@ def test_what_a_conv_export_may_not_hold_is_not_imported(fake, tmp_path):
 
 
 def test_a_chatgpt_conversation_of_endless_branches_is_cut_and_said(tmp_path):
-    mapping = {"root": {"parent": None, "children": ["q0"], "message": None}}
-    for n in range(300):  # each question answered twice: a branch at every step
-        mapping[f"q{n}"] = {"parent": "root" if n == 0 else f"a{n - 1}", "children": [f"a{n}", f"b{n}"],
-                            "message": {"id": f"q{n}", "author": {"role": "user"}, "create_time": 1.7e9 + n,
-                                        "content": {"parts": [f"question {n}"]}}}
-        for kind in "ab":
-            mapping[f"{kind}{n}"] = {"parent": f"q{n}", "children": [f"q{n + 1}"] if kind == "a" and n < 299 else [],
-                                     "message": {"id": f"{kind}{n}", "author": {"role": "assistant"},
-                                                 "create_time": 1.7e9 + n + 0.5,
-                                                 "content": {"parts": [f"answer {kind}{n}"]}}}
-    export = write("chatgpt", tmp_path, [{"id": "c1", "title": "long", "mapping": mapping, "current_node": "a299"}])
+    def said(node, parent, role, text, at, children=()):
+        return {"parent": parent, "children": list(children), "message": {
+            "id": node, "author": {"role": role}, "create_time": 1.7e9 + at, "content": {"parts": [text]}}}
+
+    answers = [f"a{n}" for n in range(301)]  # one question answered 301 times: 301 branches
+    mapping = {"root": {"parent": None, "children": ["q"], "message": None},
+               "q": said("q", "root", "user", "the question", 0, answers),
+               **{a: said(a, "q", "assistant", f"answer {a}", n + 1) for n, a in enumerate(answers)}}
+    export = write("chatgpt", tmp_path, [{"id": "c1", "title": "wide", "mapping": mapping, "current_node": "a300"}])
     done = json.loads(ok("import", "--from", "chatgpt", str(export), "--json", timeout=120).stdout)
     assert done["found"] == 201
     assert any("301 branches: the first and the 200 begun last kept as forks" in s for s in done["skipped"])
+    for answer, kept in (("a0", True), ("a50", False), ("a100", False), ("a101", True), ("a300", True)):
+        assert bool(json.loads(ok("search", answer, "--json").stdout)) == kept, answer  # the first, the last 200
