@@ -74,10 +74,10 @@ def _typer_path(args: list[str]) -> None:
             raise  # not a usage error: a bug, with its traceback
         if type(exc).__name__ == "NoArgsIsHelpError":
             sys.exit(0)  # the help was shown
+        from .errors import then
         from .terminal.render import error
 
-        said = exc.format_message().rstrip(".")
-        error(f"{said}{' ' if said.endswith('?') else '. '}Try '{_where(exc, args)} --help'")
+        error(then(exc.format_message(), f"Try '{_where(exc, args)} --help'"))
         sys.exit(exc.exit_code)
     if isinstance(code, int) and code:
         sys.exit(code)

@@ -24,8 +24,13 @@ class ConvError(Exception):
         self.hint = hint
 
     def __str__(self) -> str:
-        said = self.message.rstrip(".")
-        return f"{said}{' ' if said.endswith(('?', '!')) else '. '}{self.hint}" if self.hint else self.message
+        return then(self.message, self.hint) if self.hint else self.message
+
+
+def then(said: str, more: str) -> str:
+    """Two sentences as one line: a full stop between them, unless the first ends with its own mark."""
+    said = said.rstrip(".")
+    return f"{said}{' ' if said.endswith(('?', '!')) else '. '}{more}"
 
 
 class UsageError(ConvError):

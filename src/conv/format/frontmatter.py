@@ -243,17 +243,18 @@ def _parse_yaml(head: str, where: str) -> Any:
         return new_mapping(commented=True)
     if not isinstance(meta, dict):
         raise StoreError(f"{where}: frontmatter must be a YAML mapping")
-    if _aliased(meta):
+    if aliased(meta):
         raise StoreError(f"{where}: frontmatter uses YAML aliases (*name), which conv never writes: not read",
                          "Write the values out, with conv git")
     return meta
 
 
-def _aliased(meta) -> bool:
-    """Whether a value appears twice in ``meta`` (a YAML alias): a billion-laughs
-    file is a few lines that, walked or written out, expand to gigabytes. The
-    walk visits each value once, so it costs what the file's size costs."""
-    seen, stack = set(), [meta]
+def aliased(value) -> bool:
+    """Whether a list or mapping appears twice in ``value`` as YAML loaded it
+    (an alias): a billion-laughs file is a few lines that, walked or written
+    out, expand to gigabytes. The walk visits each one once, so it costs what
+    the file's size costs."""
+    seen, stack = set(), [value]
     while stack:
         item = stack.pop()
         if id(item) in seen:

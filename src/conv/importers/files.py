@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from ..errors import UsageError
+from ..format.frontmatter import aliased
 from ..records import dataclass
 
 MOST_BYTES = 512 * 1024 * 1024  # a session file past this is no session: named, not read
@@ -149,16 +150,10 @@ def _item(piece: str, n: int):
 def yaml_document(file: Path):
     """The one YAML value ``file`` holds, refused when it uses aliases."""
     from ruamel.yaml import YAML
-    from ruamel.yaml.events import AliasEvent
 
     data = raw(file).decode("utf-8", "replace")  # a byte that is no UTF-8 costs that character, not the session
-    yaml = YAML(typ="safe")
     try:
-        if any(isinstance(event, AliasEvent) for event in yaml.parse(data)):
-            raise Unreadable("YAML with aliases (*name), which aichat never writes")
-        return yaml.load(data)
-    except Unreadable:
-        raise
+        value = YAML(typ="safe").load(data)  # an alias is loaded as a second reference, never expanded
     except RecursionError:
         raise Unreadable("YAML nested too deeply") from None
     except Exception as exc:  # noqa: BLE001 - ruamel raises many types; all mean "not YAML"
@@ -166,3 +161,6 @@ def yaml_document(file: Path):
         where = f", line {mark.line + 1}" if mark is not None else ""
         problem = re.sub(r"\('(.+?)',\)", r"'\1'", problem or type(exc).__name__)  # ruamel says ('{',) for '{'
         raise Unreadable(f"not YAML ({problem}{where})") from None
+    if aliased(value):
+        raise Unreadable("YAML with aliases (*name), which aichat never writes")
+    return value

@@ -68,12 +68,16 @@ class Shape:
         raise NotImplementedError
 
 
-class _Text(Shape):
-    kinds = (str,)
+class _Exactly(Shape):
+    """Values of one type, as they are (text, true or false): ``plain``, which a
+    Record checks without a call (a session is thousands of records)."""
+
+    def __init__(self, plain: type, what: str):
+        self.plain, self.kinds, self.what = plain, (plain,), what
 
     def check(self, value, where=""):
-        if not isinstance(value, str):
-            raise _at(where, f"{_kind(value)}, not text")
+        if not isinstance(value, self.plain):
+            raise _at(where, f"{_kind(value)}, not {self.what}")
         return value
 
 
@@ -106,15 +110,6 @@ class _Number(Shape):
     def check(self, value, where=""):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise _at(where, f"{_kind(value)}, not a number")
-        return value
-
-
-class _Flag(Shape):
-    kinds = (bool,)
-
-    def check(self, value, where=""):
-        if not isinstance(value, bool):
-            raise _at(where, f"{_kind(value)}, not true or false")
         return value
 
 
@@ -163,8 +158,8 @@ class _Anything(Shape):
         return value
 
 
-Text, Key, Count, Number, Flag, Time, Anything = _Text(), _Key(), _Count(), _Number(), _Flag(), _Time(), _Anything()
-_PLAIN = {Text: str, Flag: bool}  # shapes whose every value of one exact type fits as it is
+Text, Flag = _Exactly(str, "text"), _Exactly(bool, "true or false")
+Key, Count, Number, Time, Anything = _Key(), _Count(), _Number(), _Time(), _Anything()
 
 
 class Opt(Shape):
@@ -258,7 +253,7 @@ class Record(Shape):
     def __init__(self, fields: dict[str, Shape], required: tuple[str, ...] = ()):
         self.fields, self.required = fields, required
         # key, shape, and the one type whose values fit as they are (no call: a session is thousands of records)
-        self._plan = tuple((key, shape, _PLAIN.get(shape)) for key, shape in fields.items())
+        self._plan = tuple((key, shape, getattr(shape, "plain", None)) for key, shape in fields.items())
 
     def check(self, value, where=""):
         if not isinstance(value, dict):

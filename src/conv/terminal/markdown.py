@@ -14,7 +14,7 @@ it shows when piped."""
 from collections.abc import Callable
 from functools import cache
 
-from ..home.secrets import MASK
+from ..home.secrets import MASK, masked
 
 Spans = Callable[[str], list]  # text -> [(start, end, what)] of what to mask (home/secrets.spans)
 _SHOWN = ("text", "code_inline")  # inline pieces whose text is shown as it is
@@ -34,12 +34,7 @@ def document(text: str, find: Spans):
 
 
 def _masked(text: str, find: Spans) -> str:
-    found = find(text) if text else []
-    out, at = [], 0
-    for start, end, _ in found:
-        out += [text[at:start], MASK]
-        at = end
-    return "".join(out) + text[at:]
+    return masked(text, find(text)) if text else text
 
 
 def _mask_inline(children: list, find: Spans) -> None:

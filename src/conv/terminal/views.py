@@ -99,7 +99,7 @@ def fork(forked) -> None:
 
 
 def edited(done) -> None:
-    from ..format.words import plural  # here: conv push loads no conversation code
+    from ..format.words import plural
 
     if done.commit is None:
         return notice("nothing changed")
@@ -122,7 +122,7 @@ def purged(done) -> None:
 # -- exchanging ----------------------------------------------------------------
 def imported(done) -> None:
     """conv import --from TOOL: what was read, what was left out, and where what came went."""
-    from ..format.words import plural  # here: conv push loads no conversation code
+    from ..format.words import plural
 
     for line in done.skipped:
         notice(line)
@@ -136,7 +136,7 @@ def imported(done) -> None:
 
 def brought_in(done) -> None:
     """conv import --from project."""
-    from ..format.words import plural  # here: conv push loads no conversation code
+    from ..format.words import plural
 
     for line in done.skipped:
         notice(line)
@@ -147,7 +147,7 @@ def brought_in(done) -> None:
 
 def _apart(forks: list, in_trash: list, whose: str) -> None:
     """What did not join a conversation as it was: said in one line each."""
-    from ..format.words import plural  # here: conv push loads no conversation code
+    from ..format.words import plural
 
     if forks:
         notice(f"{whose} went on apart from yours in {plural(len(forks), 'conversation')}, kept as "
