@@ -256,6 +256,13 @@ def test_a_record_reusing_an_earlier_uuid_never_replaces_it(tmp_path):
     assert first["message"]["content"] in turns and "another question under the same uuid" not in turns
 
 
+def test_a_gptme_config_that_is_a_fifo_is_never_waited_on(tmp_path):
+    logs = write("gptme", tmp_path, GPTME)
+    os.mkfifo(logs / "chat1" / "config.toml")
+    done = json.loads(ok("import", "--from", "gptme", str(logs), "--json", timeout=20).stdout)
+    assert done["added"] == 1  # the workspace is not known; the conversation is
+
+
 def test_what_is_no_yaml_is_said_in_words(tmp_path):
     (tmp_path / "s.yaml").write_text('{"a": 1}\n{"b": 2}\n')
     said = fails("import", "--from", "aichat", str(tmp_path / "s.yaml"), code=1)

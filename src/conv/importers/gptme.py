@@ -20,7 +20,7 @@ from pathlib import Path
 from . import ImportedConversation
 from .agent import AgentTurns
 from .boundary import Loaded, Reader
-from .files import files_at
+from .files import Unreadable, files_at, raw
 from .shape import Flag, Record, Shape, Text, moment
 
 LOG = "conversation.jsonl"
@@ -95,9 +95,9 @@ def _workspace(folder: Path) -> str | None:
     """The workspace gptme ran in, from the conversation's config.toml (which writes the home folder as ~)."""
     import tomllib
 
-    try:
-        chat = tomllib.loads((folder / "config.toml").read_text(encoding="utf-8")).get("chat")
-    except (OSError, ValueError, RecursionError):
+    try:  # through raw(): a FIFO or a device is never waited on
+        chat = tomllib.loads(raw(folder / "config.toml").decode("utf-8", "replace")).get("chat")
+    except (Unreadable, ValueError, RecursionError):
         return None
     workspace = chat.get("workspace") if isinstance(chat, dict) else None
     return os.path.expanduser(workspace) if isinstance(workspace, str) else None
