@@ -59,11 +59,12 @@ def _meet(conv_id: str, mine: Side, ref: dict[str, Side], read: Callable) -> int
     met in ``ref`` as sync meets two machines' lines (merge.merged): the
     longer when one holds the other; when they went apart, the one whose
     first turn of its own is older keeps the conversation and the other goes
-    to its fork, named by that turn (so whoever pushes, the ref is the same).
+    to its fork, named by that turn's first file as sync names it (so whoever
+    pushes, and whether the machines met by sync or here, the fork is the same).
     How many forks that made or grew."""
     theirs = ref[conv_id]
-    mine_own = sorted(n for n, s in mine.turns.items() if theirs.turns.get(n) != s)
-    theirs_own = sorted(n for n, s in theirs.turns.items() if mine.turns.get(n) != s)
+    mine_own = sorted(n for n, s in mine.others.items() if theirs.others.get(n) != s)
+    theirs_own = sorted(n for n, s in theirs.others.items() if mine.others.get(n) != s)
     if not theirs_own or not mine_own:
         ref[conv_id] = mine if not theirs_own else theirs
         return 0
