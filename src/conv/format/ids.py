@@ -22,7 +22,8 @@ _AGENT = r"[a-z][a-z0-9_]{0,23}"
 ID_RE = re.compile(rf"^(?:{_AGENT}-)?[{ALPHABET}]{{{TOKEN_LENGTH}}}$")
 # What a user may type as a reference: letters, digits, '-' and '_' only.
 REF_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-TURN_RE = re.compile(r"^\d{8}-\d{6}\.\d{3}-[0-9a-z]{4}-(user|assistant|system)$")
+TURN_NAME = r"\d{8}-\d{6}\.\d{3}-[0-9a-z]{4}-(?:user|assistant|system)"  # a turn's file is NAME.md
+TURN_RE = re.compile(rf"^{TURN_NAME}$")
 
 
 def random_token(length: int = TOKEN_LENGTH) -> str:

@@ -89,6 +89,16 @@ def look_alikes(text: str) -> list[tuple[str, str]]:
     return [(what, found[0]) for what, pattern in _hook().PATTERNS for found in pattern.finditer(text)]
 
 
+def key_shaped(text: str) -> str | None:
+    """What the first thing in ``text`` shaped like a key looks like ("an
+    OpenAI API key"), or None; None too when ``CONV_ALLOW_SECRETS=1`` lets keys
+    through, as it does for the pre-commit hook (every place conv refuses one
+    asks here)."""
+    if os.environ.get("CONV_ALLOW_SECRETS") == "1":
+        return None
+    return next((what for what, pattern in _hook().PATTERNS if pattern.search(text)), None)
+
+
 def _folded(text: str) -> tuple[str, list[int]]:
     """``text`` as a reader sees it, as the hook reads it: what shows nothing (a
     zero-width space, a soft hyphen, as a character or an HTML entity) taken

@@ -26,7 +26,7 @@ from pathlib import Path
 from . import ImportedConversation
 from .agent import AgentTurns
 from .boundary import Loaded, Reader
-from .shape import Anything, Count, ListOf, Maybe, Record, Text, Time
+from .shape import Anything, Count, ListOf, Maybe, Misfit, Record, Text, Time
 
 _CONTEXT = re.compile(r"\s*<([a-z_]+)>.*</\1>\s*", re.S)  # <environment_context>…</environment_context> and the like
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call")
@@ -50,13 +50,16 @@ class _Rollout(Record):
     def __init__(self):
         super().__init__({"timestamp": Time, "type": Text}, required=("type",))
 
-    def check(self, value, where=""):
-        checked = super().check(value, where)
+    def check(self, value):
+        checked = super().check(value)
         shape, payload = _KINDS.get(checked["type"]), value.get("payload")
         if shape is None or (checked["type"] == "event_msg"
                              and not (isinstance(payload, dict) and payload.get("type") == "token_count")):
             return None  # not the conversation (event_msg repeats it for the screen, but for the tokens used)
-        checked["payload"] = shape.check(payload, "payload")
+        try:
+            checked["payload"] = shape.check(payload)
+        except Misfit as misfit:
+            raise misfit.inside("payload") from None
         return checked
 
 

@@ -23,16 +23,16 @@ from .shape import Anything, Flag, ListOf, MapOf, Maybe, Misfit, Number, Record,
 
 
 class _Role(Shape):
-    def check(self, value, where=""):
+    def check(self, value):
         if value not in ROLES:
             raise Misfit(f"{str(value)[:20]!r} is no role ({', '.join(ROLES)})")
         return value
 
 
 class _Base64(Shape):
-    def check(self, value, where=""):
+    def check(self, value):
         try:
-            return base64.b64decode(Text.check(value, where), validate=True)
+            return base64.b64decode(Text.check(value), validate=True)
         except (binascii.Error, ValueError):
             raise Misfit("not base64") from None
 

@@ -30,7 +30,7 @@ class _LocalTime(Shape):
     """gptme's time (``datetime.now().isoformat()``: local, no zone) as an aware
     datetime (a time without zone is taken as local); None when it is none."""
 
-    def check(self, value, where=""):
+    def check(self, value):
         try:
             local = datetime.fromisoformat(value) if isinstance(value, str) else None
         except ValueError:

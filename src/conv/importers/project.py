@@ -10,34 +10,20 @@ What is read must then be what conv writes: UTF-8 Markdown with frontmatter
 role the one its name says, and no key in it (the pre-commit hook's
 patterns; ``CONV_ALLOW_SECRETS=1`` lets one through, as for the hook)."""
 
-import os
 import re
 from collections.abc import Callable
 
 from ..errors import ConvError
 from ..format import ids
 from ..format.model import META_FILE, Conversation, Turn
-from ..home.secrets import look_alikes
-from ..records import dataclass
+from ..home.secrets import key_shaped
 from .boundary import fitting
 from .shape import Misfit, Shape
 
 MOST_BYTES = 16 * 1024 * 1024  # a file of a conversation past this is no turn of anyone's
 MOST_IN_ALL = 256 * 1024 * 1024  # what one person's ref may bring in one import
 MOST_SAID = 20  # lines said of one ref; the rest counted in one more
-_TURN = r"\d{8}-\d{6}\.\d{3}-[0-9a-z]{4}-(?:user|assistant|system)"
-_FILE = re.compile(rf"(?:{re.escape(META_FILE)}|{_TURN}\.md|{_TURN}\.\d+\.[a-z0-9]{{1,10}})\Z")
-
-
-@dataclass
-class RefFile:
-    """One entry of a side ref's tree, as git lists it (``git ls-tree -r -l``)."""
-
-    path: str
-    mode: str
-    kind: str
-    sha: str
-    size: int | None
+_FILE = re.compile(rf"(?:{re.escape(META_FILE)}|{ids.TURN_NAME}\.md|{ids.TURN_NAME}\.\d+\.[a-z0-9]{{1,10}})\Z")
 
 
 class _Entry(Shape):
@@ -45,7 +31,7 @@ class _Entry(Shape):
     link, no tree, no submodule) at conversations/<c1>/<c2>/<id>/<file>, its
     size known (git names every entry it lists; the path is said as it is)."""
 
-    def check(self, value, where=""):
+    def check(self, value):
         path = value["path"]
         parts = path.split("/")
         if len(parts) != 5 or parts[0] != "conversations" or not ids.ID_RE.fullmatch(parts[3]) \
@@ -61,9 +47,10 @@ def shown(path: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in path)[:300]
 
 
-def checked(ref: str, entries: list[RefFile], blobs: Callable[[list[str]], dict[str, bytes]]
+def checked(ref: str, entries: list, blobs: Callable[[list[str]], dict[str, bytes]]
             ) -> tuple[dict[str, dict[str, bytes]], list[str]]:
     """The conversations of ``ref`` that may come in (id -> file name -> bytes),
+    from ``entries`` (its tree as git lists it: path, kind, mode, size, sha),
     and the lines saying what was left out (at most MOST_SAID, then a count).
     Only refs named as conv names them come here (store/repo/side_refs.py lists no other)."""
     records = [{"path": e.path, "kind": e.kind, "mode": e.mode, "size": e.size, "sha": e.sha} for e in entries]
@@ -130,7 +117,5 @@ def _unfit(conv_id: str, file: str, content: bytes) -> str | None:
             return exc.message.removeprefix(f"{file}: ")
     else:
         text = content.decode("utf-8", "replace")
-    if os.environ.get("CONV_ALLOW_SECRETS") != "1":
-        for what, _ in look_alikes(text)[:1]:
-            return f"holds what looks like {what} (CONV_ALLOW_SECRETS=1 brings it in)"
-    return None
+    what = key_shaped(text)
+    return f"holds what looks like {what} (CONV_ALLOW_SECRETS=1 brings it in)" if what else None

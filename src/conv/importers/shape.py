@@ -53,10 +53,6 @@ def _kind(value) -> str:
     return type(value).__name__
 
 
-def _at(where: str, why: str) -> Misfit:
-    return Misfit(f"{where}: {why}" if where else why)
-
-
 class Shape:
     """A declared shape; ``check`` returns the value as the reader gets it.
     ``kinds``: the Python types a value of it can have (None: any), so that
@@ -64,7 +60,7 @@ class Shape:
 
     kinds: tuple | None = None
 
-    def check(self, value, where: str = ""):
+    def check(self, value):
         raise NotImplementedError
 
 
@@ -75,9 +71,9 @@ class _Exactly(Shape):
     def __init__(self, plain: type, what: str):
         self.plain, self.kinds, self.what = plain, (plain,), what
 
-    def check(self, value, where=""):
+    def check(self, value):
         if not isinstance(value, self.plain):
-            raise _at(where, f"{_kind(value)}, not {self.what}")
+            raise Misfit(f"{_kind(value)}, not {self.what}")
         return value
 
 
@@ -86,9 +82,9 @@ class _Count(Shape):
 
     kinds = (int,)
 
-    def check(self, value, where=""):
+    def check(self, value):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise _at(where, f"{_kind(value) if not isinstance(value, int) or isinstance(value, bool) else value}, "
+            raise Misfit(f"{_kind(value) if not isinstance(value, int) or isinstance(value, bool) else value}, "
                              "not a count")
         return value
 
@@ -96,20 +92,20 @@ class _Count(Shape):
 class _Key(Shape):
     """An id: text, or a whole number (old databases), as text."""
 
-    def check(self, value, where=""):
+    def check(self, value):
         if isinstance(value, str):
             return value
         if isinstance(value, int) and not isinstance(value, bool):
             return str(value)
-        raise _at(where, f"{_kind(value)}, not an id")
+        raise Misfit(f"{_kind(value)}, not an id")
 
 
 class _Number(Shape):
     kinds = (int, float)
 
-    def check(self, value, where=""):
+    def check(self, value):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise _at(where, f"{_kind(value)}, not a number")
+            raise Misfit(f"{_kind(value)}, not a number")
         return value
 
 
@@ -118,7 +114,7 @@ class _Time(Shape):
     None when it is neither, or outside 1970-9999 (naive times are UTC: llm
     wrote ``datetime.utcnow()`` in early versions)."""
 
-    def check(self, value, where=""):
+    def check(self, value):
         return moment(value)
 
 
@@ -143,33 +139,23 @@ def moment(value) -> datetime | None:
 class _Anything(Shape):
     """Any JSON value of at most DEEPEST levels (kept as it is: a tool's input, shown as JSON)."""
 
-    def check(self, value, where=""):
+    def check(self, value):
         stack = [(value, 0)]
         while stack:
             item, depth = stack.pop()
             if isinstance(item, (dict, list)):
                 if depth >= DEEPEST:
-                    raise _at(where, f"nested deeper than {DEEPEST} levels")
+                    raise Misfit(f"nested deeper than {DEEPEST} levels")
                 if isinstance(item, dict) and not all(isinstance(k, str) for k in item):
-                    raise _at(where, "an object with keys that are no text")
+                    raise Misfit("an object with keys that are no text")
                 stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
             elif not (item is None or isinstance(item, (str, int, float, bool))):
-                raise _at(where, f"{_kind(item)}, not a JSON value")
+                raise Misfit(f"{_kind(item)}, not a JSON value")
         return value
 
 
 Text, Flag = _Exactly(str, "text"), _Exactly(bool, "true or false")
 Key, Count, Number, Time, Anything = _Key(), _Count(), _Number(), _Time(), _Anything()
-
-
-class Opt(Shape):
-    """``shape``, or nothing (None or absent: None)."""
-
-    def __init__(self, shape: Shape):
-        self.shape = shape
-
-    def check(self, value, where=""):
-        return None if value is None else self.shape.check(value, where)
 
 
 class Maybe(Shape):
@@ -179,9 +165,9 @@ class Maybe(Shape):
     def __init__(self, shape: Shape):
         self.shape = shape
 
-    def check(self, value, where=""):
+    def check(self, value):
         try:
-            return self.shape.check(value, where)
+            return self.shape.check(value)
         except Misfit:
             return None
 
@@ -192,15 +178,15 @@ class OneOf(Shape):
     def __init__(self, *shapes: Shape, what: str):
         self.shapes, self.what = shapes, what
 
-    def check(self, value, where=""):
+    def check(self, value):
         for shape in self.shapes:
             if shape.kinds is not None and not isinstance(value, shape.kinds):
                 continue  # cannot fit: not tried
             try:
-                return shape.check(value, where)
+                return shape.check(value)
             except Misfit:
                 continue
-        raise _at(where, f"{_kind(value)}, not {self.what}")
+        raise Misfit(f"{_kind(value)}, not {self.what}")
 
 
 class ListOf(Shape):
@@ -211,9 +197,9 @@ class ListOf(Shape):
     def __init__(self, shape: Shape, drop: bool = False):
         self.shape, self.drop = shape, drop
 
-    def check(self, value, where=""):
+    def check(self, value):
         if not isinstance(value, list):
-            raise _at(where, f"{_kind(value)}, not a list")
+            raise Misfit(f"{_kind(value)}, not a list")
         out = []
         for n, item in enumerate(value):
             try:
@@ -232,9 +218,9 @@ class MapOf(Shape):
     def __init__(self, shape: Shape):
         self.shape = shape
 
-    def check(self, value, where=""):
+    def check(self, value):
         if not isinstance(value, dict):
-            raise _at(where, f"{_kind(value)}, not an object")
+            raise Misfit(f"{_kind(value)}, not an object")
         out = {}
         for key, item in value.items():
             try:
@@ -255,9 +241,9 @@ class Record(Shape):
         # key, shape, and the one type whose values fit as they are (no call: a session is thousands of records)
         self._plan = tuple((key, shape, getattr(shape, "plain", None)) for key, shape in fields.items())
 
-    def check(self, value, where=""):
+    def check(self, value):
         if not isinstance(value, dict):
-            raise _at(where, f"{_kind(value)}, not an object")
+            raise Misfit(f"{_kind(value)}, not an object")
         out, get = {}, value.get
         for key, shape, plain in self._plan:
             item = get(key)
@@ -283,13 +269,13 @@ class Tagged(Shape):
     def __init__(self, key: str, kinds: dict[str, Record], other: Record | None = None):
         self.key, self.kinds, self.other = key, kinds, other
 
-    def check(self, value, where=""):
+    def check(self, value):
         if not isinstance(value, dict):
-            raise _at(where, f"{_kind(value)}, not an object")
+            raise Misfit(f"{_kind(value)}, not an object")
         kind = value.get(self.key)
         shape = (self.kinds.get(kind) if isinstance(kind, str) else None) or self.other
         if shape is None:
             return None
-        checked = shape.check(value, where)
+        checked = shape.check(value)
         checked[self.key] = kind if isinstance(kind, str) else None
         return checked

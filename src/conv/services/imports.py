@@ -12,7 +12,7 @@ from ..errors import ConvError, RefError
 from ..format.model import Conversation, Turn
 from ..format.words import plural
 from ..home import imports, progress
-from ..home.secrets import look_alikes
+from ..home.secrets import key_shaped
 from ..importers.by_text import continue_stored
 from ..records import dataclass, field, replace
 from ..store import Incoming
@@ -147,7 +147,7 @@ def _past_the_scan(ws: Workspace, incoming: list, said: list[str]) -> list:
     kept = []
     for item in incoming:
         leak = next((what for data in item.files.values() if isinstance(data, bytes)
-                     for what, _ in look_alikes(data.decode("utf-8", "replace"))), None)
+                     if (what := key_shaped(data.decode("utf-8", "replace")))), None)
         if leak is None:
             kept.append(item)
         else:

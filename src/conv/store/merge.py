@@ -42,7 +42,7 @@ from .layout import shard_path as _shard
 from .repo.snapshot import Existing, Snapshot
 
 ROOTS = (ROOT, TRASH)
-_TURN_OF = re.compile(r"^(\d{8}-\d{6}\.\d{3}-[0-9a-z]{4}-(?:user|assistant|system))(?:\.md$|\.)")
+_TURN_OF = re.compile(rf"^({ids.TURN_NAME})(?:\.md$|\.)")
 
 
 @dataclass

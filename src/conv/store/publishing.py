@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 
 from ..format.model import META_FILE, Conversation
-from ..home.secrets import look_alikes, spans
+from ..home.secrets import key_shaped, spans
 from .layout import ROOT, TRASH, conversation_ids, folder, purged_ids
 from .merge import Side, fork_name, fork_text, side
 from .repo.git import GitStore
@@ -108,7 +108,7 @@ def _leak(mine: Side, read: Callable[[str], bytes]) -> str | None:
         text = read(sha).decode("utf-8", "replace")
         if spans(text):
             return "a secret conv knows (a key or token of its config or environment)"
-        for what, _ in look_alikes(text)[:1]:
+        if what := key_shaped(text):
             return f"what looks like {what}"
     return None
 
