@@ -116,6 +116,14 @@ def test_first_command(answer, command):
     assert first_command(answer) == command
 
 
+def test_the_steps_where_the_user_named_the_model_are_the_chains_own():
+    from conv.home.config import Config
+    from conv.providers.choice import USER_NAMED, chain
+
+    sources = [step.source for step in chain(Config())]
+    assert set(USER_NAMED) <= set(sources) and "the conversation's model" not in USER_NAMED
+
+
 def test_the_users_shells_fence_comes_first():
     answer = "```fish\nfor f in *.png; echo $f; end\n```\n```bash\nfor f in *.png; do echo $f; done\n```"
     assert first_command(answer, "bash") == "for f in *.png; do echo $f; done"

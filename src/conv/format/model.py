@@ -228,7 +228,7 @@ class Conversation:
     def going_on_with(self) -> str | None:
         """Derived, never stored: the model of its last answer (the one a
         follow-up goes on with), else the one it was started with."""
-        return next((t.model for t in reversed(self.turns) if t.role == "assistant" and t.model), self.model)
+        return going_on_with(self.turns, self.model)
 
     @property
     def updated(self) -> str:
@@ -272,6 +272,13 @@ def order_turns(turns: list[Turn]) -> list[Turn]:
         out.append(turn)
         out.extend(replies.get(turn.name, ()))
     return out
+
+
+def going_on_with(turns, started_with: str | None) -> str | None:
+    """The model of the last answer among ``turns`` (anything with a name,
+    a role and a model: names sort by time), else ``started_with``."""
+    answered = max((t for t in turns if t.role == "assistant" and t.model), key=lambda t: t.name, default=None)
+    return answered.model if answered else started_with
 
 
 def is_tag(text: str) -> bool:

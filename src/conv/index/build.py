@@ -7,6 +7,7 @@ from collections import deque, namedtuple
 from collections.abc import Callable
 
 from ..format.ids import turn_time
+from ..format.model import going_on_with
 from ..format.usage import usage_totals
 from ..home import progress
 from ..pool import workers
@@ -127,12 +128,10 @@ class Builder:
         updated = max(conv.created, turn_time(last)) if last else conv.created
         forked = (conv.forked_from or {}).get("conversation")
         used = usage_totals(turns)
-        answered = max((t for t in turns if t.role == "assistant" and t.model), key=lambda t: t.name, default=None)
         # listed with its readable turns, and the model it goes on with: its last answer's
         broken = "; ".join(f"{path}: {why}" for path, why in conv.unreadable.items()) or None
         self._rows["conversations"].append(
-            (conv.id, conv.title, conv.created, updated, answered.model if answered else conv.model, conv.provider,
-             conv.agent,
+            (conv.id, conv.title, conv.created, updated, going_on_with(turns, conv.model), conv.provider, conv.agent,
              json.dumps(conv.tags), conv.status, len(turns), broken, forked, conv.summary, int(found.trashed),
              used["prompt_tokens"] + used["completion_tokens"], used["cost"],
              sum(t.feedback == "negative" for t in turns),

@@ -138,6 +138,9 @@ def chain(config: Config, flag: str | None = None, agent: tuple[str, str | None]
     ]
 
 
+USER_NAMED = ("-m", "CONV_MODEL", "config model")  # chain's steps where the user named the model
+
+
 def _key_step(record) -> Step:
     """A provider chosen by its key in the environment (or its base URL, where that chooses it)."""
     names = _choosing(record)

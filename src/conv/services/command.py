@@ -12,6 +12,7 @@ import sys
 
 from ..errors import ConvError
 from ..home import session
+from ..providers.choice import USER_NAMED
 from ..records import dataclass
 from .ask.options import AskOptions, Output
 from .command_in_answer import first_command
@@ -65,12 +66,9 @@ def suggest(notice, description: str, shell: str, model: str | None = None) -> S
         said = " ".join(result.text.split())
         raise ConvError(f"the answer holds no command ({spec} said: {said[:80] + '…' if len(said) > 80 else said})",
                         f"Nothing was put in the line; describe it again, or read the answer: conv show {result.short}")
-    if result.chosen_by not in USER_SET:
+    if result.chosen_by not in USER_NAMED:
         notice(f"{spec} answered (chosen by {result.chosen_by}; set one with CONV_MODEL or conv config set model)")
     return Suggested(command, result.conversation, result.short, result.text, spec)
-
-
-USER_SET = ("-m", "CONV_MODEL", "config model")  # choice.chain's steps where the user named the model
 
 
 def _os_name() -> str:

@@ -15,7 +15,6 @@ from .workspace import Workspace
 @dataclass
 class Shared:
     conv: Conversation  # its turns' text with their files as the lines a model is sent
-    model: str | None = None  # the model the conversation goes on with (its last answer's)
     forks: list[tuple[str, str]] = field(default_factory=list)  # (short id, title) of the conversations forked from it
     parent: str | None = None  # the short id of the one it was forked from
     masked: list[str] = field(default_factory=list)  # what looked like a secret, and where: said to the user
@@ -43,5 +42,5 @@ def share(ws: Workspace, ref: str | None) -> Shared:
     forks = [(ws.index.queries.short_id(r.id), r.title) for r in ws.index.refresh().recent(None)
              if r.forked_from == conv.id]
     parent = (conv.forked_from or {}).get("conversation")
-    return Shared(replace(conv, turns=turns), conv.going_on_with, forks,
+    return Shared(replace(conv, turns=turns), forks,
                   ws.index.queries.short_id(parent) if parent else None)

@@ -48,7 +48,7 @@ def page(shared) -> str:
                       highlight=False, emoji=False, markup=False)
     title = mask(strip(conv.title or conv.id), "the title")
     console.print(Text(title, style="bold"))
-    facts = [conv.id, plural(len(conv.turns), "turn"), mask(strip(shared.model or ""), "the model"),
+    facts = [conv.id, plural(len(conv.turns), "turn"), mask(strip(conv.going_on_with or ""), "the model"),
              conv.created[:16].replace("T", " ")]
     facts += [f"forked from {shared.parent}"] if shared.parent else []
     console.print(Text(" · ".join(f for f in facts if f), style="dim"))
