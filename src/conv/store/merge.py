@@ -71,8 +71,7 @@ class Side:
 @dataclass
 class Fork:
     conv_id: str
-    side: Side
-    meta: bytes | str  # its conversation.md: new text, or (an existing fork's) blob id
+    side: Side  # its conversation.md among its files: new text, or (an existing fork's) blob id
     holds_local: bool = False  # it holds the user's own line (a sync moved it there)
 
 
@@ -132,7 +131,7 @@ def merged(conv_id: str, b: Side | None, l: Side | None, r: Side | None, later_i
         fork_meta = fork_text(conv, conv_id, fork_id, moved_first, shared[-1][:-3] if shared else "",
                               base_commit or "")
         kept = Side(root, {**stay.others, META: meta})
-        return kept, Fork(fork_id, Side(root, move.others), fork_meta, holds_local=not stays_local)
+        return kept, Fork(fork_id, Side(root, {**move.others, META: fork_meta}), holds_local=not stays_local)
     files = {}
     for name in sorted(set(l.others) | set(r.others)):
         pick = _pick(base_files.get(name), l.files.get(name), r.files.get(name), lambda name=name: later_is_local(name))
@@ -221,7 +220,7 @@ def joined(conv_id: str, base: Side | None, mine: Side | None, theirs: Side, tru
         if local(fork_id) is None:  # made now: its own conversation.md
             conv = Conversation.from_text(read(theirs.files[META]).decode())
             grown.side.files[META] = fork_text(conv, conv_id, fork_id, first, shared[-1] if shared else "", "")
-        out.forks.append(Fork(fork_id, grown.side, grown.side.files[META]))
+        out.forks.append(Fork(fork_id, grown.side))
         out.forks += grown.forks
         out.turns_added += grown.turns_added
     return out

@@ -14,7 +14,7 @@ bring in what the filtering left out."""
 from ..errors import SyncError
 from ..records import dataclass, field
 from .filter import Filter
-from .layout import META_FILE, PURGED, ROOT, TRASH, conversation_ids, folder, purged_ids, purged_text
+from .layout import PURGED, ROOT, TRASH, conversation_ids, folder, purged_ids, purged_text
 from .layout import shard_path as _shard
 from .merge import fork_name, merged, side, write
 from .purge import erase, settle
@@ -22,7 +22,7 @@ from .repo import remote_heads
 from .repo.git import GitStore
 from .repo.lock import writer_lock
 from .repo.remotes import TRACKING
-from .repo.snapshot import Existing, Snapshot
+from .repo.snapshot import Snapshot
 
 
 @dataclass
@@ -128,9 +128,7 @@ def merge(base: Snapshot | None, local: Snapshot, remote: Snapshot, changed: set
             and result.root == r.root and result.files == r.files
         write(out.changes, conv_id, l, result)
         if fork is not None:
-            for name, sha in fork.side.files.items():
-                out.changes[f"{fork.side.root}/{_shard(fork.conv_id)}/{name}"] = Existing(sha)
-            out.changes[f"{fork.side.root}/{_shard(fork.conv_id)}/{META_FILE}"] = fork.meta
+            write(out.changes, fork.conv_id, None, fork.side)
             out.forks += 1
             if fork.holds_local:
                 out.moved[conv_id] = fork.conv_id

@@ -57,7 +57,12 @@ def read_blobs(store_path: Path, shas: list[str]) -> dict[str, bytes]:
         if done.returncode:
             return {}
         answer.seek(0)
-        data = answer.read()
+        return answered(answer.read(), shas)
+
+
+def answered(data: bytes, shas: list[str]) -> dict[str, bytes]:
+    """What ``git cat-file --batch`` answered to ``shas``, asked in that order:
+    each one's content (those missing left out)."""
     out, at = {}, 0
     for sha in shas:
         end = data.index(b"\n", at)

@@ -12,6 +12,7 @@ import re
 from ...errors import SyncError, UsageError
 from ...records import dataclass
 from . import gitcli
+from .batch import answered
 from .remotes import git_reason
 
 SIDE = "refs/conv/"
@@ -59,10 +60,12 @@ def mirror(project: str, remote: str | None, name: str | None = None) -> tuple[s
                  *(f"+{ref}:{ref}" for ref in wanted), what=f"cannot fetch {SIDE}* from {remote}")
         except SyncError as exc:
             return exc.message, said
-    # What the remote no longer has goes from the project too: a teammate's ref is not brought in again, and
-    # a push of one's own starts from what the remote holds. An import keeps one's own (maybe never pushed).
-    gone = set(listed(project)) - set(named)
-    for ref in gone & {f"{SIDE}{name}"} if name is not None else gone - {f"{SIDE}{side_name(project, quiet=True)}"}:
+    gone = set(listed(project)) - set(named)  # what the remote no longer has goes from the project too:
+    if name is not None:
+        gone &= {f"{SIDE}{name}"}  # a push: its own ref, so that it starts from what the remote holds
+    else:
+        gone.discard(f"{SIDE}{side_name(project, quiet=True)}")  # an import: a teammate's; one's own may be unpushed
+    for ref in gone:
         _git("-C", project, "update-ref", "-d", ref, what=f"cannot remove {ref} from {project}")
     return None, said
 
@@ -95,15 +98,7 @@ def blobs(project: str, shas: list[str]) -> dict[str, bytes]:
         return {}
     done = _git("-C", project, "cat-file", "--batch", what=f"cannot read the files of {project}",
                 stdin="".join(f"{sha}\n" for sha in shas).encode())
-    out, data = {}, done.stdout_bytes
-    while data:
-        header, _, data = data.partition(b"\n")
-        fields = header.split()
-        if len(fields) == 3 and fields[1] == b"blob":
-            size = int(fields[2])
-            out[fields[0].decode()] = data[:size]
-            data = data[size + 1:]
-    return out
+    return answered(done.stdout_bytes, shas)
 
 
 def place(store: str, made: str, project: str, name: str, after: str | None, message: str) -> str:
