@@ -29,7 +29,13 @@ TURN_RE = re.compile(rf"^{TURN_NAME}$")
 def random_token(length: int = TOKEN_LENGTH) -> str:
     """``length`` characters, 5 random bits each (os.urandom: ``secrets`` costs
     6 ms of import on every follow-up)."""
-    number = int.from_bytes(os.urandom((5 * length + 7) // 8), "big")
+    return token_of_bytes(os.urandom((5 * length + 7) // 8), length)
+
+
+def token_of_bytes(data: bytes, length: int = TOKEN_LENGTH) -> str:
+    """``length`` characters of the alphabet, 5 bits of ``data`` each (random
+    bytes, or a digest: the same token wherever it is worked out)."""
+    number = int.from_bytes(data, "big")
     return "".join(ALPHABET[(number >> (5 * i)) & 31] for i in range(length))
 
 

@@ -131,7 +131,7 @@ class Turn:
             parent=_str_or_none(m.get("parent")),
             model=_str_or_none(m.get("model")),
             provider=_str_or_none(m.get("provider")),
-            usage=usage_of(usage) if isinstance(usage, dict) else None,
+            usage=usage_of(usage),
             finish=_str_or_none(m.get("finish")),
             error=_str_or_none(m.get("error")),
             replaces=_str_or_none(m.get("replaces")),

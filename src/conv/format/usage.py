@@ -9,10 +9,13 @@ if TYPE_CHECKING:
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "cost")
 
 
-def usage_of(usage: dict) -> dict | None:
+def usage_of(usage) -> dict | None:
     """A turn's usage as conv reads it: token counts (whole, not negative) and
     a cost (a number), each only when it is one; a text ("lots") is dropped,
-    so no hand edit or foreign file can break the sums every listing makes."""
+    so no hand edit or foreign file can break the sums every listing makes
+    (what is no mapping at all: None)."""
+    if not isinstance(usage, dict):
+        return None
     out = {}
     for key in USAGE_KEYS:
         value = usage.get(key)

@@ -1,11 +1,11 @@
 """Readers that turn other tools' conversation data into one in-memory model.
 
 Each reader (``llm``, ``chatgpt``, ``claude-code``…) is a ``boundary.Reader``
-of a path: it never touches the store, so ``conv import`` can show, dry-run
-or write what it read. Every file passes through the one ingest boundary
-(boundary.py): records are checked against the reader's declared shape
-(shape.py) before they are read, and what becomes a turn is checked and
-dated there, in one place. The writer names everything deterministically
+of a path: it never touches the store (services/imports.py writes what it
+read). Every file passes through the one ingest boundary (boundary.py):
+records are checked against the reader's declared shape (shape.py) before
+they are read, and what becomes a turn is checked and dated there, in one
+place. The writer names everything deterministically
 from the source's own ids (``conversation_id``, ``turn_name``), so importing
 the same data twice lands on the same paths instead of making duplicates.
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 
 from ..errors import UsageError
@@ -70,7 +71,7 @@ def read(source: str, path: Path, changed: Callable[[list[Path]], list[Path]] | 
     to_read = changed(files) if changed is not None and tool.per_session else files
     out = Read([], unchanged=len(files) - len(to_read), files=len(files))
     seen: dict[str, ImportedConversation] = {}
-    with (steps("reading sessions", len(to_read)) if steps else _no_steps()) as advance:
+    with steps("reading sessions", len(to_read)) if steps else nullcontext(lambda: None) as advance:
         for file, found in zip(to_read, _each(read_file, tool, to_read)):
             advance()
             kept = _distinct(found.conversations, seen, out.said)
@@ -81,14 +82,6 @@ def read(source: str, path: Path, changed: Callable[[list[Path]], list[Path]] | 
             if each is not None and kept:
                 each(kept)
     return out
-
-
-class _no_steps:
-    def __enter__(self):
-        return lambda: None
-
-    def __exit__(self, *exc):
-        return False
 
 
 def _each(read_file, tool, files: list[Path]):
@@ -144,7 +137,7 @@ def conversation_id(imported: ImportedConversation) -> str:
     if imported.conv_id:
         return imported.conv_id
     digest = hashlib.sha256(f"{imported.source}:{imported.source_id}".encode()).digest()
-    return token(digest, ids.TOKEN_LENGTH)
+    return ids.token_of_bytes(digest)
 
 
 def turn_name(turn: ImportedTurn, index: int) -> str:
@@ -156,12 +149,7 @@ def turn_name(turn: ImportedTurn, index: int) -> str:
     at = turn.created  # conv's form (iso()), as the boundary leaves it
     stamp = f"{at[0:4]}{at[5:7]}{at[8:10]}-{at[11:13]}{at[14:16]}{at[17:19]}.{at[20:23]}"
     digest = hashlib.sha256(f"{turn.source_id}/{index}".encode()).digest()
-    return f"{stamp}-{token(digest, 4)}-{turn.role}"
-
-
-def token(digest: bytes, length: int) -> str:
-    number = int.from_bytes(digest, "big")
-    return "".join(ids.ALPHABET[(number >> (5 * i)) & 31] for i in range(length))
+    return f"{stamp}-{ids.token_of_bytes(digest, 4)}-{turn.role}"
 
 
 def shared_prefix(a: list[ImportedTurn], b: list[ImportedTurn]) -> int:

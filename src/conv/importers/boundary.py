@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ..format.model import ROLES, iso, title_from
 from ..format.usage import usage_of
+from ..format.words import plural
 from ..records import dataclass, field
 from .files import Unparsed, Unreadable, files_at, json_lines
 from .imported import ImportedConversation, ImportedTurn
@@ -52,7 +53,7 @@ class Reader:
       makes conversations of the records that fit.
     - ``per_session``: one file a session, so that only files that changed
       are read again; ``keeps_no_ids``: no ids or times to know a turn by
-      (matched by text on a second import, importers.continue_stored).
+      (matched by text on a second import, by_text.continue_stored).
     """
 
     source = ""
@@ -133,7 +134,7 @@ def _left_out(file: Path, misfits: Counter) -> str:
     count = sum(misfits.values())
     reasons = "; ".join(f"{why}" + (f" ({n})" if n > 1 else "") for why, n in misfits.most_common(3))
     more = f"; and {len(misfits) - 3} other reasons" if len(misfits) > 3 else ""
-    return f"{count} record{'s' if count != 1 else ''} of {file} left out: {reasons}{more}"
+    return f"{plural(count, 'record')} of {file} left out: {reasons}{more}"
 
 
 def _changed(file: Path) -> datetime:
@@ -155,7 +156,7 @@ def _finished(conversation: ImportedConversation, file: Path, end: datetime) -> 
     conversation.origin = {k: v for k, v in conversation.origin.items() if isinstance(v, str) and v}
     said = list(conversation.skipped)
     if dropped:
-        said.append(f"{dropped} turn{'s' if dropped != 1 else ''} of {conversation.source_id} in {file} left out: "
+        said.append(f"{plural(dropped, 'turn')} of {conversation.source_id} in {file} left out: "
                     "no role conv knows, or no text")
     conversation.skipped = []
     return said
@@ -170,16 +171,11 @@ def checked_turns(turns: Iterable[ImportedTurn]) -> tuple[list[ImportedTurn], in
             continue
         turn.content = turn.content.replace("\x00", "")
         turn.model = one_line(turn.model) or None
-        turn.usage = _usage(turn.usage)
+        turn.usage = usage_of(turn.usage)
         turn.thinking = turn.thinking if isinstance(turn.thinking, str) and turn.thinking else None
         turn.source_id = str(turn.source_id)
         out.append(turn)
     return out, dropped
-
-
-def _usage(usage) -> dict | None:
-    """Usage as conv keeps it (format.usage.usage_of): token counts and a cost, numbers, nothing else."""
-    return usage_of(usage) if isinstance(usage, dict) else None
 
 
 def one_line(text) -> str:

@@ -13,6 +13,7 @@ line the tool shows as current never takes another line's name.
 
 from collections.abc import Hashable
 
+from ..format.words import plural
 from ..records import dataclass, field
 
 MOST_LINES = 200  # forks of one conversation: each holds its whole history
@@ -91,6 +92,6 @@ def said_of(found: Lines, what: str) -> list[str]:
         said.append(f"{what} has {len(found.ends) + found.left_out:,} branches: the first and the {MOST_LINES} "
                     "begun last kept as forks, the others left out")
     if found.cut:
-        said.append(f"{what}: {found.cut} loop{'s' if found.cut != 1 else ''} of parent links, each cut where it "
+        said.append(f"{what}: {plural(found.cut, 'loop')} of parent links, each cut where it "
                     "was first written")
     return said

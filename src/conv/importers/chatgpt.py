@@ -30,7 +30,7 @@ from ..format.model import ROLES
 from . import ImportedConversation, ImportedTurn, shared_prefix
 from .boundary import Loaded, Reader
 from .branches import lines, said_of
-from .files import MOST_BYTES, Unreadable, json_value, raw
+from .files import MOST_BYTES, Unreadable, json_document, json_value
 from .shape import Anything, Flag, ListOf, MapOf, Record, Text, Time
 
 _MESSAGE = Record({"id": Text, "author": Record({"role": Text}), "create_time": Time,
@@ -82,11 +82,11 @@ def _parts(path: Path) -> list[tuple[str, object]]:
         names = _pick([p.name for p in path.iterdir()])
         if not names:
             raise Unreadable("it holds no conversations.json")
-        return [(str(path / name), json_value(raw(path / name))) for name in names]
+        return [(str(path / name), json_document(path / name)) for name in names]
     if not path.is_file():  # a FIFO would hang the zip test: no export
         raise Unreadable("not a regular file")
     if not zipfile.is_zipfile(path):
-        return [(str(path), json_value(raw(path)))]
+        return [(str(path), json_document(path))]
     try:
         with zipfile.ZipFile(path) as archive:
             names = _pick(archive.namelist())

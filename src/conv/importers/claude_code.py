@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..format.words import plural
 from . import ImportedConversation, shared_prefix
 from .agent import AgentTurns
 from .boundary import Loaded, Reader
@@ -83,7 +84,7 @@ class ClaudeCode(Reader):
             for name, turns in made]
         out[0].skipped += said_of(found, f"session {session_id}")
         if reused:
-            out[0].skipped.append(f"{reused} record{'s' if reused != 1 else ''} of {file} reuse an earlier record's "
+            out[0].skipped.append(f"{plural(reused, 'record')} of {file} reuse an earlier record's "
                                   "uuid with other content: left out, the first kept")
         return out
 

@@ -17,7 +17,7 @@ from ..format import ids
 from ..format.model import ROLES, STATUSES, is_tag
 from ..home.values import agent_name
 from . import ImportedConversation, ImportedTurn
-from .boundary import Loaded, Reader
+from .boundary import Loaded, Reader, one_line
 from .files import json_document
 from .shape import Anything, Flag, ListOf, MapOf, Maybe, Misfit, Number, Record, Shape, Text, Time
 
@@ -100,7 +100,7 @@ def _agent(name: str) -> bool:
 def _turn(t: dict, keep_name: bool) -> ImportedTurn:
     files, kept = [], []
     for f in t["files"] or ():
-        name = " ".join((f["name"] or f["file"] or "file").split())[:200] or "file"  # said on one line
+        name = one_line(f["name"] or f["file"]) or "file"  # said on one line
         (kept if f["sent"] is False else files).append((name, f["data_base64"]))
     return ImportedTurn(t["role"], t["content"], t["created"], model=t["model"], usage=t["usage"],
                         source_id=t["name"] or "", files=files, kept=kept, thinking=t["thinking"],

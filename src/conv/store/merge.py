@@ -232,10 +232,8 @@ def joined(conv_id: str, base: Side | None, mine: Side | None, theirs: Side, tru
 def fork_name(conv_id: str, first_moved: str) -> str:
     """The id of the fork a line starting at turn ``first_moved`` moves to: the
     same on every machine and at every meeting."""
-    digest = int.from_bytes(hashlib.sha256(f"{conv_id}:{first_moved}".encode()).digest(), "big")
-    token = "".join(ids.ALPHABET[(digest >> (5 * i)) & 31] for i in range(ids.TOKEN_LENGTH))
     prefix = conv_id[: len(conv_id) - len(ids.token_of(conv_id))]
-    return prefix + token
+    return prefix + ids.token_of_bytes(hashlib.sha256(f"{conv_id}:{first_moved}".encode()).digest())
 
 
 def fork_text(conv: Conversation, conv_id: str, fork_id: str, first_moved: str, last_shared: str,
