@@ -316,6 +316,19 @@ def test_an_answer_under_way_is_completed_by_the_next_import(tmp_path):
     assert json.loads(ok("list", "--json").stdout)[0]["tokens"] == (10 + 5 + 3) + (20 + 4)  # usage, once a call
 
 
+def test_an_answer_the_user_edited_is_not_completed_over(tmp_path):
+    folder = tmp_path / "projects"
+    write("claude-code", folder, CLAUDE[:2])
+    ok("import", "--from", "claude-code", str(folder))
+    (conv,) = json.loads(ok("list", "--json").stdout)
+    ok("edit", conv["id"], env={"EDITOR": "sed -i s/notes.txt/MY-NOTE/"})
+    write("claude-code", folder, CLAUDE)
+    done = json.loads(ok("import", "--from", "claude-code", str(folder), "--json").stdout)
+    assert done["turns_updated"] == 0
+    answer = json.loads(ok("show", conv["id"], "--json").stdout)["turns"][1]["content"]
+    assert "MY-NOTE" in answer and "It says hello." not in answer
+
+
 def test_a_session_that_went_on_after_a_follow_up_in_conv_goes_on_in_a_fork(fake, tmp_path):
     folder = tmp_path / "projects"
     write("claude-code", folder, CLAUDE[:4])

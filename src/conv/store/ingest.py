@@ -9,6 +9,8 @@ it; nothing is lost, and ``conv restore`` brings it back whole), said by
 
 from collections.abc import Callable
 
+from ..errors import StoreError
+from ..format.model import Turn
 from ..home import progress
 from ..records import dataclass, field
 from .incoming import Incoming
@@ -52,10 +54,15 @@ def ingest(git: GitStore, incoming: list[Incoming], message: Callable[[Ingested]
             return contents[sha] if sha in contents else snap.blob(sha)
 
         def edited(conv_id: str, name: str) -> bool:
+            """Whether the user changed the turn they hold (conv edit): then no tool's version replaces it."""
             where = held(conv_id)
             sha = where.files.get(f"{name}.md") if where else None
-            head = decode(read(sha), name).split("\n---\n")[0] if sha is not None and sha not in contents else ""
-            return "\nedited:" in head
+            if sha is None or sha in contents:
+                return False
+            try:
+                return Turn.from_text(name, decode(read(sha), name)).edited is not None
+            except StoreError:  # a turn conv cannot read is the user's own doing: left as it is
+                return True
 
         with progress.steps("writing conversations", len(incoming)) as advance:
             for item, shas in zip(incoming, named):
