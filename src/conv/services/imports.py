@@ -8,7 +8,7 @@ comes back to life."""
 import os
 
 from .. import importers
-from ..errors import ConvError, RefError
+from ..errors import ConvError
 from ..format.model import Conversation, Turn
 from ..format.words import plural
 from ..home import imports, progress
@@ -53,8 +53,7 @@ def import_from(ws: Workspace, source: str, path: str | None) -> Imported:
     def take(conversations: list) -> None:  # a file's, made conv's while the workers read the next ones
         if reader.keeps_no_ids:
             for imported in conversations:
-                continue_stored(imported, lambda conv_id: _held(ws, conv_id, lambda trashed: ws.store.read(
-                    conv_id, trashed=trashed).turns))
+                continue_stored(imported, lambda conv_id: _stored_turns(ws, conv_id))
         ids_by_source.update({c.source_id: importers.conversation_id(c) for c in conversations})
         for imported in conversations:
             if imported.turns:
@@ -69,8 +68,9 @@ def import_from(ws: Workspace, source: str, path: str | None) -> Imported:
     incoming = _past_the_scan(ws, incoming, read.said)
     if reader.keeps_no_ids:  # the turns matched by text are the stored ones: the session is those, then these
         for item in incoming:
-            item.files = {**(_held(ws, item.conv_id, lambda trashed: ws.store.files(item.conv_id, trashed=trashed))
-                             or {}), **item.files}
+            trashed = _in_trash(ws, item.conv_id)
+            item.files = {**(ws.store.files(item.conv_id, trashed=trashed) if trashed is not None else {}),
+                          **item.files}
     ws.index.refresh()  # at the commit the import starts from: it then follows the import without reading it back
     done = ws.store.ingest(incoming,
                            lambda done: f"import: {plural(len(found), 'conversation')} from {source}"
@@ -87,14 +87,15 @@ def import_from(ws: Workspace, source: str, path: str | None) -> Imported:
                     done.updated, done.forks, done.in_trash)
 
 
-def _held(ws: Workspace, conv_id: str, reading):
-    """``reading(trashed)`` of a conversation the store holds, live or in the trash; None when it holds none."""
-    for trashed in (False, True):
-        try:
-            return reading(trashed)
-        except RefError:
-            continue
-    return None
+def _stored_turns(ws: Workspace, conv_id: str) -> list | None:
+    """The turns of a conversation the store holds, live or in the trash; None when it holds none."""
+    trashed = _in_trash(ws, conv_id)
+    return ws.store.read(conv_id, trashed=trashed).turns if trashed is not None else None
+
+
+def _in_trash(ws: Workspace, conv_id: str) -> bool | None:
+    """Whether the store holds the conversation in the trash (True), live (False), or not at all (None)."""
+    return next((trashed for trashed in (False, True) if ws.store.has(conv_id, trashed=trashed)), None)
 
 
 def _found_any(read, source: str, where, hint: str) -> None:

@@ -115,10 +115,10 @@ class Store:
         return read_ref(self.location, BRANCH) if self.exists() else None
 
     # -- reading ---------------------------------------------------------
-    def has(self, conv_id: str, commit: str | None = None) -> bool:
-        from .layout import META_FILE, folder
-
-        return self.exists() and self._snapshot(commit).read(f"{folder(conv_id)}/{META_FILE}") is not None
+    def has(self, conv_id: str, commit: str | None = None, trashed: bool = False) -> bool:
+        from .layout import META_FILE, ROOT, TRASH, folder
+        return self.exists() and self._snapshot(commit).read(
+            f"{folder(conv_id, TRASH if trashed else ROOT)}/{META_FILE}") is not None
 
     def read(self, conv_id: str, commit: str | None = None, trashed: bool = False,
              wanted: "Callable[[str, str], bool] | None" = None, files: dict[str, str] | None = None) -> Conversation:

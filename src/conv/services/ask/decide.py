@@ -60,17 +60,13 @@ def decide(ws: Workspace, opts: AskOptions, out: Output) -> Decision:
         return Decision(kind, reading.conv_id, [] if kind == FEEDBACK else list(opts.words), reading, undo)
     question_given = bool(line or opts.stdin_text)
     if not question_given and (opts.new or not (opts.follow or opts.cid)):
-        _needs_a_question(opts)
+        question(opts.words, opts.stdin_text)  # refused at once: no conversation is named whose question it answers
     conv_id, words = _conversation(ws, opts, out if question_given else Output(lambda _: None, out.on_text))
-    if conv_id is not None and not question_given and _waiting(ws.conversation(conv_id)):
-        return Decision(WAITING, conv_id, [], None, undo)
     if not question_given:
-        _needs_a_question(opts)
+        if conv_id is not None and _waiting(ws.conversation(conv_id)):
+            return Decision(WAITING, conv_id, [], None, undo)
+        question(opts.words, opts.stdin_text)  # refused: nothing asked, nothing waiting
     return Decision(NEW if conv_id is None else FOLLOW_UP, conv_id, words, None, undo)
-
-
-def _needs_a_question(opts: AskOptions) -> None:
-    question(opts.words, opts.stdin_text)  # refused when empty, before anything else
 
 
 def question(words: list[str], stdin_text: str | None) -> str:

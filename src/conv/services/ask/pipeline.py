@@ -178,16 +178,14 @@ class Asker:
         reading = decision.reading
         short, said, base = self.ws.index.queries.short_id(reading.conv_id), reading.said, self.ws.store.head()
         undo = f'meant as a new question? conv ask --new "{said}" puts {short} back as it was and asks that'
-        if decision.kind == FEEDBACK and reading.failed:
-            self.out.notice(f"taken as asking {short}'s last question again, as its answer did not finish; {undo}")
-        elif decision.kind == FEEDBACK:
-            self.out.notice(f"taken as feedback on the last answer in {short}: asking again, told it was wrong "
-                            f"(the old answer stays in its history: conv diff {short}); {undo}")
-        else:
-            self.out.notice(f"taken as a follow-up to {short}; {undo}")
         if decision.kind == FEEDBACK:
+            self.out.notice(f"taken as asking {short}'s last question again, as its answer did not finish; {undo}"
+                            if reading.failed else
+                            f"taken as feedback on the last answer in {short}: asking again, told it was wrong "
+                            f"(the old answer stays in its history: conv diff {short}); {undo}")
             result = self._again(self._answering(reading.conv_id, opts, *self._told(decision)), opts)
         else:
+            self.out.notice(f"taken as a follow-up to {short}; {undo}")
             result = self._new_answer(choose_target(self.ws, opts, decision, self.out), opts)
         feedback.remember(self.ws, reading, result, base)
         return result
