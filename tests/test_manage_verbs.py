@@ -406,7 +406,7 @@ def test_list_filters(varied, store_path):
     assert ids_of(everything) == [c, b, a, AGENT_ID, OLD_ID]  # most recently updated first
     assert set(everything[0]) == {"id", "short", "title", "created", "updated", "model", "provider", "agent", "tags",
                                   "status", "turns", "current", "broken", "forked_from", "summary", "deleted", "tokens",
-                                  "cost", "wrong"}
+                                  "cost", "wrong", "source"}
     first = everything[0]
     assert (first["title"], first["turns"], first["model"], first["status"], first["deleted"]) == \
         ("cooking pasta tonight", 2, "gpt-4o-mini", "active", False)

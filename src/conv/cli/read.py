@@ -18,6 +18,9 @@ Tag = Annotated[Optional[str], typer.Option("--tag", help="Only conversations wi
 
 Status = Annotated[Optional[str], typer.Option("--status", help="Only active, paused or done ones.")]
 
+Source = Annotated[Optional[str], typer.Option("--source", help="Only those imported or captured from this tool "
+                                                         "(claude-code, codex, llm…), or conv for conv's own.")]
+
 Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 Here = Annotated[bool, typer.Option("--here", help="Only the conversations of the git project you are in "
@@ -26,7 +29,8 @@ Here = Annotated[bool, typer.Option("--here", help="Only the conversations of th
 
 @app.command("list", rich_help_panel=PANEL,
              epilog="Examples:\n\n  conv list\n\n  conv list -n 10 --tag work --since 7d\n\n"
-             "  conv list --here           # this project's\n\n  conv list --tree --json")
+             "  conv list --here           # this project's\n\n"
+             "  conv list --source claude-code   # captured from Claude Code\n\n  conv list --tree --json")
 @app.command("c", rich_help_panel=PANEL, help="Short for conv list.",
              epilog="Examples:\n\n  conv c\n\n  conv c -a coder -n 5")
 def list_(
@@ -38,15 +42,16 @@ def list_(
     tree: Annotated[bool, typer.Option("--tree", help="Show forks under the conversations they came from.")] = False,
     deleted: Annotated[bool, typer.Option("--deleted", help="List the trash instead (conv restore REF).")] = False,
     here: Here = False,
+    source: Source = None,
     json_out: Json = False,
 ) -> None:
     """List conversations, most recently updated first (* marks the current one)."""
     from ..services import browse
     from ..terminal import views
 
-    ws, filters = workspace(), browse.filters_from(agent, tag, since, status, deleted, here)
-    asked = " ".join(f"{flag} {value}" for flag, value in
-                     (("--agent", agent), ("--tag", tag), ("--since", since), ("--status", status)) if value)
+    ws, filters = workspace(), browse.filters_from(agent, tag, since, status, deleted, here, source)
+    asked = " ".join(f"{flag} {value}" for flag, value in (("--agent", agent), ("--tag", tag), ("--since", since),
+                                                            ("--status", status), ("--source", source)) if value)
     asked = f"{asked} --here ({filters.here})".strip() if here else asked
     views.emit(browse.listing(ws, limit, filters, tree), json_out, views.listing, limit, asked, deleted,
                lambda: browse.total(ws, filters), lambda: browse.total(ws, browse.filters_from(deleted=True)),
@@ -63,13 +68,15 @@ def search(
     since: Since = None,
     status: Status = None,
     here: Here = False,
+    source: Source = None,
     json_out: Json = False,
 ) -> None:
     """Search every turn of every conversation (best matches first)."""
     from ..services import browse
     from ..terminal import views
 
-    hits = browse.search(workspace(), " ".join(text), limit, browse.filters_from(agent, tag, since, status, here=here))
+    hits = browse.search(workspace(), " ".join(text), limit, browse.filters_from(agent, tag, since, status, here=here,
+                                                                                   source=source))
     views.emit(hits, json_out, views.search, " ".join(text), data=views.search_data)
 
 

@@ -23,6 +23,7 @@ from .values import (
     readable_file,
     render_mode,
     seconds,
+    switch,
     temperature,
     text,
     whole,
@@ -70,6 +71,8 @@ KEYS: dict[str, Key] = {
                        "with a private CA (SSL_CERT_FILE replaces the system's instead)"),
     "sync.auto": Key(one_line, None, "a remote to sync with in the background after each answer "
                      "(at most once a minute)"),
+    "import.auto": Key(switch, False, "take in the sessions of every tool conv imports, in the background "
+                       "(at most once a minute, after any conv command): tools with no hook, and what a hook missed"),
     "hooks.timeout": Key(seconds(HOUR), 10.0, "seconds a store hook may take before conv gives up on it"),
     "local.model": Key(one_line, None, "GGUF file for the local provider (default: SmolLM2-135M-Instruct, "
                        "fetched by conv models pull)"),

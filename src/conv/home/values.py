@@ -148,6 +148,18 @@ def idle_time(value: Any) -> float:
         raise ValueError("use a duration such as 1h, 30m or 2d, or off") from None
 
 
+def switch(value: Any) -> bool:
+    """On or off (``on``/``off``, ``true``/``false``, ``yes``/``no``, as typed or as YAML reads them)."""
+    if isinstance(value, bool):
+        return value
+    word = one_line(value).strip().lower()
+    if word in ("on", "true", "yes", "1"):
+        return True
+    if word in ("off", "false", "no", "0"):
+        return False
+    raise ValueError("use on or off")
+
+
 def comma_list(value: Any) -> tuple[str, ...]:
     """A list of short texts (in YAML, or typed as ``a, b, c``)."""
     items = value if isinstance(value, list) else str(text(value)).split(",")

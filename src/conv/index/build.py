@@ -89,7 +89,7 @@ class Builder:
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             rows["turns"])
         self.db.executemany("INSERT INTO turn_fts (rowid, content) VALUES (?, ?)", rows["fts"])
-        self.db.executemany(f"INSERT OR REPLACE INTO conversations ({Row.COLUMNS}) VALUES ({', '.join('?' * 18)})",
+        self.db.executemany(f"INSERT OR REPLACE INTO conversations ({Row.COLUMNS}) VALUES ({', '.join('?' * 19)})",
                             rows["conversations"])
 
     def _reindex(self, found: Found, known: "dict[str, _Known]") -> None:
@@ -103,7 +103,7 @@ class Builder:
             db.execute("DELETE FROM turns WHERE conv_id = ?", (conv_id,))
             self._rows["conversations"].append(
                 (conv_id, "", "", "", None, None, None, "[]", "active", 0, found.error, None, None, int(found.trashed),
-                 0, None, 0, None))
+                 0, None, 0, None, None))
             return
         now = found.files
         stale = [(row.rowid,) for name, row in known.items() if now.get(name) != row.sha]
@@ -135,7 +135,8 @@ class Builder:
              json.dumps(conv.tags), conv.status, len(turns), broken, forked, conv.summary, int(found.trashed),
              used["prompt_tokens"] + used["completion_tokens"], used["cost"],
              sum(t.feedback == "negative" for t in turns),
-             (conv.imported_from or {}).get("cwd") or (conv.project or {}).get("root")))
+             (conv.imported_from or {}).get("cwd") or (conv.project or {}).get("root"),
+             (conv.imported_from or {}).get("source")))
 
     def add_history(self) -> None:
         """Record the commits the cache has not seen, with the conversations each touched."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import StoreError
 
-SCHEMA = 12  # bump when the tables change: an old cache is rebuilt, never migrated
+SCHEMA = 13  # bump when the tables change: an old cache is rebuilt, never migrated
 BUSY_SECONDS = 30
 
 # The index keeps no turn text: turn_body(sha), a function conv registers on
@@ -26,7 +26,8 @@ CREATE TABLE conversations (
     trashed INTEGER NOT NULL DEFAULT 0,
     tokens INTEGER NOT NULL DEFAULT 0, cost REAL,  -- over its answers; cost NULL when not every answer has one
     wrong INTEGER NOT NULL DEFAULT 0,  -- answers asked again because the user said the one before was wrong
-    project TEXT  -- the root of the git work tree it was about (an import's: the folder it ran in)
+    project TEXT,  -- the root of the git work tree it was about (an import's: the folder it ran in)
+    source TEXT  -- the tool it was imported (or captured) from; NULL: conv's own
 );
 CREATE INDEX conversations_updated ON conversations (trashed, updated);
 CREATE TABLE turns (

@@ -8,6 +8,7 @@ from ..format import ids
 from ..records import dataclass
 
 HIT_START, HIT_END = "\ue000", "\ue001"  # around matches in snippets (see Hit.spans)
+OWN = "conv"  # --source conv: conversations asked in conv (and conv's own exports imported)
 COMMON = 20_000  # turns holding a word beyond which search takes the latest of them rather than ranking all
 
 
@@ -31,14 +32,16 @@ class Row:
     cost: float | None  # US dollars, when every answer that used tokens has a cost
     wrong: int = 0  # answers given again after the user said the one before was wrong
     project: str | None = None  # the root of the work tree it was about
+    source: str | None = None  # the tool it was imported or captured from (None: conv's own)
 
     COLUMNS = ("id, title, created, updated, model, provider, agent, tags, status, turns, broken, forked_from, summary,"
-               " trashed, tokens, cost, wrong, project")
+               " trashed, tokens, cost, wrong, project, source")
 
     @classmethod
     def from_sql(cls, r: tuple) -> "Row":
         return cls(r[0], r[1] or "", r[2] or "", r[3] or "", r[4], r[5], r[6], json.loads(r[7] or "[]"),
-                   r[8] or "active", r[9] or 0, r[10], r[11], r[12], bool(r[13]), r[14] or 0, r[15], r[16] or 0, r[17])
+                   r[8] or "active", r[9] or 0, r[10], r[11], r[12], bool(r[13]), r[14] or 0, r[15], r[16] or 0, r[17],
+                   r[18])
 
 
 @dataclass
@@ -51,6 +54,7 @@ class Filters:
     status: str | None = None
     trashed: bool = False
     here: str | None = None  # a work tree's root: its conversations, and imports run in a folder of it
+    source: str | None = None  # the tool it came from; OWN: conv's own conversations
 
     def sql(self, alias: str = "c") -> tuple[str, dict]:
         """A WHERE clause with named parameters (``:trashed``, ``:agent`` …)."""
@@ -67,6 +71,12 @@ class Filters:
         if self.status:
             where.append(f"{alias}.status = :status")
             args["status"] = self.status
+        if self.source == OWN:
+            where.append(f"({alias}.source IS NULL OR {alias}.source = :source)")
+            args["source"] = OWN
+        elif self.source:
+            where.append(f"{alias}.source = :source")
+            args["source"] = self.source
         if self.here:
             where.append(f"({alias}.project = :here OR substr({alias}.project, 1, :here_len) = :here_dir)")
             args |= {"here": self.here, "here_dir": self.here.rstrip("/") + "/",

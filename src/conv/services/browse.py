@@ -26,6 +26,7 @@ class Listed:
             "model": r.model, "provider": r.provider, "agent": r.agent, "tags": r.tags, "status": r.status,
             "turns": r.turns, "current": self.current, "broken": r.broken, "forked_from": r.forked_from,
             "summary": r.summary, "deleted": r.trashed, "tokens": r.tokens, "cost": r.cost, "wrong": r.wrong,
+            "source": r.source,
         }
 
 
@@ -46,7 +47,8 @@ def since(text: str | None) -> str | None:
 
 
 def filters_from(agent: str | None = None, tag: str | None = None, since_text: str | None = None,
-                 status: str | None = None, deleted: bool = False, here: bool = False) -> Filters:
+                 status: str | None = None, deleted: bool = False, here: bool = False,
+                 source: str | None = None) -> Filters:
     """The filters ``conv list`` and ``conv search`` take, checked; ``here``: the
     conversations of the git work tree around the current folder."""
     if status and status not in STATUSES:
@@ -54,7 +56,17 @@ def filters_from(agent: str | None = None, tag: str | None = None, since_text: s
     top = project.root() if here else None
     if here and top is None:
         raise UsageError("--here: the current folder is in no git work tree", "cd into a project, or leave out --here")
-    return Filters(agent=agent, tag=tag, since=since(since_text), status=status, trashed=deleted, here=top)
+    return Filters(agent=agent, tag=tag, since=since(since_text), status=status, trashed=deleted, here=top,
+                   source=_source(source))
+
+
+def _source(name: str | None) -> str | None:
+    """``--source``: a tool conv imports (its conversations, captured or imported), or conv (its own)."""
+    from ..importers import READERS
+
+    if name is None or name in READERS:
+        return name
+    raise UsageError(f"--source {name!r}: conv imports from no such tool", "Use one of: " + ", ".join(READERS))
 
 
 def listing(ws: Workspace, limit: int | None, filters: Filters | None = None, tree: bool = False) -> list[Listed]:

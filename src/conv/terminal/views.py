@@ -31,12 +31,14 @@ def listing(items: list, limit: int, asked: str, deleted: bool, total: "Callable
                       else f"no conversations but {left} in the trash: conv list --deleted, then conv restore REF"
                       if left else 'no conversations yet; start one with: conv ask "…"')
     agents = any(i.row.agent for i in items)  # the AGENT column only where there is one to show
+    sources = any(i.row.source for i in items)  # FROM: the tool a conversation was captured or imported from
     render.table(
-        ["ID", "TURNS", "UPDATED", "MODEL", *(["AGENT"] if agents else []), "TOKENS", "COST", "TITLE"],
+        ["ID", "TURNS", "UPDATED", "MODEL", *(["AGENT"] if agents else []), *(["FROM"] if sources else []), "TOKENS",
+         "COST", "TITLE"],
         [
             [("*" if i.current else " ") + i.short, str(i.row.turns) + (f" ✗{i.row.wrong}" if i.row.wrong else ""),
              render.ago(i.row.updated), i.row.model or "-",
-             *([i.row.agent or "-"] if agents else []),
+             *([i.row.agent or "-"] if agents else []), *([i.row.source or "conv"] if sources else []),
              render.count(i.row.tokens), render.dollars(i.row.cost) if i.row.tokens else "-",
              "  " * i.depth + ("└ " if i.depth else "")
              + (f"{i.row.title} [unreadable: {i.row.broken}]" if i.row.broken and i.row.title

@@ -37,6 +37,7 @@ def run(command: AskCommand, how=None) -> None:
     """Ask (or, with ``how``, e.g. retry) and print the answer as it arrives."""
     from ...services.ask.options import Output
     from ...services.ask.pipeline import Asker
+    from ...services.capture import on_command
     from ...services.workspace import Workspace
     from ...terminal import render
 
@@ -49,6 +50,7 @@ def run(command: AskCommand, how=None) -> None:
         opts.last_command = shared_last_command()
     notice = (lambda m: None) if command.quiet else render.notice
     ws = Workspace(notice=notice)
+    on_command(ws)  # what the agents' captures have to say; the catch-up (import.auto)
     printer = render.AnswerPrinter(markdown=not command.json_out and render.wants_markdown(
         command.plain, ws.config.get("render")))
     streaming = not (command.json_out or not opts.stream)

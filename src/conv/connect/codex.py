@@ -1,0 +1,75 @@
+"""Codex: conv as the ``notify`` program of its config.toml, which Codex runs
+after each turn with one more argument, a JSON object naming the thread
+(``agent-turn-complete``). There is one ``notify``: a program the user had
+there is kept and run by conv's capture after it (``--then PROGRAM ARGS``),
+and put back as it was by ``--remove``. tomlkit keeps the file's comments,
+order and layout."""
+
+import os
+from pathlib import Path
+
+from . import Unparsable, is_capture
+
+AGENT = "codex"
+EVENTS = ("agent-turn-complete",)
+THEN = "--then"  # conv capture codex --then PROGRAM ARGS JSON: the user's own notify, run too
+
+
+def settings_file(project: Path | None) -> Path:
+    if project is not None:
+        raise Unparsable("Codex reads notify from its user-wide config.toml only: connect it without --project")
+    return Path(os.environ.get("CODEX_HOME") or "~/.codex").expanduser() / "config.toml"
+
+
+def added(text: str | None, command: list[str]) -> str:
+    doc = _parsed(text)
+    now = _notify(doc)
+    theirs = _theirs(now) if now is not None and is_capture(now, AGENT) else now
+    wanted = [*command, *([THEN, *theirs] if theirs else [])]
+    if now != wanted:
+        doc["notify"] = wanted
+    return doc.as_string()
+
+
+def removed(text: str) -> str:
+    doc = _parsed(text)
+    now = _notify(doc)
+    if now is None or not is_capture(now, AGENT):
+        return text
+    theirs = _theirs(now)
+    if theirs:
+        doc["notify"] = theirs
+    else:
+        del doc["notify"]
+    return doc.as_string()
+
+
+def user_program(argv: list[str]) -> list[str]:
+    """Of the arguments after ``conv capture codex``: the user's own notify program, if one was kept."""
+    return argv[argv.index(THEN) + 1:] if THEN in argv else []
+
+
+def _theirs(ours: list[str]) -> list[str]:
+    at = next(i for i in range(len(ours)) if ours[i:i + 2] == ["capture", AGENT])
+    return user_program(ours[at + 2:])
+
+
+def _parsed(text: str | None):
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
+    try:
+        return tomlkit.parse(text or "")
+    except TOMLKitError as exc:
+        raise Unparsable(f"it is not TOML ({exc})") from None
+    except RecursionError:
+        raise Unparsable("it is TOML nested too deeply") from None
+
+
+def _notify(doc) -> list[str] | None:
+    if "notify" not in doc:
+        return None
+    value = doc["notify"].unwrap() if hasattr(doc["notify"], "unwrap") else doc["notify"]
+    if not (isinstance(value, list) and value and all(isinstance(v, str) for v in value)):
+        raise Unparsable("its notify is not a list of strings (a program and its arguments)")
+    return value

@@ -1,0 +1,85 @@
+"""What work done in the background (an agent's capture, the catch-up) has
+to say to a person: kept in the state folder, said once by the next conv
+command a person runs, and a small log of what the background did."""
+
+import json
+import os
+import time
+
+from . import paths
+
+TELL_MOST = 5  # lines said at once; the rest counted
+LOG_MOST = 256 * 1024  # the log is cut to its second half past this
+
+
+def folder():
+    return paths.state_dir() / "capture"
+
+
+def keep_to_say(line: str, hint: str) -> None:
+    """A line for the next conv command a person runs (a full disk may lose it: nothing else is lost)."""
+    try:
+        folder().mkdir(parents=True, exist_ok=True)
+        with open(folder() / "to-say", "a") as out:
+            out.write(json.dumps([line, hint]) + "\n")
+    except OSError:
+        pass
+    log(line)
+
+
+def tell(notice) -> None:
+    """Say, once each, what was kept to be said (one stat when there is nothing)."""
+    to_say = folder() / "to-say"
+    if not os.path.exists(to_say):
+        return
+    try:
+        taken = to_say.with_name(f"to-say.{os.getpid()}")
+        os.replace(to_say, taken)  # a capture ending meanwhile starts a new file: said next time
+        lines = taken.read_text(errors="replace").splitlines()
+        taken.unlink()
+    except OSError:
+        return
+    told_file = folder() / "told"
+    try:
+        told = set(told_file.read_text().splitlines())
+    except OSError:
+        told = set()
+    fresh: dict[str, str] = {}
+    for line in lines:
+        try:
+            said, hint = json.loads(line)
+        except (ValueError, TypeError):
+            continue
+        if said not in told:
+            fresh.setdefault(said, hint)
+    for said, hint in list(fresh.items())[:TELL_MOST]:
+        notice(f"{said} ({hint})" if hint else said)
+    if len(fresh) > TELL_MOST:
+        notice(f"and {len(fresh) - TELL_MOST} more from the background: see {folder() / 'log'}")
+    try:
+        with open(told_file, "a") as out:
+            out.writelines(f"{said}\n" for said in fresh)
+    except OSError:
+        pass
+
+
+def log(line: str) -> None:
+    where = folder() / "log"
+    try:
+        if where.stat().st_size > LOG_MOST:
+            where.write_bytes(where.read_bytes()[-LOG_MOST // 2:])
+    except OSError:
+        pass
+    try:
+        with open(where, "a") as out:
+            out.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}\n")
+    except OSError:
+        pass
+
+
+def last_logged() -> float | None:
+    """When the background last did something (``conv connect`` shows it)."""
+    try:
+        return (folder() / "log").stat().st_mtime
+    except OSError:
+        return None

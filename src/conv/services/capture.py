@@ -1,0 +1,193 @@
+"""Capture: a coding agent's exchange into the store as it happens, through
+the hook ``conv connect`` gave the agent, and the catch-up of ``import.auto``.
+
+The hook's side (``hand_over``) never slows or breaks the agent: it reads
+what the agent handed it, leaves one small job file in a queue, starts a
+worker in the background and returns, printing nothing; whatever goes wrong
+is kept to be said later, never raised. The worker (``work``) takes the
+queue's jobs under a lock that only workers take (one holds it, the others
+leave their jobs to it), and imports each session through ``conv import``'s
+own path (services/imports.py), into the conversation a manual import would
+make: only the session's new records. What went wrong, or was kept out (a
+session holding a key), is said once, by the next conv command a person
+runs (``tell``)."""
+
+import json
+import os
+import time
+
+from ..home.to_say import folder as _dir
+from ..home.to_say import keep_to_say, log, tell
+
+QUEUE_MOST = 1_000  # jobs waiting: past this, a hook adds none (the worker is stuck; the catch-up still finds them)
+STDIN_MOST = 1_000_000  # bytes of a hook's JSON read
+
+
+# -- the hook's side: fast, silent, never failing ---------------------------------
+
+def hand_over(source: str, handed: dict) -> None:
+    """Queue ``handed`` (what the agent said of the session that changed) for
+    the worker, and start it. Never raises: a failure is kept to be said."""
+    try:
+        from ..connect import connected
+
+        if not connected(source):
+            return  # not connected by this user (a teammate's project settings naming conv): nothing is captured
+        job = _job(source, handed)
+        if job is None:
+            return
+        queue = _dir() / "queue"
+        queue.mkdir(parents=True, exist_ok=True)
+        if sum(1 for _ in zip(range(QUEUE_MOST), os.scandir(queue))) >= QUEUE_MOST:
+            return
+        name = f"{time.time_ns()}-{os.getpid()}"
+        (queue / f".{name}").write_text(json.dumps(job))
+        os.replace(queue / f".{name}", queue / f"{name}.json")  # whole or not there
+        start_worker([])
+    except Exception as exc:  # noqa: BLE001 - the agent must never see conv fail
+        keep_to_say(f"capturing a {source} session failed: {exc}", "run conv import --from " + source)
+
+
+def run_their_notify(args: list[str], handed: str) -> None:
+    """The user's own Codex notify program, kept beside conv's (``--then``):
+    run with Codex's JSON, in the background, as Codex would have run it."""
+    from ..connect.codex import user_program
+
+    program = user_program(args)
+    if not program:
+        return
+    import subprocess
+
+    try:
+        subprocess.Popen([*program, handed], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError as exc:
+        keep_to_say(f"your Codex notify program {program[0]} could not run: {exc.strerror or exc}",
+                    "fix it in config.toml, after conv's --then")
+
+
+def _job(source: str, handed: dict) -> dict | None:
+    """The job for what the agent handed over; None when it names no session."""
+    if source == "claude-code":
+        path = handed.get("transcript_path")
+        if not isinstance(path, str) or not path.endswith(".jsonl") or "\0" in path:
+            return None
+        return {"source": source, "file": os.path.abspath(path)}
+    thread = handed.get("thread-id")
+    if handed.get("type") != "agent-turn-complete" or not isinstance(thread, str) or not _token(thread):
+        return None
+    return {"source": source, "thread": thread,
+            "home": os.path.abspath(os.path.expanduser(os.environ.get("CODEX_HOME") or "~/.codex"))}
+
+
+def _token(text: str) -> bool:
+    return 0 < len(text) <= 100 and all(c.isascii() and (c.isalnum() or c in "-_") for c in text)
+
+
+def start_worker(args: list[str]) -> None:
+    """``conv capture --work ARGS`` in the background, on its own, its output nowhere."""
+    import subprocess
+    import sys
+
+    subprocess.Popen([sys.executable, "-m", "conv", "capture", "--work", *args], stdin=subprocess.DEVNULL,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+
+
+# -- the worker --------------------------------------------------------------------
+
+def work(ws, catch_up: bool = False) -> None:
+    """Import every queued session (and, with ``catch_up``, every tool's
+    changed sessions) while holding the workers' lock; a worker that finds it
+    held leaves: the holder looks at the queue again after letting it go."""
+    import fcntl
+
+    folder = _dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    while True:
+        with open(folder / "lock", "a") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return
+            _drain(ws)
+            if catch_up:
+                from .catch_up import catch_up as catching_up
+
+                catching_up(lambda source: _import(ws, source, None))
+                catch_up = False
+        if not _queued():
+            return
+
+
+def _queued() -> list:
+    try:
+        return sorted(p for p in (_dir() / "queue").iterdir() if p.suffix == ".json" and not p.name.startswith("."))
+    except FileNotFoundError:
+        return []
+
+
+def _drain(ws) -> None:
+    while jobs := _queued():
+        sessions: dict[tuple, list] = {}
+        for job_file in jobs:
+            try:
+                job = json.loads(job_file.read_text())
+                key = (job["source"], job.get("file") or job.get("thread"), job.get("home"))
+            except (OSError, ValueError, KeyError, TypeError):
+                key = None
+            sessions.setdefault(key, []).append(job_file)
+        for key, files in sessions.items():
+            if key is not None:
+                _capture(ws, *key)
+            for job_file in files:
+                job_file.unlink(missing_ok=True)
+
+
+def _capture(ws, source: str, session: str, home: str | None) -> None:
+    file = session if source == "claude-code" else _rollout(home, session)
+    if file is None:
+        keep_to_say(f"Codex's session {session} has no rollout file under {home}/sessions: not captured",
+                    "conv import --from codex takes in what is there")
+        return
+    _import(ws, source, file)
+
+
+def _rollout(home: str, thread: str) -> str | None:
+    """Codex's file of ``thread``: sessions/YYYY/MM/DD/rollout-<time>-<thread>.jsonl, the newest day first."""
+    import glob
+
+    found = sorted(glob.glob(os.path.join(glob.escape(home), "sessions", "*", "*", "*",
+                                          f"rollout-*-{thread}.jsonl")), reverse=True)
+    return found[0] if found else None
+
+
+def _import(ws, source: str, file: str | None) -> bool:
+    """One import, as ``conv import --from SOURCE [FILE]`` makes it (waiting
+    for the store's other writers); what it left out, and a failure, kept to be said."""
+    from ..errors import ConvError
+    from .imports import import_from
+
+    what = f"{source} session {file}" if file else f"{source}'s sessions"
+    try:
+        done = import_from(ws, source, file)
+    except ConvError as exc:
+        keep_to_say(f"capturing the {what} failed: {exc.message}", exc.hint or f"conv import --from {source}")
+        return False
+    except Exception as exc:  # noqa: BLE001 - a bug or a full disk: kept, said; the next hook tries again
+        import traceback
+
+        log("".join(traceback.format_exception(exc)))
+        keep_to_say(f"capturing the {what} failed: {exc}", f"conv import --from {source} says more")
+        return False
+    for line in done.skipped:
+        keep_to_say(f"captured {what}: {line}", "")
+    log(f"{source} {file or '(all)'}: {done.added} new, {done.turns} turns")
+    return True
+
+
+def on_command(ws) -> None:
+    """As a person's command starts: what the background kept to be said, and the catch-up when it is due."""
+    from .catch_up import due
+
+    tell(ws.notice)
+    due(ws, lambda: start_worker(["--catch-up"]))

@@ -1,0 +1,71 @@
+"""``import.auto``: the catch-up for what no hook reaches (tools with no
+hook, sessions from before ``conv connect``, a hook that failed). After a
+person's command, at most once a minute, a background worker looks at every
+tool's session files by name, size and time (a stat each, nothing read on
+the command's own path) and imports the tools whose files changed, through
+``conv import``'s own path: a session file that did not change is not read."""
+
+import json
+import os
+import time
+
+from ..errors import ConvError
+from ..home.files import write_atomic
+from ..home.to_say import folder
+
+EVERY = 60  # seconds between catch-ups
+
+
+def due(ws, start) -> None:
+    """``start()`` the catch-up when ``import.auto`` is on and the last one
+    started a minute ago or more (a config conv cannot read is the command's to say)."""
+    try:
+        if not ws.config.get("import.auto"):
+            return
+    except ConvError:
+        return
+    stamp = folder() / "catch-up.stamp"
+    try:
+        if time.time() - stamp.stat().st_mtime < EVERY:
+            return
+    except FileNotFoundError:
+        pass
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    stamp.touch()
+    start()
+
+
+def catch_up(importing) -> None:
+    """``importing(source)`` (True when it went in) for each tool whose files
+    changed since the last catch-up; a coding agent's only when it is connected."""
+    from .. import importers
+    from ..connect import AGENTS, connected
+
+    state = folder() / "catch-up.json"
+    try:
+        last = json.loads(state.read_text())
+    except (OSError, ValueError):
+        last = {}
+    last = last if isinstance(last, dict) else {}
+    for source in importers.READERS:
+        if source in AGENTS and not connected(source):
+            continue
+        reader = importers.reader(source)
+        place = reader.default_path()
+        if place is None or not place.exists():
+            continue
+        try:
+            seen = [[str(f), *_stat(f)] for f in reader.files(place)]
+        except (ConvError, OSError):  # a folder that cannot be listed: nothing to catch up from
+            continue
+        if seen and seen != last.get(source) and importing(source):
+            last[source] = seen
+    write_atomic(state, json.dumps(last))
+
+
+def _stat(file) -> list[int]:
+    try:
+        status = os.stat(file)
+    except OSError:
+        return [-1, -1]
+    return [status.st_size, status.st_mtime_ns]
