@@ -24,7 +24,8 @@ SYSTEM = _option("system", VALUE, "-s", "--system")
 AGENT = _option("agent", VALUE, "-a", "--agent")
 HERE = _option("here", SWITCH, "--here")
 TAG, SINCE = _option("tag", VALUE, "--tag"), _option("since", VALUE, "--since")
-FOUND = {**_option("limit", VALUE, "-n", "--limit"), **AGENT, **TAG, **SINCE, **_option("status", VALUE, "--status")}
+FOUND = {**_option("limit", VALUE, "-n", "--limit"), **AGENT, **TAG, **SINCE, **_option("status", VALUE, "--status"),
+         **_option("source", VALUE, "--source")}
 LISTED = {**FOUND, **_option("tree", SWITCH, "--tree"), **_option("deleted", SWITCH, "--deleted"), **HERE, **JSON}
 
 OPTIONS: dict[str, dict[str, tuple[str, int]]] = {  # command -> spelling -> (parameter, values)
@@ -54,6 +55,7 @@ OPTIONS: dict[str, dict[str, tuple[str, int]]] = {  # command -> spelling -> (pa
                **HERE, **_option("output", VALUE, "-o", "--output")},
     "share": _option("output", VALUE, "-o", "--output"),
     "import": {**_option("source", VALUE, "--from"), **JSON},
+    "connect": {**_option("remove", SWITCH, "--remove"), **_option("project", SWITCH, "--project"), **JSON},
     "sync": JSON,
     "push": {**JSON, **_option("project", SWITCH, "--project")},
     "pull": JSON,

@@ -1,6 +1,6 @@
 """How ``conv connect`` reads: each agent and where conv's hook is, and what changed."""
 
-from .render import notice, plain, table, when
+from .render import error, notice, plain, table, when
 
 WHAT = {"added": "connected: conv's hook added to {file}", "updated": "connected: conv's hook updated in {file}",
         "already": "already connected ({file})", "removed": "disconnected: conv's hook taken out of {file}",
@@ -26,7 +26,8 @@ def changed(done) -> None:
     """conv connect AGENT [--remove]: one line an agent; a refused one says why and what to do."""
     for change in done.changes:
         if change.done == "refused":
-            notice(f"{change.agent}: {change.file or 'its settings'} left as it is: {change.why}")
+            error(f"{change.agent}: {change.file or 'its settings'} left as it is: {change.why}. Change it by hand, "
+                  "or fix it and connect again")
         else:
             plain(f"{change.agent}: {WHAT[change.done].format(file=change.file)}"
                   + (f" (runs on {', '.join(change.events)})" if change.events and change.done != "already" else ""))

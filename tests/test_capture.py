@@ -1,0 +1,154 @@
+"""conv capture, as an agent's hook runs it: it returns at once, exits 0 and
+prints nothing whatever it is handed; the session lands in the background,
+once, however many hooks end together; what went wrong (or was kept out) is
+said once by the next command a person runs; and import.auto catches up on
+what no hook reached."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import conv_env, ok
+
+sys.path.insert(0, str(Path(__file__).parent / "bench"))
+from bench_import_claude_code import sessions  # noqa: E402
+
+KEY = "sk-proj-" + "Q7x9" * 12
+
+
+@pytest.fixture
+def claude(tmp_path, monkeypatch):
+    """Claude Code's folder with three generated sessions, connected."""
+    folder = tmp_path / "claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(folder))
+    sessions(folder / "projects", 3, 8)
+    ok("connect", "claude-code")
+    return sorted((folder / "projects").glob("*/*.jsonl"))
+
+
+def hook(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess:
+    """``conv capture ARGS`` as the agent runs it: a process of its own."""
+    return subprocess.run([sys.executable, "-m", "conv", "capture", *args], input=stdin, capture_output=True,
+                          env=conv_env(), timeout=30)
+
+
+def handed(file) -> bytes:
+    return json.dumps({"session_id": "s", "transcript_path": str(file), "cwd": "/", "hook_event_name": "Stop"}).encode()
+
+
+def until(check, within: float = 20):
+    deadline = time.monotonic() + within
+    while not (found := check()):
+        assert time.monotonic() < deadline, "not within the time"
+        time.sleep(0.1)
+    return found
+
+
+def listed() -> list:
+    return json.loads(ok("list", "--json").stdout)
+
+
+def to_say() -> Path:
+    return Path(os.environ["CONV_HOME"]) / "state" / "capture" / "to-say"
+
+
+def queue_empty() -> bool:
+    queue = Path(os.environ["CONV_HOME"]) / "state" / "capture" / "queue"
+    return not queue.exists() or not any(queue.iterdir())
+
+
+@pytest.mark.parametrize("stdin", [b"", b"garbage", b"[1]", b"{}", b'{"transcript_path": 5}',
+                                   b'{"transcript_path": "/etc/passwd"}', b"[" * 200_000, b"x" * 3_000_000,
+                                   b'{"transcript_path": "\xff.jsonl"}'])
+def test_whatever_claude_code_hands_over_the_hook_exits_0_and_prints_nothing(claude, stdin):
+    done = hook("claude-code", stdin=stdin)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+
+
+@pytest.mark.parametrize("thread", ["../../etc", "*", "a/b", "", "x" * 500])
+def test_a_codex_thread_id_that_is_no_id_is_never_a_path(thread, tmp_path, monkeypatch):
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    ok("connect", "codex")
+    done = hook("codex", json.dumps({"type": "agent-turn-complete", "thread-id": thread}))
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert queue_empty()
+
+
+def test_a_transcript_that_is_a_fifo_is_never_waited_on(claude, tmp_path):
+    fifo = tmp_path / "session.jsonl"
+    os.mkfifo(fifo)
+    assert hook("claude-code", stdin=handed(fifo)).returncode == 0
+    until(lambda: queue_empty() and to_say().exists())
+    assert f"{fifo} is neither a file nor a folder" in ok("list").stderr.decode()
+
+
+def test_a_session_lands_once_however_many_hooks_end_together(claude):
+    runs = [subprocess.Popen([sys.executable, "-m", "conv", "capture", "claude-code"], stdin=subprocess.PIPE,
+                             env=conv_env()) for _ in range(6)]
+    for n, run in enumerate(runs):
+        run.communicate(handed(claude[n % 3]))  # two hooks for each of three sessions
+        assert run.returncode == 0
+    until(lambda: len(listed()) == 3 and queue_empty())
+    assert sorted(c["turns"] for c in listed()) == [4, 4, 4]
+    log = (Path(os.environ["CONV_HOME"]) / "state" / "capture" / "log").read_text()
+    assert log.count("1 new") == 3
+
+
+def test_nothing_is_captured_for_an_agent_not_connected(claude):
+    ok("connect", "claude-code", "--remove")
+    assert hook("claude-code", stdin=handed(claude[0])).returncode == 0
+    time.sleep(1)
+    assert queue_empty() and not (Path(os.environ["CONV_HOME"]) / "store.git").exists()
+
+
+def test_a_session_holding_a_key_is_kept_out_and_said_once(claude):
+    ok("hooks", "install")
+    records = claude[0].read_text().splitlines()
+    first = json.loads(records[1])
+    first["message"]["content"] = f"my key is {KEY}, why does it fail?"
+    claude[0].write_text("\n".join([records[0], json.dumps(first), *records[2:]]) + "\n")
+    hook("claude-code", stdin=handed(claude[0]))
+    hook("claude-code", stdin=handed(claude[1]))
+    until(lambda: queue_empty() and to_say().exists())
+    said = ok("list").stderr.decode()
+    assert "holds what looks like an OpenAI API key: not imported" in said
+    assert len(listed()) == 1  # the other session is in
+    assert ok("list").stderr.decode() == ""  # said by the first command after it, only
+    hook("claude-code", stdin=handed(claude[0]))  # the same session ends again: not said again
+    until(queue_empty)
+    time.sleep(0.5)
+    assert "looks like" not in ok("list").stderr.decode()
+    assert KEY not in ok("git", "log", "-p", "--all").stdout.decode()
+
+
+def test_what_went_wrong_is_said_by_the_next_command_once(claude, tmp_path):
+    broken = claude[0].with_name("broken.jsonl")
+    broken.write_text("not json at all\n" * 3)
+    assert hook("claude-code", stdin=handed(broken)).returncode == 0
+    until(lambda: queue_empty() and to_say().exists())
+    said = ok("list").stderr.decode()
+    assert f"capturing the claude-code session {broken} failed: nothing in {broken} could be read" in said
+    assert said.count("\n") == 2  # that line, and the empty store's
+    assert "failed" not in ok("list").stderr.decode()
+
+
+def test_import_auto_catches_up_on_what_no_hook_reached(claude, tmp_path, monkeypatch):
+    ok("list")
+    time.sleep(0.5)
+    assert listed() == []  # off by default
+    ok("config", "set", "import.auto", "on")
+    until(lambda: len(listed()) == 3)  # that command (or the next) started it
+    stamp = Path(os.environ["CONV_HOME"]) / "state" / "capture" / "catch-up.stamp"
+    os.utime(stamp, (time.time() - 120, time.time() - 120))
+    sessions(tmp_path / "more", 4, 4)
+    newest = sorted((tmp_path / "more").glob("*/*.jsonl"))[3]
+    target = claude[0].parent / "99999999-0000-4000-8000-000000000000.jsonl"
+    target.write_text(newest.read_text().replace("00000003-0000-4000-8000-000000000000",
+                                                 "99999999-0000-4000-8000-000000000000"))
+    ok("list")
+    until(lambda: len(listed()) == 4)
+    assert json.loads(ok("list", "--source", "claude-code", "--json").stdout)[0]["source"] == "claude-code"

@@ -1,0 +1,175 @@
+"""conv connect writes conv's entry into the agents' own settings and takes it
+out again: everything of the user's kept (other hooks, keys, order, indent,
+comments), idempotent, and a file conv cannot read left as it is."""
+
+import json
+import os
+
+import pytest
+from conftest import fails, git, ok
+
+
+@pytest.fixture
+def claude(tmp_path, monkeypatch):
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(folder))
+    return folder / "settings.json"
+
+
+@pytest.fixture
+def codex(tmp_path, monkeypatch):
+    folder = tmp_path / "codex"
+    folder.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(folder))
+    return folder / "config.toml"
+
+
+THEIRS = {"model": "opus", "permissions": {"allow": ["Bash(git log:*)"]},
+          "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}],
+                    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}]}}
+
+
+def hooks_of(settings) -> dict:
+    return json.loads(settings.read_text())["hooks"]
+
+
+def test_claude_codes_hooks_join_the_users_and_leave_them_as_they_were(claude):
+    text = json.dumps(THEIRS, indent=4) + "\n"
+    claude.write_text(text)
+    claude.chmod(0o600)
+    first = ok("connect", "claude-code").stdout.decode()
+    assert f"connected: conv's hook added to {claude}" in first
+    hooks = hooks_of(claude)
+    assert list(hooks) == ["Stop", "PreToolUse", "SessionEnd", "PreCompact"]
+    assert hooks["Stop"][0] == THEIRS["hooks"]["Stop"][0] and hooks["PreToolUse"] == THEIRS["hooks"]["PreToolUse"]
+    command = hooks["Stop"][1]["hooks"][0]["command"]
+    assert command.endswith("capture claude-code") and f"CONV_HOME={os.environ['CONV_HOME']}" in command
+    assert claude.read_text().startswith('{\n    "model"')  # its own indent
+    assert oct(claude.stat().st_mode & 0o777) == "0o600"
+
+    written = claude.read_bytes()
+    assert "already connected" in ok("connect", "claude-code").stdout.decode()
+    assert claude.read_bytes() == written
+    state = json.loads(ok("connect", "--json").stdout)
+    assert state["agents"][0] == {"agent": "claude-code", "file": str(claude), "present": True,
+                                  "connected": [str(claude)]}
+
+    ok("connect", "claude-code", "--remove")
+    assert claude.read_text() == text
+    assert "not connected" in ok("connect", "claude-code", "--remove").stdout.decode()
+    assert claude.read_text() == text
+
+
+def test_removing_after_the_file_changed_takes_out_only_convs_entry(claude):
+    claude.write_text(json.dumps(THEIRS, indent=2) + "\n")
+    ok("connect", "claude-code")
+    changed = json.loads(claude.read_text())
+    changed["theme"] = "dark"  # Claude Code (or the user) wrote to it meanwhile
+    claude.write_text(json.dumps(changed, indent=2) + "\n")
+    ok("connect", "claude-code", "--remove")
+    assert json.loads(claude.read_text()) == {**THEIRS, "theme": "dark"}
+
+
+def test_a_new_settings_file_is_made_and_removed_again(claude):
+    ok("connect", "claude-code")
+    assert set(hooks_of(claude)) == {"Stop", "SessionEnd", "PreCompact"}
+    ok("connect", "claude-code", "--remove")
+    assert not claude.exists()
+
+
+@pytest.mark.parametrize("text, why", [
+    ('{"model": "opus", // mine\n}', "is not JSON"),
+    ("[1, 2]", "is not a JSON object"),
+    ('{"hooks": []}', '"hooks" is not an object'),
+    ('{"hooks": {"Stop": {"hooks": []}}}', '"hooks.Stop" is not a list'),
+    ('{"a": ' * 100_000 + "1" + "}" * 100_000, "nested too deeply"),
+])
+def test_settings_conv_cannot_read_are_left_as_they_are(claude, text, why):
+    claude.write_text(text)
+    said = fails("connect", "claude-code", code=1)
+    assert f"claude-code: {claude} left as it is: it" in said and why in said
+    assert claude.read_text() == text
+    assert json.loads(ok("connect", "--json").stdout)["agents"][0]["connected"] == []
+
+
+def test_settings_that_are_not_utf8_are_left_as_they_are(claude):
+    claude.write_bytes(b'{"model": "\xff"}')
+    assert "not UTF-8" in fails("connect", "claude-code", code=1)
+    assert claude.read_bytes() == b'{"model": "\xff"}'
+
+
+def test_a_linked_settings_file_stays_a_link(claude, tmp_path):
+    dotfiles = tmp_path / "dotfiles" / "settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text('{"model": "opus"}\n')
+    claude.symlink_to(dotfiles)
+    ok("connect", "claude-code")
+    assert claude.is_symlink() and "capture claude-code" in dotfiles.read_text()
+    ok("connect", "claude-code", "--remove")
+    assert claude.is_symlink() and dotfiles.read_text() == '{"model": "opus"}\n'
+
+
+def test_a_projects_own_settings_are_the_local_ones_kept_out_of_git(tmp_path, monkeypatch):
+    project = tmp_path / "proj"
+    (project / "src").mkdir(parents=True)
+    git(project, "init", "-q")
+    monkeypatch.chdir(project / "src")
+    ok("connect", "claude-code", "--project")
+    assert "capture claude-code" in (project / ".claude" / "settings.local.json").read_text()
+    monkeypatch.chdir(tmp_path)
+    assert "no git work tree" in fails("connect", "claude-code", "--project", code=2)
+
+
+CONFIG = '''# my Codex
+model = "o3"  # the best one
+notify = ["notify-send", "Codex"]  # tells me
+
+[model_providers.fake]
+name = "fake"   # a comment here too
+'''
+
+
+def test_codexs_notify_keeps_the_users_program_and_comments(codex):
+    codex.write_text(CONFIG)
+    ok("connect", "codex")
+    text = codex.read_text()
+    assert "# my Codex" in text and "# the best one" in text and "# a comment here too" in text
+    import tomllib
+
+    notify = tomllib.loads(text)["notify"]
+    assert notify[notify.index("capture"):] == ["capture", "codex", "--then", "notify-send", "Codex"]
+    assert "already connected" in ok("connect", "codex").stdout.decode()
+    assert codex.read_text() == text
+    ok("connect", "codex", "--remove")
+    assert codex.read_text() == CONFIG
+
+
+def test_codex_without_notify_gets_one_and_loses_it_again(codex):
+    codex.write_text('model = "o3"\n\n[tui]\nnotifications = true\n')
+    ok("connect", "codex")
+    import tomllib
+
+    assert tomllib.loads(codex.read_text())["tui"] == {"notifications": True}  # notify stayed top-level
+    codex.write_text(codex.read_text() + "\n[projects.\"/src\"]\ntrust_level = \"trusted\"\n")  # Codex wrote
+    ok("connect", "codex", "--remove")
+    assert codex.read_text() == 'model = "o3"\n\n[tui]\nnotifications = true\n\n[projects."/src"]\ntrust_level = "trusted"\n'
+
+
+@pytest.mark.parametrize("text, why", [('notify = "notify-send"\n', "not a list of strings"),
+                                       ("model = \n", "is not TOML")])
+def test_a_codex_config_conv_cannot_read_is_left_as_it_is(codex, text, why):
+    codex.write_text(text)
+    assert why in fails("connect", "codex", code=1)
+    assert codex.read_text() == text
+
+
+def test_codex_has_no_project_settings_to_connect(codex, tmp_path, monkeypatch):
+    git(tmp_path, "init", "-q")
+    monkeypatch.chdir(tmp_path)
+    assert "user-wide config.toml only" in fails("connect", "codex", "--project", code=1)
+
+
+def test_an_unknown_agent_is_named(claude):
+    said = fails("connect", "cursor", code=2)
+    assert "conv connects no agent called 'cursor'" in said and "claude-code, codex, all" in said
