@@ -48,7 +48,8 @@ def test_claude_code_runs_and_a_continue_are_captured_once_with_their_tool_calls
     with AnthropicFake() as server:
         agent = ClaudeCode(claude_code, project, home, server)
         server.script = [
-            [{"type": "tool_use", "id": "toolu_01", "name": "Read", "input": {"file_path": str(project / "notes.txt")}}],
+            [{"type": "tool_use", "id": "toolu_01", "name": "Read",
+              "input": {"file_path": str(project / "notes.txt")}}],
             [{"type": "text", "text": "Your notes say the build fails on arm64."}]]
         agent("what do my notes say?")
         conv = stored(2)

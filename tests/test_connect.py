@@ -153,7 +153,8 @@ def test_codex_without_notify_gets_one_and_loses_it_again(codex):
     assert tomllib.loads(codex.read_text())["tui"] == {"notifications": True}  # notify stayed top-level
     codex.write_text(codex.read_text() + "\n[projects.\"/src\"]\ntrust_level = \"trusted\"\n")  # Codex wrote
     ok("connect", "codex", "--remove")
-    assert codex.read_text() == 'model = "o3"\n\n[tui]\nnotifications = true\n\n[projects."/src"]\ntrust_level = "trusted"\n'
+    assert codex.read_text() == ('model = "o3"\n\n[tui]\nnotifications = true\n\n'
+                                 '[projects."/src"]\ntrust_level = "trusted"\n')
 
 
 @pytest.mark.parametrize("text, why", [('notify = "notify-send"\n', "not a list of strings"),

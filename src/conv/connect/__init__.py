@@ -10,21 +10,21 @@ settings text with conv's entry in or out, everything of the user's kept; a
 of what it changed (``state/connected.json``): the file's bytes before, so
 that ``--remove`` puts them back byte for byte when nothing else changed the
 file since, and which agents the user connected: nothing is captured for one
-they did not (a teammate's project settings naming conv do not suffice)."""
+they did not (a teammate's project settings naming conv do not suffice);
+home/connected.py keeps it."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import importlib
-import json
 import os
 import shlex
 import sys
 from pathlib import Path
 
 from ..errors import UsageError
-from ..home import paths
+from ..home import connected as record
 from ..records import dataclass, field
 
 AGENTS = {"claude-code": "conv.connect.claude_code", "codex": "conv.connect.codex"}
@@ -105,7 +105,7 @@ def connect(agent: str, project: Path | None = None) -> Change:
         after = module.added(before.decode("utf-8") if before is not None else None, capture_command(agent))
     except (Unparsable, UnicodeDecodeError) as exc:
         return Change(agent, str(file), "refused", _why(exc))
-    records = _records()
+    records = record.records()
     mine = records.setdefault(agent, {}).get(str(file))
     done = "already" if after.encode() == before else ("updated" if mine else "added")
     if done != "already":
@@ -113,7 +113,7 @@ def connect(agent: str, project: Path | None = None) -> Change:
     if mine is None or done != "already" or mine.get("after") != _digest(after.encode()):
         records[agent][str(file)] = {"before": (mine or {}).get("before", _encoded(before)),
                                      "after": _digest(after.encode())}
-        _save(records)
+        record.save(records)
     return Change(agent, str(file), done, events=list(module.EVENTS))
 
 
@@ -125,7 +125,7 @@ def disconnect(agent: str, project: Path | None = None) -> Change:
         file = module.settings_file(project)
     except Unparsable as exc:
         return Change(agent, "", "refused", str(exc))
-    records = _records()
+    records = record.records()
     mine = records.get(agent, {}).pop(str(file), None)
     now = _read(file)
     if mine is not None and now is not None and _digest(now) == mine.get("after"):
@@ -147,12 +147,12 @@ def disconnect(agent: str, project: Path | None = None) -> Change:
             _write(file, after.encode())
     if not records.get(agent):
         records.pop(agent, None)
-    _save(records)
+    record.save(records)
     return Change(agent, str(file), done)
 
 
 def statuses() -> list[Status]:
-    records = _records()
+    records = record.records()
     out = []
     for agent in AGENTS:
         module = agent_module(agent)
@@ -161,27 +161,8 @@ def statuses() -> list[Status]:
     return out
 
 
-def connected(agent: str) -> bool:
-    """Whether the user connected ``agent`` (the capture's check; one small file read)."""
-    return bool(_records().get(agent))
-
-
 def _why(exc: Exception) -> str:
     return str(exc) if isinstance(exc, Unparsable) else "it is not UTF-8"
-
-
-def _records() -> dict:
-    try:
-        found = json.loads((paths.state_dir() / "connected.json").read_text())
-    except (OSError, ValueError):
-        return {}
-    return found if isinstance(found, dict) and all(isinstance(v, dict) for v in found.values()) else {}
-
-
-def _save(records: dict) -> None:
-    from ..home.files import write_atomic
-
-    write_atomic(paths.state_dir() / "connected.json", json.dumps(records, indent=1))
 
 
 def _digest(data: bytes) -> str:

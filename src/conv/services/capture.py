@@ -29,7 +29,7 @@ def hand_over(source: str, handed: dict) -> None:
     """Queue ``handed`` (what the agent said of the session that changed) for
     the worker, and start it. Never raises: a failure is kept to be said."""
     try:
-        from ..connect import connected
+        from ..home.connected import connected
 
         if not connected(source):
             return  # not connected by this user (a teammate's project settings naming conv): nothing is captured

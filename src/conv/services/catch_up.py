@@ -39,7 +39,8 @@ def catch_up(importing) -> None:
     """``importing(source)`` (True when it went in) for each tool whose files
     changed since the last catch-up; a coding agent's only when it is connected."""
     from .. import importers
-    from ..connect import AGENTS, connected
+    from ..connect import AGENTS
+    from ..home.connected import connected
 
     state = folder() / "catch-up.json"
     try:
