@@ -3,8 +3,8 @@
 Generates the stores first if tests/bench/out/ has none (about 2-3 minutes
 for 10,000 x 5 on two cores, and a minute more for the one with a commit per
 conversation), then runs bench_ask, bench_network (what proxy support costs a
-follow-up, through a tinyproxy of its own), bench_commit, bench_list, bench_complete, bench_import and
-bench_manage with their defaults (bench_manage installs llm into
+follow-up, through a tinyproxy of its own), bench_commit, bench_list, bench_complete, bench_import,
+bench_capture and bench_manage with their defaults (bench_manage installs llm into
 tests/bench/out/llm-venv and fills its logs.db the first time: about a
 minute; ``--no-llm`` leaves llm out). ``--quick`` cuts the repetitions (for
 a smoke run, not for figures); ``--no-rebuild`` skips the full index rebuilds.
@@ -27,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_ask  # noqa: E402
+import bench_capture  # noqa: E402
 import bench_commit  # noqa: E402
 import bench_complete  # noqa: E402
 import bench_import  # noqa: E402
@@ -59,6 +60,7 @@ def main(argv=None) -> None:
         ("list", bench_list, runs + rebuilds + (["--after", "2"] if a.quick else [])),
         ("complete", bench_complete, runs),
         ("import", bench_import, ["--runs", "1"] if a.quick else []),
+        ("capture", bench_capture, runs),
         ("manage", bench_manage, runs + (["--git-runs", "2"] if a.quick else []) + (["--no-llm"] if a.no_llm else [])),
         ("sync", bench_sync, ["--runs", "3", "--full-runs", "1", "--pull-runs", "1"] if a.quick else []),
         ("providers", bench_providers, runs),
