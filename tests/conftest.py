@@ -205,6 +205,11 @@ def codex() -> Path:
     return _fetched(real_tools.agent, "codex")
 
 
+@pytest.fixture(scope="session")
+def mcp_inspector() -> Path:
+    return _fetched(real_tools.agent, "mcp-inspector")
+
+
 @pytest.fixture
 def local_model(conv_home, pulled_model) -> Path:
     """The pulled model in this test's CONV_HOME, where a user's sits in their

@@ -21,6 +21,8 @@ Status = Annotated[Optional[str], typer.Option("--status", help="Only active, pa
 Source = Annotated[Optional[str], typer.Option("--source", help="Only those imported or captured from this tool "
                                                          "(claude-code, codex, llm…), or conv for conv's own.")]
 
+Model = Annotated[Optional[str], typer.Option("-m", "--model", help="Only those a model of this name answered in.")]
+
 Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 Here = Annotated[bool, typer.Option("--here", help="Only the conversations of the git project you are in "
@@ -43,15 +45,17 @@ def list_(
     deleted: Annotated[bool, typer.Option("--deleted", help="List the trash instead (conv restore REF).")] = False,
     here: Here = False,
     source: Source = None,
+    model: Model = None,
     json_out: Json = False,
 ) -> None:
     """List conversations, most recently updated first (* marks the current one)."""
     from ..services import browse
     from ..terminal import views
 
-    ws, filters = workspace(), browse.filters_from(agent, tag, since, status, deleted, here, source)
+    ws, filters = workspace(), browse.filters_from(agent, tag, since, status, deleted, here, source, model)
     asked = " ".join(f"{flag} {value}" for flag, value in (("--agent", agent), ("--tag", tag), ("--since", since),
-                                                            ("--status", status), ("--source", source)) if value)
+                                                            ("--status", status), ("--source", source),
+                                                            ("--model", model)) if value)
     asked = f"{asked} --here ({filters.here})".strip() if here else asked
     views.emit(browse.listing(ws, limit, filters, tree), json_out, views.listing, limit, asked, deleted,
                lambda: browse.total(ws, filters), lambda: browse.total(ws, browse.filters_from(deleted=True)),
@@ -69,6 +73,7 @@ def search(
     status: Status = None,
     here: Here = False,
     source: Source = None,
+    model: Model = None,
     json_out: Json = False,
 ) -> None:
     """Search every turn of every conversation (best matches first)."""
@@ -76,7 +81,7 @@ def search(
     from ..terminal import views
 
     hits = browse.search(workspace(), " ".join(text), limit, browse.filters_from(agent, tag, since, status, here=here,
-                                                                                   source=source))
+                                                                                   source=source, model=model))
     views.emit(hits, json_out, views.search, " ".join(text), data=views.search_data)
 
 

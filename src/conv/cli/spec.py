@@ -25,7 +25,7 @@ AGENT = _option("agent", VALUE, "-a", "--agent")
 HERE = _option("here", SWITCH, "--here")
 TAG, SINCE = _option("tag", VALUE, "--tag"), _option("since", VALUE, "--since")
 FOUND = {**_option("limit", VALUE, "-n", "--limit"), **AGENT, **TAG, **SINCE, **_option("status", VALUE, "--status"),
-         **_option("source", VALUE, "--source")}
+         **_option("source", VALUE, "--source"), **MODEL}
 LISTED = {**FOUND, **_option("tree", SWITCH, "--tree"), **_option("deleted", SWITCH, "--deleted"), **HERE, **JSON}
 
 OPTIONS: dict[str, dict[str, tuple[str, int]]] = {  # command -> spelling -> (parameter, values)

@@ -2,6 +2,7 @@
 history of a conversation, and reference lookups."""
 
 import json
+import re
 from collections.abc import Callable
 
 from ..format import ids
@@ -9,6 +10,7 @@ from ..records import dataclass
 
 HIT_START, HIT_END = "\ue000", "\ue001"  # around matches in snippets (see Hit.spans)
 OWN = "conv"  # --source conv: conversations asked in conv (and conv's own exports imported)
+_TERMS = re.compile(r'"([^"]*)"?|([^\s"]+)')  # a "quoted phrase" (its closing quote may be missing), or a word
 COMMON = 20_000  # turns holding a word beyond which search takes the latest of them rather than ranking all
 
 
@@ -55,6 +57,7 @@ class Filters:
     trashed: bool = False
     here: str | None = None  # a work tree's root: its conversations, and imports run in a folder of it
     source: str | None = None  # the tool it came from; OWN: conv's own conversations
+    model: str | None = None  # a model that answered in it (or that it goes on with)
 
     def sql(self, alias: str = "c") -> tuple[str, dict]:
         """A WHERE clause with named parameters (``:trashed``, ``:agent`` …)."""
@@ -77,6 +80,10 @@ class Filters:
         elif self.source:
             where.append(f"{alias}.source = :source")
             args["source"] = self.source
+        if self.model:
+            where.append(f"({alias}.model = :model OR EXISTS (SELECT 1 FROM turns m WHERE m.conv_id = {alias}.id "
+                         "AND m.model = :model))")
+            args["model"] = self.model
         if self.here:
             where.append(f"({alias}.project = :here OR substr({alias}.project, 1, :here_len) = :here_dir)")
             args |= {"here": self.here, "here_dir": self.here.rstrip("/") + "/",
@@ -146,12 +153,15 @@ class Queries:
         return Row.from_sql(rows[0]) if rows else None
 
     def search(self, text: str, limit: int = 20, filters: Filters | None = None) -> list[Hit]:
-        """Conversations whose turns hold every word of ``text``, best first,
-        each with its best matching turn and a snippet around the match."""
-        words = text.split()
+        """Conversations whose turns hold every word of ``text`` (and each
+        "quoted phrase", its words side by side), best first (by relevance,
+        the latest first among equals), each with its best matching turn and
+        a snippet around the match."""
+        terms = [phrase or word for phrase, word in _TERMS.findall(text) if (phrase or word).strip()]
+        words = [w for term in terms for w in term.split()]
         if not words:
             return []
-        query = " ".join('"' + w.replace('"', '""') + '"' for w in words)
+        query = " ".join('"' + term.replace('"', '""') + '"' for term in terms)
         where, args = (filters or Filters()).sql()
         columns = ", ".join("c." + col.strip() for col in Row.COLUMNS.split(","))
         # The best-ranked matches (a pool) are grouped to each conversation's

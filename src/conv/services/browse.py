@@ -48,7 +48,7 @@ def since(text: str | None) -> str | None:
 
 def filters_from(agent: str | None = None, tag: str | None = None, since_text: str | None = None,
                  status: str | None = None, deleted: bool = False, here: bool = False,
-                 source: str | None = None) -> Filters:
+                 source: str | None = None, model: str | None = None) -> Filters:
     """The filters ``conv list`` and ``conv search`` take, checked; ``here``: the
     conversations of the git work tree around the current folder."""
     if status and status not in STATUSES:
@@ -57,7 +57,7 @@ def filters_from(agent: str | None = None, tag: str | None = None, since_text: s
     if here and top is None:
         raise UsageError("--here: the current folder is in no git work tree", "cd into a project, or leave out --here")
     return Filters(agent=agent, tag=tag, since=since(since_text), status=status, trashed=deleted, here=top,
-                   source=_source(source))
+                   source=_source(source), model=model)
 
 
 def _source(name: str | None) -> str | None:

@@ -3,7 +3,7 @@
 Each module here runs one command once its arguments are parsed, by Typer
 (the panels in cli/) or by the fast path below, which parses the commands a
 key binding, a prompt or an agent's hook runs (ask, cmd, init, prompt, sync, pull, push,
-capture) itself:
+capture, mcp) itself:
 importing Typer alone costs about 40 ms of a follow-up's budget. Nothing in
 this package imports Typer (tests/test_architecture.py checks)."""
 
@@ -50,6 +50,11 @@ def fast_path(args: list[str]) -> bool:
 
             run(command)
             return True
+    if args == ["mcp"]:  # started by an agent: its first answer within 0.3 s
+        from .mcp import run as serve
+
+        serve()
+        return True
     if args[:1] == ["capture"]:  # a coding agent's hook: returns at once
         from .capture import run as capture
 

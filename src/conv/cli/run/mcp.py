@@ -1,0 +1,183 @@
+"""``conv mcp``: the store as a Model Context Protocol server on stdio, for
+Claude Code, Codex and every MCP client. JSON-RPC 2.0, one message a line;
+the ``initialize`` handshake negotiates the protocol version (the client's
+when conv speaks it, else the newest conv speaks, as the specification says).
+Read-only: three tools over services/recall.py, whose answers are capped and
+masked. Nothing goes to stdout but protocol messages; notes go to stderr.
+Why not the official SDK: docs/architecture.md (32 MB of dependencies and
+about 1.8 s to import, against 0.3 s for this server's first answer)."""
+
+import json
+import sys
+
+VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
+INSTRUCTIONS = ("conv holds the user's past conversations with models and coding agents (Claude Code, Codex, "
+                "ChatGPT, llm, conv's own…), in git. Use search to find what was said or decided before, then "
+                "show to read one conversation.")
+FILTERS = {
+    "here": {"type": "string", "description": "A folder of a git project: only that project's conversations "
+                                              "(e.g. the current working directory)."},
+    "source": {"type": "string", "description": "Only those from this tool: claude-code, codex, chatgpt, llm, "
+                                                "shell-gpt, gptme, aichat, or conv for conv's own."},
+    "since": {"type": "string", "description": "Updated within an age (7d, 12h) or since a date (2026-11-01)."},
+    "model": {"type": "string", "description": "Only those a model of this name answered in."},
+    "tag": {"type": "string", "description": "Only those with this tag."},
+}
+READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+TOOLS = [
+    {"name": "search", "title": "Search past conversations",
+     "description": "Full-text search of every turn of the user's past conversations (with models and coding "
+                    "agents), best match first. Words must all appear in one turn; \"quoted words\" must appear "
+                    "side by side. Each hit names the conversation (id, title, date, source, project) and the "
+                    "turn, with a short snippet; read one with show.",
+     "inputSchema": {"type": "object", "properties": {
+         "query": {"type": "string", "description": "The words to find."}, **FILTERS,
+         "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10}},
+         "required": ["query"], "additionalProperties": False},
+     "annotations": READ_ONLY},
+    {"name": "show", "title": "Read a past conversation",
+     "description": "The turns of one past conversation (an id or short id from search or list), the latest "
+                    "last; long turns are cut and, past about 24,000 characters, the earliest turns left out "
+                    "(said in left_out).",
+     "inputSchema": {"type": "object", "properties": {
+         "id": {"type": "string", "description": "The conversation's id or short id."},
+         "last": {"type": "integer", "minimum": 1, "description": "Only its last N turns."}},
+         "required": ["id"], "additionalProperties": False},
+     "annotations": READ_ONLY},
+    {"name": "list", "title": "List recent conversations",
+     "description": "The user's most recently updated conversations, newest first, with the same filters as "
+                    "search.",
+     "inputSchema": {"type": "object", "properties": {
+         **FILTERS, "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}},
+         "additionalProperties": False},
+     "annotations": READ_ONLY},
+]
+LINE_MOST = 4 * 1024 * 1024  # a request longer than this is no request of a client's
+
+
+def run() -> None:
+    """Answer requests from stdin until it ends."""
+    from ... import __version__
+
+    server = {"name": "conv", "title": "conv: past conversations", "version": __version__}
+    opened: list = []  # the workspace, opened at the first tool call: initialize answers without it
+
+    def workspace():
+        if not opened:
+            opened.append(_ws())
+        return opened[0]
+
+    for line in _lines():
+        try:
+            message = json.loads(line)
+        except (ValueError, RecursionError):
+            _send(_error(None, -32700, "parse error: not JSON"))
+            continue
+        replies = [r for m in message if (r := _answer(m, server, workspace))] \
+            if isinstance(message, list) else [_answer(message, server, workspace)]
+        if isinstance(message, list) and replies:
+            _send(replies)
+        elif not isinstance(message, list) and replies[0] is not None:
+            _send(replies[0])
+
+
+def _ws():
+    from ...services.workspace import Workspace
+
+    return Workspace(notice=lambda line: print(f"conv: {line}", file=sys.stderr, flush=True))
+
+
+def _lines():
+    stdin = sys.stdin.buffer
+    while True:
+        line = stdin.readline(LINE_MOST + 1)
+        if not line:
+            return
+        if len(line) > LINE_MOST:
+            while line and not line.endswith(b"\n"):  # the rest of it, passed over
+                line = stdin.readline(LINE_MOST)
+            _send(_error(None, -32600, "request too large"))
+            continue
+        if line.strip():
+            yield line.decode("utf-8", "replace")
+
+
+def _answer(message, server: dict, workspace) -> dict | None:
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not isinstance(message.get("method"), str):
+        return _error(message.get("id") if isinstance(message, dict) else None, -32600, "invalid request")
+    if "id" not in message:
+        return None  # a notification (initialized, cancelled): nothing to answer
+    ident, method, params = message["id"], message["method"], message.get("params") or {}
+    if not isinstance(params, dict):
+        return _error(ident, -32602, "params must be an object")
+    if method == "initialize":
+        asked = params.get("protocolVersion")
+        return _result(ident, {"protocolVersion": asked if asked in VERSIONS else VERSIONS[0],
+                               "capabilities": {"tools": {"listChanged": False}}, "serverInfo": server,
+                               "instructions": INSTRUCTIONS})
+    if method == "ping":
+        return _result(ident, {})
+    if method == "tools/list":
+        return _result(ident, {"tools": TOOLS})
+    if method == "tools/call":
+        return _result(ident, _call(params.get("name"), params.get("arguments") or {}, workspace))
+    return _error(ident, -32601, f"method not found: {method}")
+
+
+def _call(name, arguments, workspace) -> dict:
+    """A tool's answer; what goes wrong is the tool's error, for the model to read (not the protocol's)."""
+    from ...errors import ConvError
+    from ...services import recall
+
+    try:
+        if name not in ("search", "show", "list"):
+            raise ConvError(f"no tool called {name!r}", "use search, show or list")
+        if not isinstance(arguments, dict):
+            raise ConvError("arguments must be an object")
+        args = _checked(next(t for t in TOOLS if t["name"] == name)["inputSchema"], arguments)
+        ws = workspace()
+        if name == "show":
+            data = recall.conversation(ws, args["id"], args.get("last"))
+        else:
+            chosen = recall.filters(**{k: args.get(k) for k in FILTERS})
+            data = (recall.search(ws, args["query"], args.get("limit", 10), chosen) if name == "search"
+                    else recall.recent(ws, args.get("limit", 20), chosen))
+    except ConvError as exc:
+        return {"content": [{"type": "text", "text": str(exc)}], "isError": True}
+    text = json.dumps(data, ensure_ascii=False)
+    return {"content": [{"type": "text", "text": text}]}
+
+
+def _checked(schema: dict, arguments: dict) -> dict:
+    """``arguments`` held to the tool's schema: known names, the right types, numbers in range."""
+    from ...errors import ConvError
+
+    properties = schema["properties"]
+    for key, value in arguments.items():
+        kind = properties.get(key)
+        if kind is None:
+            raise ConvError(f"unknown argument {key!r}", "use " + ", ".join(properties))
+        if kind["type"] == "integer":
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ConvError(f"{key} must be a whole number")
+            if not kind.get("minimum", value) <= value <= kind.get("maximum", value):
+                raise ConvError(f"{key} must be from {kind.get('minimum')} to {kind.get('maximum', 'any')}")
+        elif not isinstance(value, str):
+            raise ConvError(f"{key} must be a string")
+    missing = [key for key in schema.get("required", []) if key not in arguments]
+    if missing:
+        raise ConvError(f"{missing[0]} is required")
+    return arguments
+
+
+def _result(ident, result: dict) -> dict:
+    return {"jsonrpc": "2.0", "id": ident, "result": result}
+
+
+def _error(ident, code: int, message: str) -> dict:
+    return {"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}}
+
+
+def _send(message) -> None:
+    sys.stdout.write(json.dumps(message, ensure_ascii=False) + "\n")
+    sys.stdout.flush()

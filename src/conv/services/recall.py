@@ -1,0 +1,91 @@
+"""The store read for an agent (``conv mcp``'s tools): search, one
+conversation, the recent ones. Each answer is plain data, capped so that it
+never floods the agent's context (what is left out is said, with how to get
+it), and masked as ``conv show`` masks what it prints: a secret conv knows of
+is never handed to a model."""
+
+from ..errors import RefError
+from ..home.secrets import redact
+from ..index import Filters
+from . import browse
+from .workspace import Workspace
+
+SNIPPET_MOST = 300  # characters of a search hit's snippet
+TURN_MOST = 4_000  # characters of one turn in show
+SHOW_MOST = 24_000  # characters of all the turns show returns
+LIST_MOST, SEARCH_MOST = 100, 50  # results at most
+
+
+def filters(here: str | None = None, source: str | None = None, since: str | None = None, model: str | None = None,
+            tag: str | None = None) -> Filters:
+    """The filters ``conv search`` takes, from an agent's arguments (``here``: a folder of the project meant)."""
+    from ..errors import UsageError
+    from ..home import project
+
+    top = None
+    if here is not None:
+        top = project.root(here)
+        if top is None:
+            raise UsageError(f"{here} is in no git work tree", "give a folder of a git project, or leave out here")
+    found = browse.filters_from(tag=tag, since_text=since, source=source, model=model)
+    found.here = top
+    return found
+
+
+def search(ws: Workspace, text: str, limit: int, chosen: Filters) -> list[dict]:
+    hits = browse.search(ws, text, min(limit, SEARCH_MOST), chosen)
+    return [_masked({**_summary(hit.row, short), "turn": hit.turn, "role": hit.role,
+                     "snippet": _cut("".join(piece for piece, _ in hit.spans()), SNIPPET_MOST)})
+            for hit, short in hits]
+
+
+def recent(ws: Workspace, limit: int, chosen: Filters) -> list[dict]:
+    return [_masked({**_summary(item.row, item.short), "turns": item.row.turns})
+            for item in browse.listing(ws, min(limit, LIST_MOST), chosen)]
+
+
+def conversation(ws: Workspace, ref: str, last: int | None = None) -> dict:
+    """One conversation's turns, the last ``last`` (or as many of the last
+    as fit), each cut to TURN_MOST characters; what is left out is said."""
+    if not ref.strip():
+        raise RefError("no conversation named", "give an id from search or list")
+    conv = ws.conversation(ws.resolve(ref))
+    turns = conv.turns[-last:] if last else conv.turns
+    shown, size = [], 0
+    for turn in reversed(turns):
+        content = _cut(turn.content, TURN_MOST)
+        if shown and size + len(content) > SHOW_MOST:
+            break
+        shown.insert(0, {"turn": turn.name, "role": turn.role, "model": turn.model, "content": content})
+        size += len(content)
+    before = len(conv.turns) - len(shown)
+    out = {"id": conv.id, "title": conv.title, "created": conv.created, "source": _source(conv),
+           "project": (conv.imported_from or {}).get("cwd") or (conv.project or {}).get("root"),
+           "turns": shown}
+    if before:
+        out["left_out"] = (f"{before} earlier turns of {len(conv.turns)} are not shown; ask for them with a larger "
+                           "last" if not last else f"{before} earlier turns of {len(conv.turns)} are not shown")
+    return _masked(out)
+
+
+def _summary(row, short: str) -> dict:
+    return {"id": row.id, "short": short, "title": row.title, "date": row.updated, "source": row.source or "conv",
+            "project": row.project, "model": row.model}
+
+
+def _source(conv) -> str:
+    return (conv.imported_from or {}).get("source") or "conv"
+
+
+def _cut(text: str, most: int) -> str:
+    return text if len(text) <= most else text[:most] + f"… [{len(text) - most:,} more characters]"
+
+
+def _masked(data):
+    if isinstance(data, str):
+        return redact(data)
+    if isinstance(data, dict):
+        return {key: _masked(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_masked(value) for value in data]
+    return data

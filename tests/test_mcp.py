@@ -1,0 +1,189 @@
+"""conv mcp: the store as an MCP server on stdio, tried by real clients (the
+MCP Inspector's --cli mode, Claude Code, Codex, each against a loopback fake
+scripted to call the tools) and by hand, message by message, as a careless
+or hostile client would talk to it."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from anthropic_fake import AnthropicFake
+from conftest import conv_env, ok
+from responses_fake import ResponsesFake, message
+
+DECIDED = "We decided on three retries with exponential backoff, capped at 30 seconds."
+KEY = "sk-test-a1b2c3d4e5f6g7h8"  # a secret conv knows (an *_API_KEY of the environment): masked
+
+
+@pytest.fixture
+def store(fake):
+    """Two conversations: one about the retry policy (holding a known key), one about something else."""
+    fake.reply = DECIDED + f" The key was {KEY}."
+    ok("ask", "what retry policy did we settle on for the uploader?", env={"UPLOADER_API_KEY": KEY})
+    conv_id = json.loads(ok("list", "--json").stdout)[0]["id"]
+    fake.reply = "Use git rebase -i to squash them."
+    ok("ask", "-n", "how do I squash commits?")
+    return conv_id
+
+
+class Server:
+    """conv mcp as a process, spoken to a line at a time."""
+
+    def __init__(self, env: dict | None = None):
+        self.process = subprocess.Popen([sys.executable, "-m", "conv", "mcp"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=conv_env(env))
+
+    def send(self, line) -> None:
+        self.process.stdin.write((line if isinstance(line, bytes) else json.dumps(line).encode()) + b"\n")
+        self.process.stdin.flush()
+
+    def ask(self, line) -> dict:
+        self.send(line)
+        return json.loads(self.process.stdout.readline())
+
+    def close(self) -> tuple[int, bytes]:
+        self.process.stdin.close()
+        rest = self.process.stdout.read()
+        return self.process.wait(10), rest
+
+
+def request(ident, method, **params) -> dict:
+    return {"jsonrpc": "2.0", "id": ident, "method": method, "params": params}
+
+
+def called(server: Server, ident: int, name: str, **arguments):
+    answer = server.ask(request(ident, "tools/call", name=name, arguments=arguments))["result"]
+    text = answer["content"][0]["text"]
+    return (text, True) if answer.get("isError") else (json.loads(text), False)
+
+
+@pytest.mark.parametrize("asked, given", [("2025-11-25", "2025-11-25"), ("2025-06-18", "2025-06-18"),
+                                          ("2024-11-05", "2024-11-05"), ("2099-01-01", "2025-11-25"),
+                                          (None, "2025-11-25")])
+def test_the_protocol_version_is_negotiated_as_the_specification_says(asked, given):
+    server = Server()
+    answer = server.ask(request(1, "initialize", protocolVersion=asked, capabilities={},
+                                clientInfo={"name": "t", "version": "1"}))
+    assert answer["result"]["protocolVersion"] == given
+    assert answer["result"]["capabilities"] == {"tools": {"listChanged": False}}
+    assert server.close() == (0, b"")
+
+
+def test_a_client_that_speaks_badly_gets_errors_never_a_crash(store):
+    server = Server()
+    server.ask(request(1, "initialize", protocolVersion="2025-11-25", capabilities={}, clientInfo={}))
+    server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})  # never answered
+    assert server.ask(b"{not json")["error"]["code"] == -32700
+    assert server.ask(b'{"jsonrpc": "2.0", "id": 2}')["error"]["code"] == -32600
+    assert server.ask(request(3, "resources/list"))["error"]["code"] == -32601
+    assert server.ask(b"[" * 100_000)["error"]["code"] == -32700
+    assert server.ask(b'"a' + b"x" * (5 * 1024 * 1024) + b'"')["error"]["message"] == "request too large"
+    assert server.ask([request(4, "ping"), {"jsonrpc": "2.0", "method": "notifications/cancelled"}]) == \
+        [{"jsonrpc": "2.0", "id": 4, "result": {}}]
+    for arguments, said in [({}, "query is required"), ({"query": "x", "limit": "5"}, "limit must be a whole"),
+                            ({"query": "x", "limit": 0}, "limit must be from 1 to 50"),
+                            ({"query": "x", "nope": 1}, "unknown argument 'nope'"),
+                            ({"query": "x", "here": "/"}, "/ is in no git work tree"),
+                            ({"query": "x", "source": "cursor"}, "conv imports from no such tool")]:
+        text, failed = called(server, 5, "search", **arguments)
+        assert failed and said in text, (arguments, text)
+    assert called(server, 6, "show", id="zzzzzz") == ("no conversation matches 'zzzzzz'. See conv list", True)
+    assert called(server, 7, "drop_everything")[1]
+    assert server.close() == (0, b"")
+
+
+def test_search_show_and_list_answer_with_the_stored_words_masked_and_capped(store):
+    server = Server({"UPLOADER_API_KEY": KEY})
+    hits, _ = called(server, 1, "search", query="retry policy")
+    assert [h["id"] for h in hits] == [store]
+    assert hits[0]["source"] == "conv" and hits[0]["turn"].endswith("-user") and "retry" in hits[0]["snippet"]
+    assert called(server, 2, "search", query='"policy retry"')[0] == []  # a phrase: side by side, in order
+    shown, _ = called(server, 3, "show", id=store[:6])
+    assert shown["turns"][1]["content"].startswith(DECIDED) and KEY not in json.dumps(shown) and "***" in \
+        shown["turns"][1]["content"]
+    assert called(server, 4, "show", id=store, last=1)[0]["left_out"] == "1 earlier turns of 2 are not shown"
+    listed, _ = called(server, 5, "list", limit=1)
+    assert len(listed) == 1 and listed[0]["title"] == "how do I squash commits?"
+    assert called(server, 6, "list", source="claude-code")[0] == []
+    server.close()
+
+
+def test_the_mcp_inspector_lists_and_calls_each_tool(mcp_inspector, store, conv_home):
+    def inspect(*args: str) -> dict:
+        done = subprocess.run([str(mcp_inspector), "--cli", "-e", f"CONV_HOME={conv_home}", sys.executable, "-m",
+                               "conv", "mcp", *args], capture_output=True, text=True, timeout=120, env=conv_env())
+        assert done.returncode == 0, done.stderr[-2000:]
+        return json.loads(done.stdout)
+
+    assert [t["name"] for t in inspect("--method", "tools/list")["tools"]] == ["search", "show", "list"]
+    found = inspect("--method", "tools/call", "--tool-name", "search", "--tool-arg", "query=backoff")
+    assert json.loads(found["content"][0]["text"])[0]["id"] == store
+    shown = inspect("--method", "tools/call", "--tool-name", "show", "--tool-arg", f"id={store}")
+    assert DECIDED in shown["content"][0]["text"]
+    listed = inspect("--method", "tools/call", "--tool-name", "list")
+    assert len(json.loads(listed["content"][0]["text"])) == 2
+
+
+def tool_results(requests: list) -> list[str]:
+    """The text of every tool result Claude Code sent back to the model."""
+    out = []
+    for body in requests:
+        for msg in body.get("messages", []):
+            for block in msg.get("content", []) if isinstance(msg.get("content"), list) else []:
+                if block.get("type") == "tool_result":
+                    content = block.get("content")
+                    out.append(content if isinstance(content, str) else json.dumps(content))
+    return out
+
+
+def test_claude_code_calls_search_then_show_and_gets_the_stored_words(claude_code, store, conv_home, tmp_path):
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"conv": {"command": sys.executable, "args": ["-m", "conv", "mcp"],
+                                                           "env": {"CONV_HOME": str(conv_home)}}}}))
+    with AnthropicFake() as server:
+        server.script = [
+            [{"type": "tool_use", "id": "toolu_1", "name": "mcp__conv__search", "input": {"query": "retry policy"}}],
+            [{"type": "tool_use", "id": "toolu_2", "name": "mcp__conv__show", "input": {"id": store}}],
+            [{"type": "text", "text": "You settled on three retries."}]]
+        env = conv_env({"HOME": str(tmp_path / "user"), "ANTHROPIC_BASE_URL": server.url,
+                        "ANTHROPIC_API_KEY": "sk-ant-test", "DISABLE_AUTOUPDATER": "1",
+                        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"})
+        done = subprocess.run([str(claude_code), "-p", "what retry policy did we decide on?", "--mcp-config",
+                               str(config), "--allowedTools", "mcp__conv__search,mcp__conv__show"],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180,
+                              stdin=subprocess.DEVNULL)
+        assert done.returncode == 0, done.stderr[-2000:]
+        results = tool_results(server.requests[-1:])
+    assert len(results) == 2, results
+    assert store in results[0] and "retry" in results[0]
+    assert DECIDED in results[1].replace("\\", "")
+
+
+def test_codex_calls_search_then_show_and_gets_the_stored_words(codex, store, conv_home, tmp_path):
+    home = tmp_path / "codex-home"
+    with ResponsesFake() as server:
+        home.mkdir()
+        (home / "config.toml").write_text(
+            'model = "gpt-test"\nmodel_provider = "fake"\n[model_providers.fake]\nname = "fake"\n'
+            f'base_url = "{server.url}/v1"\nwire_api = "responses"\nenv_key = "FAKE_KEY"\n'
+            f'[mcp_servers.conv]\ncommand = "{sys.executable}"\nargs = ["-m", "conv", "mcp"]\n'
+            f'env = {{ CONV_HOME = "{conv_home}" }}\n')
+        server.script = [
+            # Codex offers an MCP server's tools as one namespace tool, mcp__conv, called by name in it
+            [{"type": "function_call", "id": "fc_1", "call_id": "call_1", "namespace": "mcp__conv", "name": "search",
+              "arguments": json.dumps({"query": "retry policy"})}],
+            [{"type": "function_call", "id": "fc_2", "call_id": "call_2", "namespace": "mcp__conv", "name": "show",
+              "arguments": json.dumps({"id": store})}],
+            [message("You settled on three retries.")]]
+        done = subprocess.run([str(codex), "exec", "--skip-git-repo-check", "-s", "read-only",
+                               "what retry policy did we decide on?"], cwd=tmp_path,
+                              env=conv_env({"CODEX_HOME": str(home), "FAKE_KEY": "sk-test"}), capture_output=True,
+                              text=True, timeout=180, stdin=subprocess.DEVNULL)
+        assert done.returncode == 0, done.stderr[-2000:]
+        offered = next(t for t in server.requests[0]["tools"] if t.get("name") == "mcp__conv")
+        outputs = [i.get("output") for body in server.requests for i in body.get("input", [])
+                   if i.get("type") == "function_call_output"]
+    assert sorted(t["name"] for t in offered["tools"]) == ["list", "search", "show"]
+    text = json.dumps(outputs)
+    assert store in text and "three retries with exponential backoff" in text, outputs[:2]
