@@ -6,6 +6,7 @@ transcript is gone. ``--remove`` gives back the user's settings byte for
 byte, their own hook and comments included."""
 
 import json
+import os
 import shutil
 import time
 
@@ -18,14 +19,18 @@ from test_import_codex import Codex
 MINE = "the build fails on arm64\n"
 
 
-def stored(turns: int, within: float = 30) -> dict:
-    """The one conversation in the store once it has ``turns`` turns (the capture runs in the background)."""
+def stored(turns: int, within: float = 30, conversations: int = 1):
+    """The one conversation in the store once it has ``turns`` turns (the
+    capture runs in the background); with ``conversations``, the listing once
+    there are that many, the newest with ``turns``."""
     deadline = time.monotonic() + within
     while True:
         listed = json.loads(ok("list", "--json").stdout)
-        if listed and listed[0]["turns"] >= turns:
-            assert len(listed) == 1, listed
+        if len(listed) == conversations and listed[0]["turns"] >= turns:
+            if conversations > 1:
+                return listed
             return json.loads(ok("show", listed[0]["id"], "--json").stdout)
+        assert len(listed) <= conversations, listed
         assert time.monotonic() < deadline, f"not captured within {within} s: {listed}"
         time.sleep(0.2)
 
@@ -42,8 +47,10 @@ def test_claude_code_runs_and_a_continue_are_captured_once_with_their_tool_calls
               f'            "type": "command",\n            "command": "echo stop >> {ran}"\n          }}\n'
               '        ]\n      }\n    ]\n  }\n}\n')
     settings.write_text(theirs)
-    connected = ok("connect", "claude-code", env={"HOME": str(home)})
-    assert str(settings) in connected.stdout.decode() and "Stop, SessionEnd, PreCompact" in connected.stdout.decode()
+    path = f"{claude_code.parent}:{os.environ['PATH']}"  # claude on PATH: conv connect registers conv mcp with it
+    connected = ok("connect", "claude-code", env={"HOME": str(home), "PATH": path}).stdout.decode()
+    assert str(settings) in connected and "Stop, SessionEnd, PreCompact" in connected
+    assert "conv mcp is its MCP server (claude mcp add)" in connected
 
     with AnthropicFake() as server:
         agent = ClaudeCode(claude_code, project, home, server)
@@ -61,20 +68,30 @@ def test_claude_code_runs_and_a_continue_are_captured_once_with_their_tool_calls
         server.script = [[{"type": "text", "text": "En français : la compilation échoue sur arm64."}]]
         agent("--continue", "and in French?")
         conv = stored(4)
-    assert [t["content"] for t in conv["turns"][2:]] == ["and in French?",
-                                                         "En français : la compilation échoue sur arm64."]
-    assert ran.read_text().count("stop") == 2  # the user's own hook still ran, after each answer
+        assert [t["content"] for t in conv["turns"][2:]] == ["and in French?",
+                                                             "En français : la compilation échoue sur arm64."]
+        # the next session finds it through conv mcp, registered user-wide by conv connect
+        server.script = [[{"type": "tool_use", "id": "toolu_9", "name": "mcp__conv__search",
+                           "input": {"query": "arm64", "here": str(project)}}],
+                         [{"type": "text", "text": "You asked about arm64 before."}]]
+        agent("what did I ask before?", "--allowedTools", "mcp__conv__search")
+        found = [b for m in server.requests[-1]["messages"] if isinstance(m["content"], list)
+                 for b in m["content"] if b.get("type") == "tool_result"]
+        assert conv["id"] in json.dumps(found) and "arm64" in json.dumps(found)
+    assert ran.read_text().count("stop") == 3  # the user's own hook still ran, after each answer
 
+    sessions = stored(2, conversations=2)  # that session too, captured
     head = git(store_path, "rev-parse", "HEAD")
     shutil.rmtree(home / ".claude" / "projects")  # Claude Code's cleanup, 30 days on
-    assert len(json.loads(ok("list", "--json").stdout)) == 1 and git(store_path, "rev-parse", "HEAD") == head
+    assert json.loads(ok("list", "--json").stdout) == sessions and git(store_path, "rev-parse", "HEAD") == head
     assert json.loads(ok("list", "--source", "claude-code", "--json").stdout)[0]["source"] == "claude-code"
     assert json.loads(ok("list", "--source", "conv", "--json").stdout) == []
     git(store_path, "fsck", "--strict")
 
-    removed = ok("connect", "claude-code", "--remove", env={"HOME": str(home)})
-    assert "disconnected" in removed.stdout.decode()
+    removed = ok("connect", "claude-code", "--remove", env={"HOME": str(home), "PATH": path}).stdout.decode()
+    assert "disconnected" in removed and "conv mcp is no longer its MCP server" in removed
     assert settings.read_text() == theirs
+    assert json.loads((home / ".claude.json").read_text()).get("mcpServers") == {}
 
 
 def test_codex_exec_and_its_resume_are_captured_once_and_the_users_notify_still_runs(codex, tmp_path, store_path):
@@ -108,15 +125,23 @@ def test_codex_exec_and_its_resume_are_captured_once_and_the_users_notify_still_
         server.script = [[message("En français : la compilation échoue sur arm64.")]]
         agent("resume", "--last", "and in French?")
         conv = stored(4)
-    assert conv["turns"][3]["content"] == "En français : la compilation échoue sur arm64."
+        assert conv["turns"][3]["content"] == "En français : la compilation échoue sur arm64."
+        # a new session finds it through conv mcp, conv connect's [mcp_servers.conv]
+        server.script = [[{"type": "function_call", "id": "fc_9", "call_id": "call_9", "namespace": "mcp__conv",
+                           "name": "search", "arguments": json.dumps({"query": "arm64", "source": "codex"})}],
+                         [message("You asked about arm64 before.")]]
+        agent("what did I ask before?")
+        found = [i.get("output") for i in server.requests[-1]["input"] if i.get("type") == "function_call_output"]
+        assert conv["id"] in json.dumps(found), found
     deadline = time.monotonic() + 10
-    while not (heard.exists() and heard.read_text().count("agent-turn-complete") == 2):
+    while not (heard.exists() and heard.read_text().count("agent-turn-complete") == 3):
         assert time.monotonic() < deadline, "the user's own notify program did not run after each turn"
         time.sleep(0.1)
 
+    sessions = stored(2, conversations=2)  # that session too, captured
     head = git(store_path, "rev-parse", "HEAD")
     shutil.rmtree(agent.home / "sessions")
-    assert len(json.loads(ok("list", "--json").stdout)) == 1 and git(store_path, "rev-parse", "HEAD") == head
+    assert json.loads(ok("list", "--json").stdout) == sessions and git(store_path, "rev-parse", "HEAD") == head
     git(store_path, "fsck", "--strict")
 
     ok("connect", "codex", "--remove", env={"CODEX_HOME": str(agent.home)})

@@ -84,7 +84,7 @@ def test_a_client_that_speaks_badly_gets_errors_never_a_crash(store):
     for arguments, said in [({}, "query is required"), ({"query": "x", "limit": "5"}, "limit must be a whole"),
                             ({"query": "x", "limit": 0}, "limit must be from 1 to 50"),
                             ({"query": "x", "nope": 1}, "unknown argument 'nope'"),
-                            ({"query": "x", "here": "/"}, "/ is in no git work tree"),
+                            ({"query": "x", "here": "nowhere/at/all"}, "here: 'nowhere/at/all' is no folder"),
                             ({"query": "x", "source": "cursor"}, "conv imports from no such tool")]:
         text, failed = called(server, 5, "search", **arguments)
         assert failed and said in text, (arguments, text)

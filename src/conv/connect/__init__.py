@@ -3,10 +3,13 @@ through each agent's own documented extension point (Claude Code's hooks in
 its settings.json, Codex's ``notify`` in its config.toml), so that every
 exchange they have is captured (services/capture.py) with no command typed.
 
-Each agent is a small module with the same three functions: ``settings_file``
-(where its settings are), ``added(text, command)`` and ``removed(text)`` (the
-settings text with conv's entry in or out, everything of the user's kept; a
-``Unparsable`` error when conv cannot read it). This module keeps the record
+Each agent is a small module with the same functions: ``settings_file``
+(where its settings are), ``added(text, capture, server)`` and ``removed(text)``
+(the settings text with conv's entries in or out, everything of the user's
+kept; a ``Unparsable`` error when conv cannot read it), and ``registered``
+and ``unregistered`` for what its own command registers (Claude Code's MCP
+servers, which ``claude mcp add`` keeps apart from its settings). Besides the
+capture, each agent gets ``conv mcp`` as an MCP server: the store to search. This module keeps the record
 of what it changed (``state/connected.json``): the file's bytes before, so
 that ``--remove`` puts them back byte for byte when nothing else changed the
 file since, and which agents the user connected: nothing is captured for one
@@ -19,7 +22,6 @@ import base64
 import hashlib
 import importlib
 import os
-import shlex
 import sys
 from pathlib import Path
 
@@ -44,9 +46,11 @@ class Change:
     done: str
     why: str = ""  # refused: the reason, one line
     events: list = field(default_factory=list)  # what the agent runs conv on
+    also: str = ""  # what else was done (conv mcp registered with the agent's own command), one line
 
     def to_dict(self) -> dict:
-        return {"agent": self.agent, "file": self.file, "done": self.done, "why": self.why, "events": self.events}
+        return {"agent": self.agent, "file": self.file, "done": self.done, "why": self.why, "events": self.events,
+                "also": self.also}
 
 
 @dataclass
@@ -77,20 +81,29 @@ def chosen(name: str) -> list[str]:
 def capture_command(agent: str) -> list[str]:
     """The command line an agent runs: this conv (by its full path, as the
     agent's PATH may differ) capturing from ``agent``, with this CONV_HOME."""
+    where = [f"{k}={v}" for k, v in _home().items()]
+    return [*(["env", *where] if where else []), *_program(), "capture", agent]
+
+
+def server_command() -> dict:
+    """``conv mcp`` as an agent's MCP configuration holds a server: command, args, env (this CONV_HOME)."""
+    program = _program()
+    return {"command": program[0], "args": [*program[1:], "mcp"], "env": _home()}
+
+
+def _program() -> list[str]:
     beside = Path(sys.executable).parent / "conv"
-    program = [str(beside)] if beside.is_file() else [sys.executable, "-m", "conv"]
+    return [str(beside)] if beside.is_file() else [sys.executable, "-m", "conv"]
+
+
+def _home() -> dict:
     home = os.environ.get("CONV_HOME")
-    where = ["env", f"CONV_HOME={os.path.abspath(os.path.expanduser(home))}"] if home else []
-    return [*where, *program, "capture", agent]
+    return {"CONV_HOME": os.path.abspath(os.path.expanduser(home))} if home else {}
 
 
 def is_capture(argv: list[str], agent: str) -> bool:
     """Whether a command line is conv's capture from ``agent`` (an older conv's path or CONV_HOME too)."""
     return any(argv[i:i + 2] == ["capture", agent] for i in range(len(argv)))
-
-
-def shell_line(argv: list[str]) -> str:
-    return shlex.join(argv)
 
 
 def connect(agent: str, project: Path | None = None) -> Change:
@@ -102,7 +115,8 @@ def connect(agent: str, project: Path | None = None) -> Change:
         return Change(agent, "", "refused", str(exc))
     before = _read(file)
     try:
-        after = module.added(before.decode("utf-8") if before is not None else None, capture_command(agent))
+        after = module.added(before.decode("utf-8") if before is not None else None, capture_command(agent),
+                             server_command())
     except (Unparsable, UnicodeDecodeError) as exc:
         return Change(agent, str(file), "refused", _why(exc))
     records = record.records()
@@ -114,7 +128,7 @@ def connect(agent: str, project: Path | None = None) -> Change:
         records[agent][str(file)] = {"before": (mine or {}).get("before", _encoded(before)),
                                      "after": _digest(after.encode())}
         record.save(records)
-    return Change(agent, str(file), done, events=list(module.EVENTS))
+    return Change(agent, str(file), done, events=list(module.EVENTS), also=module.registered(server_command()))
 
 
 def disconnect(agent: str, project: Path | None = None) -> Change:
@@ -148,7 +162,7 @@ def disconnect(agent: str, project: Path | None = None) -> Change:
     if not records.get(agent):
         records.pop(agent, None)
     record.save(records)
-    return Change(agent, str(file), done)
+    return Change(agent, str(file), done, also=module.unregistered() if mine is not None else "")
 
 
 def statuses() -> list[Status]:

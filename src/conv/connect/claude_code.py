@@ -16,6 +16,7 @@ from . import Unparsable, is_capture
 AGENT = "claude-code"
 EVENTS = ("Stop", "SessionEnd", "PreCompact")
 SECONDS = 10  # the most Claude Code waits for conv's hook, which returns at once
+SERVER = "conv"  # the MCP server's name: its tools reach the model as mcp__conv__search…
 
 
 def settings_file(project: Path | None) -> Path:
@@ -27,7 +28,7 @@ def settings_file(project: Path | None) -> Path:
     return Path(os.environ.get("CLAUDE_CONFIG_DIR") or "~/.claude").expanduser() / "settings.json"
 
 
-def added(text: str | None, command: list[str]) -> str:
+def added(text: str | None, command: list[str], server: dict) -> str:
     doc = _parsed(text)
     hooks = doc.setdefault("hooks", {})
     if not isinstance(hooks, dict):
@@ -43,6 +44,41 @@ def added(text: str | None, command: list[str]) -> str:
             continue
         hooks[event] = [g for g in groups if not _ours(g)] + [wanted]
     return _dumped(doc, text)
+
+
+def registered(server: dict) -> str:
+    """``conv mcp`` as a user-wide MCP server, by Claude Code's own command
+    (its MCP servers are kept in ~/.claude.json, beside its state, which only
+    it should write); without ``claude`` on PATH, the command to run."""
+    env = [arg for key, value in server["env"].items() for arg in ("-e", f"{key}={value}")]
+    command = ["mcp", "add", "--scope", "user", SERVER, *env, "--", server["command"], *server["args"]]
+    done = _claude(command)
+    if done is None:
+        return f"conv mcp, its MCP server: claude is not on PATH; run: {shlex.join(['claude', *command])}"
+    if done.returncode == 0 or "already exists" in done.stdout + done.stderr:
+        return "conv mcp is its MCP server (claude mcp add): its tools search, show and list the store"
+    return f"conv mcp, its MCP server: claude mcp add failed: {(done.stderr or done.stdout).strip()[-200:]}"
+
+
+def unregistered() -> str:
+    done = _claude(["mcp", "remove", "--scope", "user", SERVER])
+    if done is None or done.returncode:
+        return f"conv mcp stays its MCP server: run claude mcp remove --scope user {SERVER}"
+    return "conv mcp is no longer its MCP server (claude mcp remove)"
+
+
+def _claude(args: list[str]):
+    """``claude ARGS`` (None when there is no claude), at most 60 s."""
+    import shutil
+    import subprocess
+
+    program = shutil.which("claude")
+    if program is None:
+        return None
+    try:
+        return subprocess.run([program, *args], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return subprocess.CompletedProcess([program, *args], 1, "", str(exc))
 
 
 def removed(text: str) -> str:

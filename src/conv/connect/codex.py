@@ -1,6 +1,7 @@
 """Codex: conv as the ``notify`` program of its config.toml, which Codex runs
 after each turn with one more argument, a JSON object naming the thread
-(``agent-turn-complete``). There is one ``notify``: a program the user had
+(``agent-turn-complete``), and ``conv mcp`` as its MCP server
+``[mcp_servers.conv]``. There is one ``notify``: a program the user had
 there is kept and run by conv's capture after it (``--then PROGRAM ARGS``),
 and put back as it was by ``--remove``. tomlkit keeps the file's comments,
 order and layout."""
@@ -12,6 +13,7 @@ from . import Unparsable, is_capture
 
 AGENT = "codex"
 EVENTS = ("agent-turn-complete",)
+SERVER = "conv"  # [mcp_servers.conv]
 THEN = "--then"  # conv capture codex --then PROGRAM ARGS JSON: the user's own notify, run too
 
 
@@ -21,27 +23,66 @@ def settings_file(project: Path | None) -> Path:
     return Path(os.environ.get("CODEX_HOME") or "~/.codex").expanduser() / "config.toml"
 
 
-def added(text: str | None, command: list[str]) -> str:
+def added(text: str | None, command: list[str], server: dict) -> str:
+    import tomlkit
+
     doc = _parsed(text)
     now = _notify(doc)
     theirs = _theirs(now) if now is not None and is_capture(now, AGENT) else now
     wanted = [*command, *([THEN, *theirs] if theirs else [])]
     if now != wanted:
         doc["notify"] = wanted
+    servers = doc.get("mcp_servers")
+    if servers is None:
+        servers = doc["mcp_servers"] = tomlkit.table(is_super_table=True)
+    elif not hasattr(servers, "get"):
+        raise Unparsable("its mcp_servers is not a table")
+    mine = servers.get(SERVER)
+    entry = {k: v for k, v in server.items() if v}
+    if mine is None or (_ours(mine) and mine.unwrap() != entry):
+        table = tomlkit.table()
+        for key, value in entry.items():
+            table[key] = tomlkit.inline_table() if isinstance(value, dict) else value
+            if isinstance(value, dict):
+                table[key].update(value)
+        servers[SERVER] = table
     return doc.as_string()
+
+
+def registered(server: dict) -> str:
+    return "conv mcp is its MCP server [mcp_servers.conv]: its tools search, show and list the store"
+
+
+def unregistered() -> str:
+    return ""
 
 
 def removed(text: str) -> str:
     doc = _parsed(text)
     now = _notify(doc)
-    if now is None or not is_capture(now, AGENT):
+    servers = doc.get("mcp_servers")
+    server = servers.get(SERVER) if hasattr(servers, "get") else None
+    if (now is None or not is_capture(now, AGENT)) and not (server is not None and _ours(server)):
         return text
-    theirs = _theirs(now)
-    if theirs:
-        doc["notify"] = theirs
-    else:
-        del doc["notify"]
-    return doc.as_string()
+    if now is not None and is_capture(now, AGENT):
+        theirs = _theirs(now)
+        if theirs:
+            doc["notify"] = theirs
+        else:
+            del doc["notify"]
+    if server is not None and _ours(server):
+        del servers[SERVER]
+        if not servers:
+            del doc["mcp_servers"]
+    out = doc.as_string()  # the blank lines conv's tables stood between, closed up
+    out = out.lstrip("\n") if not text.startswith("\n") else out
+    return out.rstrip("\n") + "\n" if out.strip() else ""
+
+
+def _ours(server) -> bool:
+    """An [mcp_servers.conv] that runs conv mcp (an older conv's path too)."""
+    args = server.get("args") if hasattr(server, "get") else None
+    return isinstance(args, list) and bool(args) and args[-1] == "mcp" and "conv" in str(server.get("command"))
 
 
 def user_program(argv: list[str]) -> list[str]:

@@ -18,17 +18,19 @@ LIST_MOST, SEARCH_MOST = 100, 50  # results at most
 
 def filters(here: str | None = None, source: str | None = None, since: str | None = None, model: str | None = None,
             tag: str | None = None) -> Filters:
-    """The filters ``conv search`` takes, from an agent's arguments (``here``: a folder of the project meant)."""
+    """The filters ``conv search`` takes, from an agent's arguments (``here``:
+    a folder of the project meant: its git work tree, or the folder itself
+    when it is in none, as an agent's sessions are kept by the folder they ran in)."""
+    import os
+
     from ..errors import UsageError
     from ..home import project
 
-    top = None
-    if here is not None:
-        top = project.root(here)
-        if top is None:
-            raise UsageError(f"{here} is in no git work tree", "give a folder of a git project, or leave out here")
     found = browse.filters_from(tag=tag, since_text=since, source=source, model=model)
-    found.here = top
+    if here is not None:
+        if not os.path.isabs(here) or not os.path.isdir(here):
+            raise UsageError(f"here: {here!r} is no folder", "give the project's folder as an absolute path")
+        found.here = project.root(here) or os.path.realpath(here)
     return found
 
 

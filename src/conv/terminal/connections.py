@@ -31,5 +31,7 @@ def changed(done) -> None:
         else:
             plain(f"{change.agent}: {WHAT[change.done].format(file=change.file)}"
                   + (f" (runs on {', '.join(change.events)})" if change.events and change.done != "already" else ""))
+            if change.also:
+                plain(f"{change.agent}: {change.also}")
     if not done.removing and not done.import_auto and any(c.done != "refused" for c in done.changes):
         notice(CATCH_UP)
