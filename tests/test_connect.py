@@ -6,7 +6,7 @@ import json
 import os
 
 import pytest
-from conftest import fails, git, ok
+from conftest import fails, git, ok, run_conv
 
 
 @pytest.fixture
@@ -53,7 +53,7 @@ def test_claude_codes_hooks_join_the_users_and_leave_them_as_they_were(claude):
     assert claude.read_bytes() == written
     state = json.loads(ok("connect", "--json").stdout)
     assert state["agents"][0] == {"agent": "claude-code", "file": str(claude), "present": True,
-                                  "connected": [str(claude)]}
+                                  "connected": [str(claude)], "problems": []}
 
     ok("connect", "claude-code", "--remove")
     assert claude.read_text() == text
@@ -117,6 +117,10 @@ def test_a_projects_own_settings_are_the_local_ones_kept_out_of_git(tmp_path, mo
     monkeypatch.chdir(project / "src")
     ok("connect", "claude-code", "--project")
     assert "capture claude-code" in (project / ".claude" / "settings.local.json").read_text()
+    assert git(project, "status", "--porcelain") == ""  # it names this machine's conv: kept out of git, locally
+    ok("connect", "claude-code", "--project", "--remove")
+    assert not (project / ".claude").exists()  # the folder conv made, gone with it
+    assert "/.claude/settings.local.json" not in (project / ".git" / "info" / "exclude").read_text()
     monkeypatch.chdir(tmp_path)
     assert "no git work tree" in fails("connect", "claude-code", "--project", code=2)
 
@@ -174,3 +178,58 @@ def test_codex_has_no_project_settings_to_connect(codex, tmp_path, monkeypatch):
 def test_an_unknown_agent_is_named(claude):
     said = fails("connect", "cursor", code=2)
     assert "conv connects no agent called 'cursor'" in said and "claude-code, codex, all" in said
+
+
+def test_a_users_own_hook_that_runs_conv_is_theirs(claude):
+    theirs = {"hooks": {"Stop": [{"hooks": [{"type": "command",
+                                             "command": "echo before; conv capture claude-code # my wrapper"}]},
+                                 {"hooks": [{"type": "command",
+                                             "command": "/opt/other/conv capture claude-code --debug"}]}]}}
+    claude.write_text(json.dumps(theirs, indent=2) + "\n")
+    ok("connect", "claude-code")
+    assert hooks_of(claude)["Stop"][:2] == theirs["hooks"]["Stop"] and len(hooks_of(claude)["Stop"]) == 3
+    claude.write_text(claude.read_text().replace("{", "{ ", 1))  # changed since: only conv's own entry goes
+    ok("connect", "claude-code", "--remove")
+    assert json.loads(claude.read_text()) == theirs
+
+
+def test_what_is_connected_is_read_from_the_settings_not_remembered(claude, tmp_path):
+    ok("connect", "claude-code")
+    claude.write_text("{}\n")  # a dotfiles manager put its own copy back
+    state = json.loads(ok("connect", "--json").stdout)["agents"][0]
+    assert state["connected"] == [] and state["problems"] == [
+        f"{claude}: conv's hook was taken out (conv connect claude-code puts it back)"]
+    assert "conv's hook was taken out" in ok("connect").stderr.decode()
+
+
+def test_connecting_for_another_store_says_whose_hook_it_was(claude, tmp_path):
+    first = os.environ["CONV_HOME"]
+    ok("connect", "claude-code")
+    said = ok("connect", "claude-code", env={"CONV_HOME": str(tmp_path / "other")}).stdout.decode()
+    assert f"conv's hook updated in {claude} (it captured into {first} before)" in said
+    problems = json.loads(ok("connect", "--json").stdout)["agents"][0]["problems"]
+    assert problems == [f"{claude}: its hook captures into {tmp_path / 'other'}"]
+
+
+def test_a_settings_folder_conv_cannot_write_is_one_line_and_the_others_go_on(tmp_path, codex, monkeypatch):
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where Claude Code's folder would be")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(blocked))
+    done = run_conv("connect", "all")
+    assert done.returncode == 1
+    said = done.stderr.decode()
+    assert f"conv: error: claude-code: {blocked}/settings.json left as it is: cannot read {blocked}/settings.json:" \
+        in said or f"cannot write {blocked}/settings.json: Not a directory" in said, said
+    assert "codex: connected" in done.stdout.decode() and ".tmp" not in said and "CONV_HOME" not in said
+
+
+def test_line_endings_and_an_empty_notify_are_kept(claude, codex):
+    text = '{\r\n  "model": "opus"\r\n}\r\n'
+    claude.write_text(text, newline="")
+    ok("connect", "claude-code")
+    assert "\r\n" in claude.read_bytes().decode() and "\n" not in claude.read_bytes().decode().replace("\r\n", "")
+    codex.write_bytes(b'model = "o3"\r\nnotify = []\r\n')
+    ok("connect", "codex")
+    assert b"\n" not in codex.read_bytes().replace(b"\r\n", b"")
+    ok("connect", "all", "--remove")
+    assert claude.read_bytes() == text.encode() and codex.read_bytes() == b'model = "o3"\r\nnotify = []\r\n'

@@ -6,11 +6,12 @@ exchange they have is captured (services/capture.py) with no command typed.
 Each agent is a small module with the same functions: ``settings_file``
 (where its settings are), ``added(text, capture, server)`` and ``removed(text)``
 (the settings text with conv's entries in or out, everything of the user's
-kept; a ``Unparsable`` error when conv cannot read it), and ``registered``
+kept; a ``Unparsable`` error when conv cannot read it), ``captures(text)``
+(the conv capture lines it holds: commands.py knows them), and ``registered``
 and ``unregistered`` for what its own command registers (Claude Code's MCP
 servers, which ``claude mcp add`` keeps apart from its settings). Besides the
-capture, each agent gets ``conv mcp`` as an MCP server: the store to search. This module keeps the record
-of what it changed (``state/connected.json``): the file's bytes before, so
+capture, each agent gets ``conv mcp`` as an MCP server: the store to search.
+This module keeps the record of what it changed (``state/connected.json``): the file's bytes before, so
 that ``--remove`` puts them back byte for byte when nothing else changed the
 file since, and which agents the user connected: nothing is captured for one
 they did not (a teammate's project settings naming conv do not suffice);
@@ -18,19 +19,18 @@ home/connected.py keeps it."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import importlib
-import os
-import sys
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import ConvError, UsageError
 from ..home import connected as record
 from ..records import dataclass, field
+from . import files
+from .commands import capture_command, capture_parts, server_command, this_store
 
 AGENTS = {"claude-code": "conv.connect.claude_code", "codex": "conv.connect.codex"}
 ALL = "all"
+AGAIN = "Change it by hand, or fix it and connect again"
 
 
 class Unparsable(Exception):
@@ -44,13 +44,14 @@ class Change:
     agent: str
     file: str
     done: str
-    why: str = ""  # refused: the reason, one line
+    why: str = ""  # refused: the reason; updated: whose hook it was before
+    hint: str = ""  # refused: what to do
     events: list = field(default_factory=list)  # what the agent runs conv on
     also: str = ""  # what else was done (conv mcp registered with the agent's own command), one line
 
     def to_dict(self) -> dict:
-        return {"agent": self.agent, "file": self.file, "done": self.done, "why": self.why, "events": self.events,
-                "also": self.also}
+        return {"agent": self.agent, "file": self.file, "done": self.done, "why": self.why, "hint": self.hint,
+                "events": self.events, "also": self.also}
 
 
 @dataclass
@@ -58,10 +59,12 @@ class Status:
     agent: str
     file: str  # its user-wide settings
     present: bool  # the agent's folder is on this machine
-    connected: list  # the settings files holding conv's entry, as conv recorded them
+    connected: list  # the settings files holding conv's entry for this store
+    problems: list = field(default_factory=list)  # one line each: a hook gone, another store's, a file unreadable
 
     def to_dict(self) -> dict:
-        return {"agent": self.agent, "file": self.file, "present": self.present, "connected": self.connected}
+        return {"agent": self.agent, "file": self.file, "present": self.present, "connected": self.connected,
+                "problems": self.problems}
 
 
 def agent_module(name: str):
@@ -78,148 +81,116 @@ def chosen(name: str) -> list[str]:
     return [name]
 
 
-def capture_command(agent: str) -> list[str]:
-    """The command line an agent runs: this conv (by its full path, as the
-    agent's PATH may differ) capturing from ``agent``, with this CONV_HOME."""
-    where = [f"{k}={v}" for k, v in _home().items()]
-    return [*(["env", *where] if where else []), *_program(), "capture", agent]
-
-
-def server_command() -> dict:
-    """``conv mcp`` as an agent's MCP configuration holds a server: command, args, env (this CONV_HOME)."""
-    program = _program()
-    return {"command": program[0], "args": [*program[1:], "mcp"], "env": _home()}
-
-
-def _program() -> list[str]:
-    beside = Path(sys.executable).parent / "conv"
-    return [str(beside)] if beside.is_file() else [sys.executable, "-m", "conv"]
-
-
-def _home() -> dict:
-    home = os.environ.get("CONV_HOME")
-    return {"CONV_HOME": os.path.abspath(os.path.expanduser(home))} if home else {}
-
-
-def is_capture(argv: list[str], agent: str) -> bool:
-    """Whether a command line is conv's capture from ``agent`` (an older conv's path or CONV_HOME too)."""
-    return any(argv[i:i + 2] == ["capture", agent] for i in range(len(argv)))
-
-
 def connect(agent: str, project: Path | None = None) -> Change:
     """conv's entry into ``agent``'s settings (user-wide, or ``project``'s own), kept by the user's."""
     module = agent_module(agent)
     try:
         file = module.settings_file(project)
     except Unparsable as exc:
-        return Change(agent, "", "refused", str(exc))
-    before = _read(file)
+        return Change(agent, "", "refused", str(exc), "connect it user-wide: leave out --project")
     try:
-        after = module.added(before.decode("utf-8") if before is not None else None, capture_command(agent),
-                             server_command())
+        before = files.read(file)
+        text = before.decode("utf-8") if before is not None else None
+        others = [store for line in module.captures(text) if (store := capture_parts(line, agent)[0]) != this_store()]
+        after = files.same_endings(module.added(text, capture_command(agent), server_command()), text).encode()
+        records = record.records()
+        mine = records.setdefault(agent, {}).get(str(file))
+        done = "already" if after == before else ("updated" if mine or others else "added")
+        made = files.write(file, after) if done != "already" else []
     except (Unparsable, UnicodeDecodeError) as exc:
-        return Change(agent, str(file), "refused", _why(exc))
-    records = record.records()
-    mine = records.setdefault(agent, {}).get(str(file))
-    done = "already" if after.encode() == before else ("updated" if mine else "added")
-    if done != "already":
-        _write(file, after.encode())
-    if mine is None or done != "already" or mine.get("after") != _digest(after.encode()):
-        records[agent][str(file)] = {"before": (mine or {}).get("before", _encoded(before)),
-                                     "after": _digest(after.encode())}
+        return Change(agent, str(file), "refused", _why(exc), AGAIN)
+    except ConvError as exc:
+        return Change(agent, str(file), "refused", exc.message, exc.hint)
+    if mine is None or done != "already":
+        records[agent][str(file)] = {"before": (mine or {}).get("before", files.encoded(before)),
+                                     "after": files.digest(after), "made": (mine or {}).get("made", made)}
         record.save(records)
-    return Change(agent, str(file), done, events=list(module.EVENTS), also=module.registered(server_command()))
+    if project is not None:
+        _kept_out_of_git(project, file, True)
+    return Change(agent, str(file), done, f"it captured into {', '.join(others)} before" if others else "",
+                  events=list(module.EVENTS), also=module.registered(server_command()))
 
 
 def disconnect(agent: str, project: Path | None = None) -> Change:
     """conv's entry out of ``agent``'s settings: the file as it was before
-    ``connect`` when nothing changed it since, else only conv's entry removed."""
+    ``connect`` when nothing changed it since, else only conv's entries removed."""
     module = agent_module(agent)
     try:
         file = module.settings_file(project)
     except Unparsable as exc:
-        return Change(agent, "", "refused", str(exc))
+        return Change(agent, "", "refused", str(exc), "it was never connected for a project")
     records = record.records()
-    mine = records.get(agent, {}).pop(str(file), None)
-    now = _read(file)
-    if mine is not None and now is not None and _digest(now) == mine.get("after"):
-        before = _decoded(mine.get("before"))
-        if before is None:
-            _real(file).unlink()
+    mine = records.get(agent, {}).get(str(file))
+    try:
+        now = files.read(file)
+        if mine is not None and now is not None and files.digest(now) == mine.get("after"):
+            before = files.decoded(mine.get("before"))
+            files.remove(file, mine.get("made") or []) if before is None else files.write(file, before)
+            done = "removed"
+        elif now is None:
+            done = "absent"
         else:
-            _write(file, before)
-        done = "removed"
-    elif now is None:
-        done = "absent"
-    else:
-        try:
-            after = module.removed(now.decode("utf-8"))
-        except (Unparsable, UnicodeDecodeError) as exc:
-            return Change(agent, str(file), "refused", _why(exc))
-        done = "absent" if after.encode() == now else "removed"
-        if done == "removed":
-            _write(file, after.encode())
+            after = files.same_endings(module.removed(now.decode("utf-8")), now.decode("utf-8")).encode()
+            done = "absent" if after == now else "removed"
+            if done == "removed":
+                files.write(file, after)
+    except (Unparsable, UnicodeDecodeError) as exc:
+        return Change(agent, str(file), "refused", _why(exc), AGAIN)
+    except ConvError as exc:
+        return Change(agent, str(file), "refused", exc.message, exc.hint)
+    records.get(agent, {}).pop(str(file), None)
     if not records.get(agent):
         records.pop(agent, None)
     record.save(records)
+    if project is not None:
+        _kept_out_of_git(project, file, False)
     return Change(agent, str(file), done, also=module.unregistered() if mine is not None else "")
 
 
 def statuses() -> list[Status]:
+    """Each agent as its settings files say, not as conv remembers: a hook
+    taken out, or repointed to another store, is said."""
     records = record.records()
     out = []
     for agent in AGENTS:
         module = agent_module(agent)
         file = module.settings_file(None)
-        out.append(Status(agent, str(file), file.parent.is_dir(), sorted(records.get(agent, {}))))
+        held, problems = [], []
+        for recorded in sorted({*records.get(agent, {}), str(file)}):
+            try:
+                data = files.read(Path(recorded))
+                lines = module.captures(data.decode("utf-8") if data is not None else None)
+            except (Unparsable, UnicodeDecodeError, ConvError) as exc:
+                problems.append(f"{recorded}: conv cannot read it ({_why(exc)})")
+                continue
+            stores = {capture_parts(line, agent)[0] for line in lines}
+            if this_store() in stores:
+                held.append(recorded)
+            elif stores:
+                problems.append(f"{recorded}: its hook captures into {', '.join(sorted(stores))}")
+            elif recorded in records.get(agent, {}):
+                problems.append(f"{recorded}: conv's hook was taken out (conv connect {agent} puts it back)")
+        out.append(Status(agent, str(file), file.parent.is_dir(), held, problems))
     return out
 
 
 def _why(exc: Exception) -> str:
-    return str(exc) if isinstance(exc, Unparsable) else "it is not UTF-8"
+    if isinstance(exc, UnicodeDecodeError):
+        return "it is not UTF-8"
+    return exc.message if isinstance(exc, ConvError) else str(exc)
 
 
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _encoded(data: bytes | None) -> str | None:
-    return None if data is None else base64.b64encode(data).decode()
-
-
-def _decoded(text) -> bytes | None:
-    return base64.b64decode(text) if isinstance(text, str) else None
-
-
-def _real(file: Path) -> Path:
-    """The file a settings path names, through links (a dotfiles manager's): it is changed, the link kept."""
-    return Path(os.path.realpath(file))
-
-
-def _read(file: Path) -> bytes | None:
+def _kept_out_of_git(project: Path, file: Path, keep_out: bool) -> None:
+    """A project's settings file that names this machine's conv, in the
+    project's own .git/info/exclude (never in a file the project shares)."""
+    exclude = project / ".git" / "info" / "exclude"
     try:
-        return _real(file).read_bytes()
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError:
-        raise UsageError(f"{file} is a folder, not a settings file", "Move it away, then connect again") from None
-
-
-def _write(file: Path, data: bytes) -> None:
-    """``data`` into the settings file whole (beside, then renamed over), its permissions kept."""
-    real = _real(file)
-    real.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = real.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = 0o600
-    tmp = real.with_name(f".{real.name}.conv-{os.getpid()}.tmp")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-        with open(fd, "wb") as out:
-            out.write(data)
-        os.chmod(tmp, mode)
-        os.replace(tmp, real)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+        line = "/" + str(file.relative_to(project))
+        lines = exclude.read_text().splitlines() if exclude.exists() else []
+        if keep_out and line not in lines:
+            exclude.parent.mkdir(parents=True, exist_ok=True)
+            exclude.write_text("\n".join([*lines, line]) + "\n")
+        elif not keep_out and line in lines:
+            exclude.write_text("".join(f"{kept}\n" for kept in lines if kept != line))
+    except (OSError, ValueError):
+        pass  # a worktree's .git file, an unreadable exclude: git status shows the file; nothing else is wrong

@@ -11,7 +11,8 @@ import re
 import shlex
 from pathlib import Path
 
-from . import Unparsable, is_capture
+from . import Unparsable
+from .commands import capture_parts
 
 AGENT = "claude-code"
 EVENTS = ("Stop", "SessionEnd", "PreCompact")
@@ -103,19 +104,34 @@ def removed(text: str) -> str:
     return _dumped(doc, text)
 
 
+def captures(text: str | None) -> list[list[str]]:
+    """The conv capture lines of the hooks in ``text`` (each once)."""
+    hooks = _parsed(text).get("hooks")
+    found = []
+    for event in EVENTS:
+        groups = hooks.get(event) if isinstance(hooks, dict) else None
+        for group in groups if isinstance(groups, list) else []:
+            if _ours(group) and (line := _capture_line(group["hooks"][0]["command"])) not in found:
+                found.append(line)
+    return found
+
+
 def _ours(group) -> bool:
-    """A matcher group holding only conv's capture (an older conv's path too)."""
-    if not isinstance(group, dict) or not isinstance(group.get("hooks"), list) or not group["hooks"]:
+    """A matcher group holding only one hook, conv's capture (an older conv's path or another store's too)."""
+    if not isinstance(group, dict) or not isinstance(group.get("hooks"), list) or len(group["hooks"]) != 1:
         return False
-    return all(isinstance(h, dict) and isinstance(h.get("command"), str) and _is_capture_line(h["command"])
-               for h in group["hooks"])
+    hook = group["hooks"][0]
+    return isinstance(hook, dict) and isinstance(hook.get("command"), str) and _capture_line(hook["command"]) != []
 
 
-def _is_capture_line(command: str) -> bool:
+def _capture_line(command: str) -> list[str]:
+    """The command as words when it is exactly conv's capture; [] otherwise."""
     try:
-        return is_capture(shlex.split(command), AGENT)
+        words = shlex.split(command)
     except ValueError:
-        return False
+        return []
+    parts = capture_parts(words, AGENT)
+    return words if parts is not None and parts[1] == [] else []
 
 
 def _parsed(text: str | None) -> dict:

@@ -9,7 +9,8 @@ order and layout."""
 import os
 from pathlib import Path
 
-from . import Unparsable, is_capture
+from . import Unparsable
+from .commands import capture_parts
 
 AGENT = "codex"
 EVENTS = ("agent-turn-complete",)
@@ -28,7 +29,7 @@ def added(text: str | None, command: list[str], server: dict) -> str:
 
     doc = _parsed(text)
     now = _notify(doc)
-    theirs = _theirs(now) if now is not None and is_capture(now, AGENT) else now
+    theirs = _theirs(now) if now is not None and _is_capture(now) else now
     wanted = [*command, *([THEN, *theirs] if theirs else [])]
     if now != wanted:
         doc["notify"] = wanted
@@ -62,9 +63,9 @@ def removed(text: str) -> str:
     now = _notify(doc)
     servers = doc.get("mcp_servers")
     server = servers.get(SERVER) if hasattr(servers, "get") else None
-    if (now is None or not is_capture(now, AGENT)) and not (server is not None and _ours(server)):
+    if (now is None or not _is_capture(now)) and not (server is not None and _ours(server)):
         return text
-    if now is not None and is_capture(now, AGENT):
+    if now is not None and _is_capture(now):
         theirs = _theirs(now)
         if theirs:
             doc["notify"] = theirs
@@ -85,14 +86,23 @@ def _ours(server) -> bool:
     return isinstance(args, list) and bool(args) and args[-1] == "mcp" and "conv" in str(server.get("command"))
 
 
+def captures(text: str | None) -> list[list[str]]:
+    now = _notify(_parsed(text))
+    return [now] if now is not None and _is_capture(now) else []
+
+
+def _is_capture(argv: list[str]) -> bool:
+    parts = capture_parts(argv, AGENT)
+    return parts is not None and (parts[1] == [] or parts[1][0] == THEN)
+
+
 def user_program(argv: list[str]) -> list[str]:
     """Of the arguments after ``conv capture codex``: the user's own notify program, if one was kept."""
     return argv[argv.index(THEN) + 1:] if THEN in argv else []
 
 
 def _theirs(ours: list[str]) -> list[str]:
-    at = next(i for i in range(len(ours)) if ours[i:i + 2] == ["capture", AGENT])
-    return user_program(ours[at + 2:])
+    return user_program(capture_parts(ours, AGENT)[1])
 
 
 def _parsed(text: str | None):
@@ -111,6 +121,8 @@ def _notify(doc) -> list[str] | None:
     if "notify" not in doc:
         return None
     value = doc["notify"].unwrap() if hasattr(doc["notify"], "unwrap") else doc["notify"]
-    if not (isinstance(value, list) and value and all(isinstance(v, str) for v in value)):
+    if value == []:
+        return None  # no program
+    if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
         raise Unparsable("its notify is not a list of strings (a program and its arguments)")
     return value

@@ -1,0 +1,81 @@
+"""An agent's settings file as conv reads and writes it: through links (a
+dotfiles manager's: the file changes, the link stays), whole or not at all,
+its permissions and line endings kept; its bytes before conv kept in the
+record (base64), to be put back by ``--remove``."""
+
+import base64
+import hashlib
+import os
+from pathlib import Path
+
+from ..errors import ConvError
+
+
+def real(file: Path) -> Path:
+    return Path(os.path.realpath(file))
+
+
+def read(file: Path) -> bytes | None:
+    try:
+        return real(file).read_bytes()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise ConvError(f"{file} is a folder, not a settings file", "Move it away, then connect again") from None
+    except OSError as exc:
+        raise ConvError(f"cannot read {file}: {exc.strerror or exc}", "Check its permissions") from None
+
+
+def write(file: Path, data: bytes) -> list[str]:
+    """``data`` into the settings file whole (beside, then renamed over); the folders it made, to be removed again."""
+    target = real(file)
+    made = [str(p) for p in reversed([target.parent, *target.parent.parents]) if not p.exists()]
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            mode = target.stat().st_mode & 0o7777
+        except FileNotFoundError:
+            mode = 0o600
+        tmp = target.with_name(f".{target.name}.conv-{os.getpid()}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+            with open(fd, "wb") as out:
+                out.write(data)
+            os.chmod(tmp, mode)
+            os.replace(tmp, target)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise ConvError(f"cannot write {file}: {exc.strerror or exc}",
+                        "Make its folder writable, then connect again") from None
+    return made
+
+
+def remove(file: Path, made: list[str]) -> None:
+    """The settings file conv made, gone, and the folders it made for it, where they are empty."""
+    try:
+        real(file).unlink()
+        for folder in reversed(made):
+            os.rmdir(folder)
+    except OSError:
+        pass  # a folder that holds something else now stays
+
+
+def same_endings(text: str, like: str | None) -> str:
+    """``text`` with the line endings of ``like`` (a file written with CRLF stays CRLF)."""
+    if like is None or "\r\n" not in like:
+        return text
+    return text.replace("\r\n", "\n").replace("\n", "\r\n")
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def encoded(data: bytes | None) -> str | None:
+    return None if data is None else base64.b64encode(data).decode()
+
+
+def decoded(text) -> bytes | None:
+    return base64.b64decode(text) if isinstance(text, str) else None
