@@ -6,13 +6,14 @@ what no hook reached."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from conftest import conv_env, ok
+from conftest import conv_env, ok, run_conv
 
 sys.path.insert(0, str(Path(__file__).parent / "bench"))
 from bench_import_claude_code import sessions  # noqa: E402
@@ -106,7 +107,6 @@ def test_nothing_is_captured_for_an_agent_not_connected(claude):
 
 
 def test_a_session_holding_a_key_is_kept_out_and_said_once(claude):
-    ok("hooks", "install")
     records = claude[0].read_text().splitlines()
     first = json.loads(records[1])
     first["message"]["content"] = f"my key is {KEY}, why does it fail?"
@@ -152,3 +152,26 @@ def test_import_auto_catches_up_on_what_no_hook_reached(claude, tmp_path, monkey
     ok("list")
     until(lambda: len(listed()) == 4)
     assert json.loads(ok("list", "--source", "claude-code", "--json").stdout)[0]["source"] == "claude-code"
+
+
+def test_a_capture_that_failed_is_said_with_the_import_to_run_and_tried_again(claude, store_path):
+    store_path.parent.mkdir(parents=True, exist_ok=True)
+    store_path.write_text("not a store")  # the store cannot be opened: every write fails
+    hook("claude-code", stdin=handed(claude[0]))
+    until(lambda: queue_empty() and to_say().exists())
+    said = run_conv("list").stderr.decode()  # (the listing fails too: the store is broken)
+    assert f"capturing the claude-code session {claude[0]} failed" in said
+    assert f"conv import --from claude-code {claude[0]} takes it in" in said
+    store_path.unlink()
+    hook("claude-code", stdin=handed(claude[1]))  # the next capture tries the failed one again
+    until(lambda: len(listed()) == 2)
+
+
+def test_a_state_folder_conv_cannot_write_still_gets_the_failure_said(claude, tmp_path):
+    capture = Path(os.environ["CONV_HOME"]) / "state" / "capture"  # (root writes anywhere: a file blocks it)
+    shutil.rmtree(capture, ignore_errors=True)
+    capture.write_text("a file where the capture's folder would be")
+    assert hook("claude-code", stdin=handed(claude[0])) .returncode == 0
+    said = run_conv("list").stderr.decode()
+    assert "capturing a claude-code session failed: " in said and "takes it in" in said
+    assert "capturing a claude-code session failed" not in run_conv("list").stderr.decode()

@@ -287,6 +287,14 @@ def test_llm_reads_what_llm_writes(llm_bins, llm_home):
     assert [conversation_id(c) for c in again] == [conversation_id(c) for c in found]
 
 
+def test_llm_is_found_where_llm_keeps_it(llm_bins, llm_home):
+    """No path: llm's own place (LLM_USER_PATH, as ``llm logs path`` says), for conv import and import.auto."""
+    llm(llm_bins["new"], llm_home, "-m", "fake", "where am I kept?")
+    done = json.loads(ok("import", "--from", "llm", "--json", env={"LLM_USER_PATH": str(llm_home)}).stdout)
+    assert done["added"] == 1
+    assert json.loads(ok("list", "--source", "llm", "--json").stdout)[0]["title"] == "where am I kept?"
+
+
 def test_llm_fork_made_with_llms_own_api(llm_bins, llm_home):
     """llm 0.36 has no fork command; LogStore.fork is its API for one."""
     new = llm_bins["new"]

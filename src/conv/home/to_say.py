@@ -1,6 +1,9 @@
 """What work done in the background (an agent's capture, the catch-up) has
 to say to a person: kept in the state folder, said once by the next conv
-command a person runs, and a small log of what the background did."""
+command a person runs, and a small log of what the background did. When the
+state folder cannot be written (a read-only home, a full disk), what is to be
+said goes to a folder of this user's in the system's temporary folder, so
+that the failure is said all the same."""
 
 import json
 import os
@@ -16,20 +19,54 @@ def folder():
     return paths.state_dir() / "capture"
 
 
+def _aside(made: bool = True):
+    """This user's folder in the system's temporary one, for this state folder (made private, never a link)."""
+    import hashlib
+    import stat
+    import tempfile
+    from pathlib import Path
+
+    key = hashlib.sha256(str(folder()).encode()).hexdigest()[:12]
+    place = Path(tempfile.gettempdir()) / f"conv-{os.getuid()}-{key}"
+    if not made:
+        return place
+    try:
+        place.mkdir(mode=0o700)
+    except FileExistsError:
+        found = os.lstat(place)
+        if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid():
+            raise OSError(f"{place} is not this user's folder") from None
+    return place
+
+
 def keep_to_say(line: str, hint: str) -> None:
-    """A line for the next conv command a person runs (a full disk may lose it: nothing else is lost)."""
+    """A line for the next conv command a person runs."""
+    entry = json.dumps([line, hint]) + "\n"
     try:
         folder().mkdir(parents=True, exist_ok=True)
         with open(folder() / "to-say", "a") as out:
-            out.write(json.dumps([line, hint]) + "\n")
+            out.write(entry)
     except OSError:
-        pass
+        try:
+            with open(_aside() / "to-say", "a") as out:
+                out.write(entry)
+        except OSError:
+            pass  # nowhere at all to write: the log below fails too; the agent is not disturbed
     log(line)
 
 
 def tell(notice) -> None:
-    """Say, once each, what was kept to be said (one stat when there is nothing)."""
-    to_say = folder() / "to-say"
+    """Say, once each, what was kept to be said (two stats when there is nothing)."""
+    _tell(folder(), notice)
+    if os.path.exists(_aside(made=False) / "to-say"):
+        try:
+            _tell(_aside(), notice)
+        except OSError:
+            pass
+
+
+def _tell(place, notice) -> None:
+    to_say = place / "to-say"
     if not os.path.exists(to_say):
         return
     try:
@@ -39,7 +76,7 @@ def tell(notice) -> None:
         taken.unlink()
     except OSError:
         return
-    told_file = folder() / "told"
+    told_file = place / "told"
     try:
         told = set(told_file.read_text().splitlines())
     except OSError:

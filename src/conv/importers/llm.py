@@ -67,6 +67,19 @@ class Llm(Reader):
     per_session = False
     record = Tagged("table", _ROWS)
 
+    def default_path(self) -> Path:
+        """logs.db in llm's folder, found as llm finds it (``llm logs path``):
+        LLM_USER_PATH, else click's app folder for io.datasette.llm."""
+        import os
+        import sys
+
+        if os.environ.get("LLM_USER_PATH"):
+            return Path(os.environ["LLM_USER_PATH"]).expanduser() / "logs.db"
+        if sys.platform == "darwin":
+            return Path("~/Library/Application Support/io.datasette.llm/logs.db").expanduser()
+        config = os.environ.get("XDG_CONFIG_HOME") or "~/.config"
+        return Path(config).expanduser() / "io.datasette.llm" / "logs.db"
+
     def files(self, path: Path) -> list[Path]:
         if not path.is_file():
             raise UsageError(f"no llm log database at {path}", HINT)

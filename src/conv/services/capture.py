@@ -14,13 +14,16 @@ runs (``tell``)."""
 
 import json
 import os
+import shlex
 import time
 
 from ..home.to_say import folder as _dir
 from ..home.to_say import keep_to_say, log, tell
 
+TRIES = 5  # a session that failed is tried again by the next workers, this many times in all
 QUEUE_MOST = 1_000  # jobs waiting: past this, a hook adds none (the worker is stuck; the catch-up still finds them)
 STDIN_MOST = 1_000_000  # bytes of a hook's JSON read
+HALF_WRITTEN = "(half-written?)"  # what the readers say of a last line that is no JSON yet
 
 
 # -- the hook's side: fast, silent, never failing ---------------------------------
@@ -28,6 +31,7 @@ STDIN_MOST = 1_000_000  # bytes of a hook's JSON read
 def hand_over(source: str, handed: dict) -> None:
     """Queue ``handed`` (what the agent said of the session that changed) for
     the worker, and start it. Never raises: a failure is kept to be said."""
+    job = None
     try:
         from ..home.connected import connected
 
@@ -45,7 +49,10 @@ def hand_over(source: str, handed: dict) -> None:
         os.replace(queue / f".{name}", queue / f"{name}.json")  # whole or not there
         start_worker([])
     except Exception as exc:  # noqa: BLE001 - the agent must never see conv fail
-        keep_to_say(f"capturing a {source} session failed: {exc}", "run conv import --from " + source)
+        file = (job or {}).get("file")
+        keep_to_say(f"capturing a {source} session failed: {getattr(exc, 'strerror', None) or exc}"
+                    + (f" ({getattr(exc, 'filename', None)})" if getattr(exc, "filename", None) else ""),
+                    f"conv import --from {source}" + (f" {shlex.quote(file)}" if file else "") + " takes it in")
 
 
 def run_their_notify(args: list[str], handed: str) -> None:
@@ -67,12 +74,14 @@ def run_their_notify(args: list[str], handed: str) -> None:
 
 
 def _job(source: str, handed: dict) -> dict | None:
-    """The job for what the agent handed over; None when it names no session."""
+    """The job for what the agent handed over; None when it names no session (said, for Claude Code's)."""
     if source == "claude-code":
         path = handed.get("transcript_path")
-        if not isinstance(path, str) or not path.endswith(".jsonl") or "\0" in path:
-            return None
-        return {"source": source, "file": os.path.abspath(path)}
+        if isinstance(path, str) and path.endswith(".jsonl") and "\0" not in path:
+            return {"source": source, "file": os.path.abspath(path)}
+        keep_to_say(f"Claude Code handed over no session file ({str(path)[:200]!r}): nothing captured",
+                    "conv import --from claude-code takes in its sessions folder")
+        return None
     thread = handed.get("thread-id")
     if handed.get("type") != "agent-turn-complete" or not isinstance(thread, str) or not _token(thread):
         return None
@@ -109,6 +118,7 @@ def work(ws, catch_up: bool = False) -> None:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 return
+            _retry_failed()
             _drain(ws)
             if catch_up:
                 from .catch_up import catch_up as catching_up
@@ -128,28 +138,56 @@ def _queued() -> list:
 
 def _drain(ws) -> None:
     while jobs := _queued():
-        sessions: dict[tuple, list] = {}
+        sessions: dict = {}
         for job_file in jobs:
             try:
                 job = json.loads(job_file.read_text())
                 key = (job["source"], job.get("file") or job.get("thread"), job.get("home"))
+                tries = max(int(job.get("tries", 0)), 0)
             except (OSError, ValueError, KeyError, TypeError):
-                key = None
-            sessions.setdefault(key, []).append(job_file)
-        for key, files in sessions.items():
-            if key is not None:
-                _capture(ws, *key)
+                key, tries = None, 0
+            found = sessions.setdefault(key, [[], 0])
+            found[0].append(job_file)
+            found[1] = max(found[1], tries)
+        for key, (files, tries) in sessions.items():
+            if key is not None and not _capture(ws, *key) and tries + 1 < TRIES:
+                _keep_failed(key, tries + 1)
             for job_file in files:
                 job_file.unlink(missing_ok=True)
 
 
-def _capture(ws, source: str, session: str, home: str | None) -> None:
+def _capture(ws, source: str, session: str, home: str | None) -> bool:
     file = session if source == "claude-code" else _rollout(home, session)
     if file is None:
         keep_to_say(f"Codex's session {session} has no rollout file under {home}/sessions: not captured",
                     "conv import --from codex takes in what is there")
-        return
-    _import(ws, source, file)
+        return False
+    return _import(ws, source, file)
+
+
+def _keep_failed(key: tuple, tries: int) -> None:
+    """A session whose capture failed (a store that could not be written):
+    the next worker tries it again (a hook's, or the catch-up's)."""
+    import hashlib
+
+    source, session, home = key
+    failed = _dir() / "failed"
+    try:
+        failed.mkdir(parents=True, exist_ok=True)
+        name = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:20]
+        job = {"source": source, ("file" if source == "claude-code" else "thread"): session, "home": home,
+               "tries": tries}
+        (failed / f"{name}.json").write_text(json.dumps(job))
+    except OSError:
+        pass
+
+
+def _retry_failed() -> None:
+    try:
+        for job_file in (_dir() / "failed").iterdir():
+            os.replace(job_file, _dir() / "queue" / f"0-retry-{job_file.name}")
+    except OSError:
+        pass
 
 
 def _rollout(home: str, thread: str) -> str | None:
@@ -168,19 +206,21 @@ def _import(ws, source: str, file: str | None) -> bool:
     from .imports import import_from
 
     what = f"{source} session {file}" if file else f"{source}'s sessions"
+    again = f"conv import --from {source}" + (f" {shlex.quote(file)}" if file else "") + " takes it in"
     try:
-        done = import_from(ws, source, file)
+        done = import_from(ws, source, file, scan=True)
     except ConvError as exc:
-        keep_to_say(f"capturing the {what} failed: {exc.message}", exc.hint or f"conv import --from {source}")
+        keep_to_say(f"capturing the {what} failed: {exc.message}", again)
         return False
     except Exception as exc:  # noqa: BLE001 - a bug or a full disk: kept, said; the next hook tries again
         import traceback
 
         log("".join(traceback.format_exception(exc)))
-        keep_to_say(f"capturing the {what} failed: {exc}", f"conv import --from {source} says more")
+        keep_to_say(f"capturing the {what} failed: {exc}", again)
         return False
     for line in done.skipped:
-        keep_to_say(f"captured {what}: {line}", "")
+        if HALF_WRITTEN not in line:  # the agent still writing its last line: the next hook reads it whole
+            keep_to_say(f"captured {what}: {line}", "")
     log(f"{source} {file or '(all)'}: {done.added} new, {done.turns} turns")
     return True
 

@@ -41,11 +41,13 @@ class Imported:
                 "unchanged_files": self.unchanged}
 
 
-def import_from(ws: Workspace, source: str, path: str | None) -> Imported:
+def import_from(ws: Workspace, source: str, path: str | None, scan: bool = False) -> Imported:
     """Bring another tool's conversations in, in one commit. Ids and turn names
     are derived from the source's own ids, so importing again adds only what
     is new (nothing, if nothing changed; a session that grew, its new turns).
-    Without a path, the source's own place (for the sources that have one)."""
+    Without a path, the source's own place (for the sources that have one).
+    ``scan``: keys kept out even without the store's secret scan (a capture:
+    what no person looked at before it went in)."""
     reader = importers.reader(source)
     where = importers.place(source, path)
     ids_by_source, made, incoming, said = {}, [], [], []
@@ -65,7 +67,7 @@ def import_from(ws: Workspace, source: str, path: str | None) -> Imported:
     _found_any(read, source, where, reader.hint)
     read.said += said
     found = read.conversations
-    incoming = _past_the_scan(ws, incoming, read.said)
+    incoming = _past_the_scan(ws, incoming, read.said, scan)
     if reader.keeps_no_ids:  # the turns matched by text are the stored ones: the session is those, then these
         for item in incoming:
             trashed = _in_trash(ws, item.conv_id)
@@ -139,11 +141,12 @@ def _made(imported, ids_by_source: dict, source: str, said: list[str]) -> tuple[
     return conv, turns
 
 
-def _past_the_scan(ws: Workspace, incoming: list, said: list[str]) -> list:
-    """With the store's secret scan on (its pre-commit hook), the conversations
-    it would refuse are left out, each said, so that one key in one session
-    does not stop the whole import (the hook still judges what goes in)."""
-    if not ws.store.hooks.scanning():
+def _past_the_scan(ws: Workspace, incoming: list, said: list[str], always: bool) -> list:
+    """With the store's secret scan on (its pre-commit hook), or ``always``,
+    the conversations it would refuse are left out, each said, so that one
+    key in one session does not stop the whole import (the hook still judges
+    what goes in)."""
+    if not (always or ws.store.hooks.scanning()):
         return incoming
     kept = []
     for item in incoming:
@@ -152,8 +155,8 @@ def _past_the_scan(ws: Workspace, incoming: list, said: list[str]) -> list:
         if leak is None:
             kept.append(item)
         else:
-            said.append(f"{item.conv_id} holds what looks like {leak}: not imported, as the store's secret scan "
-                        "refuses it (CONV_ALLOW_SECRETS=1 imports it)")
+            said.append(f"{item.conv_id} holds what looks like {leak}: not imported, as conv keeps keys out of "
+                        "the store (CONV_ALLOW_SECRETS=1 imports it)")
     return kept
 
 
