@@ -1,4 +1,5 @@
-"""``conv connect``: the coding agents that hand each exchange to conv as it happens."""
+"""``conv connect``: the coding agents that hand each exchange to conv as it
+happens; ``conv handoff``: a conversation carried on in one of them."""
 
 from typing import Annotated, Optional
 
@@ -38,3 +39,32 @@ def connect(
     views.emit(done, json_out, view.changed)
     if any(c.done == "refused" for c in done.changes):
         raise typer.Exit(1)
+
+
+@app.command(rich_help_panel=PANEL,
+             epilog="Examples:\n\n  conv handoff --to claude-code      # the current one; then: claude --resume ID\n\n"
+             "  conv handoff k3f9x2 --to codex     # then: codex resume ID")
+def handoff(
+    ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).",
+                                                 show_default=False)] = None,
+    to: Annotated[str, typer.Option("--to", help="claude-code or codex.")] = ...,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Carry a conversation on in Claude Code or Codex: it is written as a session of the tool,
+    in this folder's project, and the command that resumes it is printed. With the tool
+    connected (conv connect), what it says next comes back into the same conversation."""
+    from ..services.handoff import hand_off
+    from ..terminal import views
+
+    views.emit(hand_off(workspace(), ref, to), json_out, views.handed_off)
+
+
+@app.command(rich_help_panel=PANEL,
+             epilog="Examples:\n\n  claude mcp add --scope user conv -- conv mcp\n\n"
+             "  conv mcp    # then speak JSON-RPC on stdin (an MCP client does)")
+def mcp() -> None:
+    """The store as a Model Context Protocol server on stdio: tools search, show and list (read-only,
+    capped, secrets masked), for Claude Code, Codex or any MCP client. conv connect registers it."""
+    from .run.mcp import run
+
+    run()

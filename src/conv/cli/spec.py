@@ -55,6 +55,8 @@ OPTIONS: dict[str, dict[str, tuple[str, int]]] = {  # command -> spelling -> (pa
                **HERE, **_option("output", VALUE, "-o", "--output")},
     "share": _option("output", VALUE, "-o", "--output"),
     "import": {**_option("source", VALUE, "--from"), **JSON},
+    "handoff": {**_option("to", VALUE, "--to"), **JSON},
+    "mcp": {},
     "connect": {**_option("remove", SWITCH, "--remove"), **_option("project", SWITCH, "--project"), **JSON},
     "sync": JSON,
     "push": {**JSON, **_option("project", SWITCH, "--project")},
@@ -67,4 +69,4 @@ GROUPS: dict[str, tuple[str, ...]] = {"models": ("pull",), "hooks": ("install", 
                                       "config": ("get", "set", "unset", "path"),
                                       "remote": ("add", "remove", "list", "purge")}
 TAKE_A_CONVERSATION = ("retry", "chat", "use", "show", "log", "diff", "fork", "title", "tag", "status", "summary",
-                       "edit", "delete", "restore", "clean", "export", "share")
+                       "edit", "delete", "restore", "clean", "export", "share", "handoff")

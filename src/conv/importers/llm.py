@@ -1,23 +1,18 @@
 """Reader for the ``llm`` CLI's logs.db (https://llm.datasette.io).
 
-llm has logged in two generations of tables, and a database upgraded from
-one to the other holds both:
+llm has logged in two generations of tables, and a database upgraded from one to the other holds both:
 
-- up to 0.31: ``conversations(id, name, model)`` and ``responses``, one row
-  per exchange (the typed prompt, a system prompt when one was given, the
-  response, time, duration, tokens), with fragments in ``prompt_fragments``
-  and ``system_fragments``;
-- from 0.32: a content-addressed tree of ``messages`` (hash, parent_hash,
-  role) and their ``parts``, ``threads`` (a named pointer at a tip message;
-  an old conversation continued keeps its id) and ``turns`` (one model call:
-  time, model, usage, and the messages it added, between its
-  ``parent_message_hash`` and ``tip_message_hash``). Messages have no time of
-  their own: a message is dated by the first turn of its thread that sent
-  or produced it.
+- up to 0.31: ``conversations(id, name, model)`` and ``responses``, one row per exchange (the typed
+  prompt, a system prompt when one was given, the response, time, duration, tokens), with fragments in
+  ``prompt_fragments`` and ``system_fragments``;
+- from 0.32: a content-addressed tree of ``messages`` (hash, parent_hash, role) and their ``parts``,
+  ``threads`` (a named pointer at a tip message; an old conversation continued keeps its id) and ``turns``
+  (one model call: time, model, usage, and the messages it added, between its ``parent_message_hash`` and
+  ``tip_message_hash``). Messages have no time of their own: a message is dated by the first turn of its
+  thread that sent or produced it.
 
-Both are read; a thread replaces the legacy conversation with the same id,
-keeping the legacy turns (their times and source ids) for the history it
-repeats. Columns are read only when present, since they vary by version.
+Both are read; a thread replaces the legacy conversation with the same id, keeping the legacy turns (their
+times and source ids) for the history it repeats. Columns are read only when present (they vary by version).
 """
 
 from __future__ import annotations
@@ -68,17 +63,14 @@ class Llm(Reader):
     record = Tagged("table", _ROWS)
 
     def default_path(self) -> Path:
-        """logs.db in llm's folder, found as llm finds it (``llm logs path``):
-        LLM_USER_PATH, else click's app folder for io.datasette.llm."""
+        """logs.db where llm keeps it (``llm logs path``): LLM_USER_PATH, else click's app folder for llm."""
         import os
         import sys
 
         if os.environ.get("LLM_USER_PATH"):
             return Path(os.environ["LLM_USER_PATH"]).expanduser() / "logs.db"
-        if sys.platform == "darwin":
-            return Path("~/Library/Application Support/io.datasette.llm/logs.db").expanduser()
-        config = os.environ.get("XDG_CONFIG_HOME") or "~/.config"
-        return Path(config).expanduser() / "io.datasette.llm" / "logs.db"
+        base = "~/Library/Application Support" if sys.platform == "darwin" else os.environ.get("XDG_CONFIG_HOME")
+        return Path(base or "~/.config").expanduser() / "io.datasette.llm" / "logs.db"
 
     def files(self, path: Path) -> list[Path]:
         if not path.is_file():

@@ -56,11 +56,17 @@ def import_from(ws: Workspace, source: str, path: str | None, scan: bool = False
         if reader.keeps_no_ids:
             for imported in conversations:
                 continue_stored(imported, lambda conv_id: _stored_turns(ws, conv_id))
+        handed = {id(c): found for c in conversations if (found := _handed_back(ws, source, c)) is not None}
         ids_by_source.update({c.source_id: importers.conversation_id(c) for c in conversations})
         for imported in conversations:
             if imported.turns:
                 made.append(_made(imported, ids_by_source, source, said))
+                if id(imported) in handed:  # conv handoff's session going on: after the turns it was handed
+                    made[-1][1][0].parent = handed[id(imported)]["last"]
                 incoming.append(Incoming.of(*made[-1]))
+                if id(imported) in handed:
+                    incoming[-1].files = {**handed[id(imported)]["files"],
+                                          **{n: d for n, d in incoming[-1].files.items() if n != "conversation.md"}}
 
     read = importers.read(source, where, lambda files: imports.changed(source, files, ws.store.has), progress.steps,
                           take)
@@ -87,6 +93,29 @@ def import_from(ws: Workspace, source: str, path: str | None, scan: bool = False
                               for file, conversations in read.whole.items()})
     return Imported(source, len(found), len(done.added), done.turns, done.new, str(where), read.said, read.unchanged,
                     done.updated, done.forks, done.in_trash)
+
+
+def _handed_back(ws: Workspace, source: str, imported) -> dict | None:
+    """For a session conv handoff wrote, its conversation's files up to the
+    turns it was handed, with ``imported`` made the session's new turns in
+    that conversation; None for any other session (or one whose start is
+    not what was handed: then it comes in as a conversation of its own)."""
+    from ..home import handoffs
+
+    handed = handoffs.find(source, imported.source_id)
+    if handed is None or [t.role for t in imported.turns[:len(handed["roles"])]] != handed["roles"]:
+        return None
+    trashed = _in_trash(ws, handed["conv"])
+    if trashed is None:
+        return None
+    names = [t.name for t in ws.store.read(handed["conv"], trashed=trashed).turns]
+    if handed["last"] not in names:
+        return None
+    kept = names[:names.index(handed["last"]) + 1]
+    files = {name: sha for name, sha in ws.store.files(handed["conv"], trashed=trashed).items()
+             if name == "conversation.md" or any(name.startswith(turn) for turn in kept)}
+    imported.conv_id, imported.turns = handed["conv"], imported.turns[len(handed["roles"]):]
+    return {"last": handed["last"], "files": files}
 
 
 def _stored_turns(ws: Workspace, conv_id: str) -> list | None:

@@ -136,6 +136,20 @@ def imported(done) -> None:
     _apart(done.forks, done.in_trash, "the session")
 
 
+def handed_off(done) -> None:
+    """conv handoff: where the session is, what it leaves out, and (last, on stdout) the command that resumes it."""
+    import shlex
+
+    from ..format.words import plural
+
+    notice(f"{done.short} handed to {done.tool}: {plural(done.turns, 'turn')} in {done.file}")
+    for line in done.left_out:
+        notice(f"not in the session: {line}")
+    if not done.comes_back:
+        notice(f"conv connect {done.tool} brings what {done.tool} says next back into {done.short}")
+    plain(shlex.join(done.resume))
+
+
 def brought_in(done) -> None:
     """conv import --from project."""
     from ..format.words import plural

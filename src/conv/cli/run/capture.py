@@ -16,6 +16,8 @@ USAGE = "usage: conv capture claude-code | codex [--then PROGRAM ARGS…] JSON  
 def run(args: list[str]) -> None:
     from ...services import capture
 
+    if args in (["--help"], ["-h"]):
+        return print(USAGE)
     if args[:1] == ["--work"]:
         from ...services.workspace import Workspace
 

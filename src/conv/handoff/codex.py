@@ -1,0 +1,32 @@
+"""A Codex session: a rollout, ``$CODEX_HOME/sessions/YYYY/MM/DD/
+rollout-<local time>-<thread id>.jsonl`` (~/.codex by default), its
+``session_meta`` first and then the messages as ``response_item`` records,
+resumed by ``codex resume ID`` (``codex exec resume ID PROMPT``), which
+appends to the same file."""
+
+import os
+import time
+import uuid
+from pathlib import Path
+
+from . import Written, write_lines
+
+
+def write(turns: list, cwd: str, title: str) -> Written:
+    """(A rollout holds no title: Codex names a session by its first question.)"""
+    thread = str(uuid.uuid4())
+    now = time.time()
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
+    day = time.strftime("%Y/%m/%d", time.localtime(now))
+    home = Path(os.environ.get("CODEX_HOME") or "~/.codex").expanduser()
+    path = home / "sessions" / day / f"rollout-{time.strftime('%Y-%m-%dT%H-%M-%S', time.localtime(now))}-{thread}.jsonl"
+    records = [{"timestamp": stamp, "type": "session_meta",
+                "payload": {"id": thread, "timestamp": stamp, "cwd": cwd, "originator": "conv", "source": "cli",
+                            "cli_version": "0.169.0"}}]
+    for turn in turns:
+        kind = "input_text" if turn.role == "user" else "output_text"
+        records.append({"timestamp": turn.created, "type": "response_item",
+                        "payload": {"type": "message", "role": turn.role,
+                                    "content": [{"type": kind, "text": turn.content}]}})
+    write_lines(path, records)
+    return Written(thread, str(path), ["codex", "resume", thread])

@@ -1,0 +1,66 @@
+"""``conv handoff REF --to TOOL``: a conversation carried on in another tool.
+It is written as a session of the tool (conv/handoff/), its turns in order,
+and remembered (home/handoffs.py), so that the tool's new turns come back
+into the same conversation when the capture or an import reads the session
+(services/imports.py). What the tool's format cannot hold is said."""
+
+import os
+
+from ..errors import UsageError
+from ..format.words import plural
+from ..records import dataclass, field
+from .workspace import Workspace
+
+
+@dataclass
+class HandedOff:
+    conv_id: str
+    short: str
+    tool: str
+    session_id: str
+    file: str
+    resume: list
+    turns: int
+    left_out: list = field(default_factory=list)  # one line each
+    comes_back: bool = False  # the tool is connected: its new turns come back by the capture
+
+    def to_dict(self) -> dict:
+        return {"id": self.conv_id, "short": self.short, "to": self.tool, "session": self.session_id,
+                "file": self.file, "resume": self.resume, "turns": self.turns, "left_out": self.left_out,
+                "comes_back": self.comes_back}
+
+
+def hand_off(ws: Workspace, ref: str | None, to: str) -> HandedOff:
+    from .. import handoff
+    from ..home import handoffs
+    from ..home.connected import connected
+
+    writer = handoff.tool(to)
+    conv = ws.conversation(ws.resolve(ref))
+    carried = [t for t in conv.turns if t.role in ("user", "assistant") and t.content.strip()]
+    if not carried:
+        raise UsageError(f"{conv.id} has no question or answer to hand off", "ask in it first")
+    cwd = os.getcwd()
+    written = writer.write(carried, cwd, conv.title)
+    handoffs.remember(to, written.session_id, conv.id, [t.role for t in carried], carried[-1].name)
+    return HandedOff(conv.id, ws.index.queries.short_id(conv.id), to, written.session_id, written.file,
+                     written.resume, len(carried), _left_out(conv, carried), connected(to))
+
+
+def _left_out(conv, carried: list) -> list[str]:
+    """What of the conversation the session does not hold."""
+    out = []
+    system = [t for t in conv.turns if t.role == "system"]
+    if system:
+        out.append("its system prompt (the tool uses its own)")
+    files = [f.get("name", "?") for t in carried for f in (t.files or [])]
+    if files:
+        out.append(f"{plural(len(files), 'file')} sent with its turns ({', '.join(files[:5])}"
+                   f"{', …' if len(files) > 5 else ''}): their text is not in the session")
+    thinking = sum(1 for t in carried if t.thinking)
+    if thinking:
+        out.append(f"the thinking of {plural(thinking, 'answer')}")
+    empty = [t for t in conv.turns if t.role in ("user", "assistant") and not t.content.strip()]
+    if empty:
+        out.append(f"{plural(len(empty), 'empty turn')} (an answer that failed)")
+    return out

@@ -1,0 +1,110 @@
+"""conv handoff: a conversation carried on in the real Claude Code and Codex
+(against the loopback fakes): the tool sends the earlier turns to its model
+in order, and, connected, what it says next comes back into the same conv
+conversation; what the tool's format cannot hold is said."""
+
+import json
+import time
+
+import pytest
+from anthropic_fake import AnthropicFake
+from conftest import fails, git, ok, run_conv
+from responses_fake import ResponsesFake, message
+from test_import_claude_code import ClaudeCode
+from test_import_codex import Codex
+
+QUESTIONS = ["which port does the API listen on?", "and the admin UI?"]
+
+
+@pytest.fixture
+def asked(fake):
+    """A conversation of two exchanges, with a system prompt; its id."""
+    fake.reply = "It listens on 8443."
+    ok("ask", "-s", "Answer tersely.", QUESTIONS[0])
+    fake.reply = "The admin UI is on 9443."
+    ok("ask", "-c", QUESTIONS[1])
+    return json.loads(ok("list", "--json").stdout)[0]["id"]
+
+
+def came_back(conv_id: str, within: float = 30) -> list:
+    """The conversation's turns once the tool's two new ones are in (the capture runs in the background)."""
+    deadline = time.monotonic() + within
+    while len(turns := json.loads(ok("show", conv_id, "--json").stdout)["turns"]) < 7:  # system, 2 × 2, 2 new
+        assert time.monotonic() < deadline, turns
+        time.sleep(0.2)
+    assert [t["role"] for t in turns] == ["system", "user", "assistant", "user", "assistant", "user", "assistant"]
+    return turns
+
+
+def test_claude_code_resumes_what_conv_handed_it_and_its_answer_comes_back(claude_code, asked, tmp_path, store_path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    home = tmp_path / "user"
+    env = {"HOME": str(home)}
+    ok("connect", "claude-code", env=env)
+    done = run_conv("handoff", "--to", "claude-code", env=env, cwd=project)
+    assert done.returncode == 0, done.stderr
+    resume = done.stdout.decode().split()
+    assert resume[:2] == ["claude", "--resume"] and len(resume) == 3
+    assert "not in the session: its system prompt" in done.stderr.decode()
+    with AnthropicFake() as server:
+        server.script = [[{"type": "text", "text": "Both sit behind the proxy on 443."}]]
+        ClaudeCode(claude_code, project, home, server)("--resume", resume[2], "and behind the proxy?")
+        sent = [m for m in server.requests[-1]["messages"] if m["role"] in ("user", "assistant")]
+    texts = [m["content"] if isinstance(m["content"], str) else
+             " ".join(b.get("text", "") for b in m["content"] if isinstance(b, dict)) for m in sent]
+    assert texts[0] == QUESTIONS[0] and "8443" in texts[1] and texts[2] == QUESTIONS[1] and "9443" in texts[3]
+    assert "and behind the proxy?" in texts[-1]
+
+    conv = came_back(asked)
+    assert [t["content"] for t in conv[-2:]] == ["and behind the proxy?", "Both sit behind the proxy on 443."]
+    assert len(json.loads(ok("list", "--json").stdout)) == 1  # the same conversation, not a new one
+    git(store_path, "fsck", "--strict")
+
+
+def test_codex_resumes_what_conv_handed_it_and_its_answer_comes_back(codex, asked, tmp_path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    with ResponsesFake() as server:
+        agent = Codex(codex, project, tmp_path / "codex-home", server)
+        env = {"CODEX_HOME": str(agent.home)}
+        ok("connect", "codex", env=env)
+        done = run_conv("handoff", asked[:6], "--to", "codex", env=env, cwd=project)
+        resume = done.stdout.decode().split()
+        assert resume[:2] == ["codex", "resume"], done.stderr
+        server.script = [[message("Both sit behind the proxy on 443.")]]
+        agent("resume", resume[2], "and behind the proxy?")
+        sent = [(i["role"], i["content"][0]["text"]) for i in server.requests[-1]["input"]
+                if i.get("type") == "message" and i["role"] in ("user", "assistant")]
+    sent = [(role, text) for role, text in sent if not text.startswith("<")]  # Codex's own context messages
+    assert sent[:4] == [("user", QUESTIONS[0]), ("assistant", "It listens on 8443."), ("user", QUESTIONS[1]),
+                        ("assistant", "The admin UI is on 9443.")]
+    assert sent[-1] == ("user", "and behind the proxy?")
+    conv = came_back(asked)
+    assert [t["content"] for t in conv[-2:]] == ["and behind the proxy?", "Both sit behind the proxy on 443."]
+
+
+def test_a_conversation_that_went_on_in_conv_meanwhile_gets_the_tools_line_as_a_fork(asked, fake, tmp_path):
+    from conv.home import handoffs
+
+    ok("handoff", "--to", "codex", env={"CODEX_HOME": str(tmp_path / "codex")})
+    fake.reply = "On 8080 in development."
+    ok("ask", "-c", "and in development?")
+    rollout = next((tmp_path / "codex" / "sessions").glob("*/*/*/*.jsonl"))
+    session = rollout.stem[-36:]
+    assert handoffs.find("codex", session)["conv"] == asked
+    with open(rollout, "a") as more:  # what Codex appends as it goes on
+        for role, kind, text in (("user", "input_text", "and behind the proxy?"),
+                                 ("assistant", "output_text", "443.")):
+            more.write(json.dumps({"timestamp": "2026-11-27T00:00:00.000Z", "type": "response_item",
+                                   "payload": {"type": "message", "role": role,
+                                               "content": [{"type": kind, "text": text}]}}) + "\n")
+    done = json.loads(ok("import", "--from", "codex", str(rollout), "--json").stdout)
+    assert done["added"] == 0 and len(done["forks"]) == 1
+    mine = json.loads(ok("show", asked, "--json").stdout)["turns"]
+    assert [t["content"] for t in mine[-2:]] == ["and in development?", "On 8080 in development."]
+
+
+def test_what_cannot_be_handed_off_is_one_line(asked, tmp_path):
+    assert "conv hands off to no tool called 'cursor'" in fails("handoff", "--to", "cursor", code=2)
+    assert "no conversation matches" in fails("handoff", "zzzzzz", "--to", "codex")
