@@ -15,11 +15,10 @@ def _file():
 
 def records() -> dict:
     """agent -> settings file -> {"before": base64 bytes or None, "after": sha256 of conv's write}."""
-    try:
-        found = json.loads(_file().read_text())
-    except (OSError, ValueError):
-        return {}
-    return found if isinstance(found, dict) and all(isinstance(v, dict) for v in found.values()) else {}
+    from .files import json_object
+
+    found = json_object(_file())
+    return found if all(isinstance(v, dict) for v in found.values()) else {}
 
 
 def save(found: dict) -> None:

@@ -20,6 +20,19 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+def json_object(path: Path) -> dict:
+    """The JSON object a state file of conv's holds; {} when it is missing,
+    unreadable or no object (such files are conv's own notes: losing one
+    costs a little work, never data)."""
+    import json
+
+    try:
+        found = json.loads(path.read_text())
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
 def output_file(given: str, name: str) -> Path:
     """Where a file goes when the user gave ``-o``: that path, or ``name``
     inside it when it is a folder (or ends in a slash, as a folder to make)."""

@@ -13,11 +13,9 @@ def _file():
 
 
 def _all() -> dict:
-    try:
-        found = json.loads(_file().read_text())
-    except (OSError, ValueError):
-        return {}
-    return found if isinstance(found, dict) else {}
+    from .files import json_object
+
+    return json_object(_file())
 
 
 def remember(tool: str, session_id: str, conv_id: str, roles: list[str], last: str) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import paths
-from .files import write_atomic
+from .files import json_object, write_atomic
 
 
 def _file(source: str) -> Path:
@@ -25,11 +25,7 @@ def fingerprint(file: Path) -> list[int]:
 
 def seen(source: str) -> dict[str, list]:
     """path -> [size, mtime_ns, conversation ids] of the files imported whole ({} when unknown or unreadable)."""
-    try:
-        found = json.loads(_file(source).read_text())
-    except (OSError, ValueError):
-        return {}
-    return found if isinstance(found, dict) else {}
+    return json_object(_file(source))
 
 
 def remember(source: str, imported: dict[str, list]) -> None:

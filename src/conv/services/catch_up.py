@@ -10,7 +10,7 @@ import os
 import time
 
 from ..errors import ConvError
-from ..home.files import write_atomic
+from ..home.files import json_object, write_atomic
 from ..home.to_say import folder
 
 EVERY = 60  # seconds between catch-ups
@@ -43,11 +43,7 @@ def catch_up(importing) -> None:
     from ..home.connected import connected
 
     state = folder() / "catch-up.json"
-    try:
-        last = json.loads(state.read_text())
-    except (OSError, ValueError):
-        last = {}
-    last = last if isinstance(last, dict) else {}
+    last = json_object(state)
     for source in importers.READERS:
         if source in AGENTS and not connected(source):
             continue
