@@ -108,3 +108,39 @@ def test_a_conversation_that_went_on_in_conv_meanwhile_gets_the_tools_line_as_a_
 def test_what_cannot_be_handed_off_is_one_line(asked, tmp_path):
     assert "conv hands off to no tool called 'cursor'" in fails("handoff", "--to", "cursor", code=2)
     assert "no conversation matches" in fails("handoff", "zzzzzz", "--to", "codex")
+
+
+def test_a_long_folder_is_named_as_claude_code_names_it(claude_code, asked, tmp_path):
+    project = tmp_path.joinpath(*["a-folder-whose-name-is-long-" + "x" * 20] * 5)  # over 200 characters, mangled
+    project.mkdir(parents=True)
+    home = tmp_path / "user"
+    done = run_conv("handoff", "--to", "claude-code", env={"HOME": str(home)}, cwd=project)
+    session = done.stdout.decode().split()[-1]
+    with AnthropicFake() as server:
+        server.script = [[{"type": "text", "text": "On 443."}]]
+        ClaudeCode(claude_code, project, home, server)("--resume", session, "and behind the proxy?")
+        assert QUESTIONS[0] in json.dumps(server.requests[-1]["messages"])
+
+
+def test_a_folder_the_tool_cannot_write_or_a_folder_gone_is_one_line(asked, tmp_path, monkeypatch):
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where Codex's folder would be")
+    said = fails("handoff", "--to", "codex", env={"CODEX_HOME": str(blocked)})
+    assert "cannot write the codex session" in said and "CODEX_HOME" in said
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    assert "the current folder is gone" in fails("handoff", "--to", "claude-code", env={"HOME": str(tmp_path)})
+
+
+def test_claude_codes_own_stand_in_for_an_answer_is_no_answer(tmp_path):
+    session = tmp_path / "s.jsonl"
+    base = {"sessionId": "s1", "cwd": "/p", "timestamp": "2026-11-26T10:00:00.000Z", "parentUuid": None}
+    session.write_text("\n".join(json.dumps(r) for r in [
+        {**base, "type": "user", "uuid": "u1", "message": {"role": "user", "content": "only a question"}},
+        {**base, "type": "assistant", "uuid": "a1", "parentUuid": "u1", "timestamp": "2026-11-26T10:00:01.000Z",
+         "message": {"role": "assistant", "model": "<synthetic>",
+                     "content": [{"type": "text", "text": "No response requested."}]}}]) + "\n")
+    ok("import", "--from", "claude-code", str(session))
+    assert [t["role"] for t in json.loads(ok("show", "--json").stdout)["turns"]] == ["user"]

@@ -5,7 +5,7 @@ import shutil
 import sqlite3
 
 import pytest
-from conftest import git, run_conv
+from conftest import fails, git, ok, run_conv
 
 from conv.index.db import SCHEMA
 
@@ -307,3 +307,10 @@ def test_the_full_text_index_matches_the_store_after_every_kind_of_change(fake, 
     assert run_conv("clean", "--purge", "--yes").returncode == 0
     check()
     assert hits("quokkas") == 0
+
+
+def test_a_search_too_long_or_a_limit_past_sqlites_integers_is_no_traceback(fake):
+    ok("ask", "how do I rebase?")
+    assert "conv searches with at most 64" in fails("search", *["rebase"] * 70, code=2)
+    assert "rebase" in ok("search", "rebase", "-n", "99999999999999999999").stdout.decode()
+    assert len(json.loads(ok("list", "-n", "99999999999999999999", "--json").stdout)) == 1

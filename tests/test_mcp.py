@@ -90,6 +90,21 @@ def test_a_client_that_speaks_badly_gets_errors_never_a_crash(store):
         assert failed and said in text, (arguments, text)
     assert called(server, 6, "show", id="zzzzzz") == ("no conversation matches 'zzzzzz'. See conv list", True)
     assert called(server, 7, "drop_everything")[1]
+    for arguments, said in [({"query": "a\u0000b"}, "query holds a NUL or a lone surrogate"),
+                            ({"query": "\ud800"}, "query holds a NUL or a lone surrogate"),
+                            ({"query": "x " * 600}, "query is longer than 1,000 characters"),
+                            ({"query": "x", "since": "yesterday-ish"}, "since 'yesterday-ish' is neither"),
+                            ({"query": "x", "limit": 0}, "limit must be from 1 to 50")]:
+        text, failed = called(server, 8, "search", **arguments)
+        assert failed and said in text and "--" not in text, (arguments, text)
+    assert called(server, 9, "show", id=store, last=0) == ("last must be 1 or more", True)
+    assert server.ask(b"[]")["error"]["code"] == -32600
+    assert server.ask({"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}) == \
+        {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "invalid request: an id is a string or "
+                                                                            "a number"}}
+    server.send({"jsonrpc": "2.0", "id": 27, "result": {}})  # a response: passed over, never answered
+    assert server.ask({"jsonrpc": "2.0", "id": "\ud800", "method": "ping"})["id"] == "\ud800"
+    assert server.ask(request(10, "tools/call"))["error"]["code"] == -32602
     assert server.close() == (0, b"")
 
 
@@ -102,11 +117,27 @@ def test_search_show_and_list_answer_with_the_stored_words_masked_and_capped(sto
     shown, _ = called(server, 3, "show", id=store[:6])
     assert shown["turns"][1]["content"].startswith(DECIDED) and KEY not in json.dumps(shown) and "***" in \
         shown["turns"][1]["content"]
-    assert called(server, 4, "show", id=store, last=1)[0]["left_out"] == "1 earlier turns of 2 are not shown"
+    assert called(server, 4, "show", id=store, last=1)[0]["left_out"] == \
+        "turns 2 to 2 of 2 are shown; ask with before=1 for the earlier ones"
+    earlier, _ = called(server, 7, "show", id=store, before=1)
+    assert [t["role"] for t in earlier["turns"]] == ["user"] and earlier["left_out"] == "turns 1 to 1 of 2 are shown"
     listed, _ = called(server, 5, "list", limit=1)
     assert len(listed) == 1 and listed[0]["title"] == "how do I squash commits?"
     assert called(server, 6, "list", source="claude-code")[0] == []
     server.close()
+
+
+def test_what_an_agent_is_handed_is_masked_before_it_is_cut_and_acts_on_no_terminal(fake):
+    secret = "https://bob:hunter2pass@example.com/x"
+    fake.reply = f"zanzibar {' '.join(f'w{n}' for n in range(12))} {secret} and \x1b]52;c;aGk=\x07 done"
+    ok("ask", "where is it?")
+    hits, _ = called(server := Server(), 1, "search", query="zanzibar")
+    cut = hits[0]["snippet"]
+    assert "hunter2" not in cut and "bob" not in cut, cut
+    shown, _ = called(server, 2, "show", id=hits[0]["id"])
+    assert "\x1b" not in json.dumps(shown) and "***@example.com" in shown["turns"][1]["content"]
+    server.close()
+    assert "hunter2" not in ok("search", "zanzibar").stdout.decode()
 
 
 def test_the_mcp_inspector_lists_and_calls_each_tool(mcp_inspector, store, conv_home):

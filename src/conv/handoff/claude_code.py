@@ -1,7 +1,7 @@
-"""A Claude Code session: ``~/.claude/projects/<cwd, each character that is
-not a letter or digit as ->/<session id>.jsonl`` (CLAUDE_CONFIG_DIR moves
-~/.claude), a record a line (user and assistant messages chained by
-``parentUuid``), resumed in that folder by ``claude --resume ID``."""
+"""A Claude Code session: ``~/.claude/projects/<the folder's name>/<session
+id>.jsonl`` (CLAUDE_CONFIG_DIR moves ~/.claude; the name as Claude Code
+makes it, ``project_folder``), a record a line (user and assistant messages
+chained by ``parentUuid``), resumed in that folder by ``claude --resume ID``."""
 
 import os
 import re
@@ -10,11 +10,34 @@ from pathlib import Path
 
 from . import Written, write_lines
 
+MOST = 200  # characters of a folder's name before Claude Code cuts it and adds a hash of the whole path
+
+
+def project_folder(cwd: str) -> str:
+    """The folder name Claude Code keeps a working folder's sessions under
+    (read from Claude Code 2.1.328): each character that is not an ASCII
+    letter or digit as ``-``; past 200 characters, the first 200 and ``-``
+    and the path's 32-bit string hash (over UTF-16 units, as Java's) in base 36."""
+    name = re.sub(r"[^A-Za-z0-9]", "-", cwd)
+    if len(name) <= MOST:
+        return name
+    data = cwd.encode("utf-16-le", "surrogatepass")
+    value = 0
+    for at in range(0, len(data), 2):
+        value = (31 * value + int.from_bytes(data[at:at + 2], "little")) & 0xFFFFFFFF
+    value = abs(value - (1 << 32) if value >= 1 << 31 else value)
+    digits = ""
+    while True:
+        value, digit = divmod(value, 36)
+        digits = "0123456789abcdefghijklmnopqrstuvwxyz"[digit] + digits
+        if not value:
+            return f"{name[:MOST]}-{digits}"
+
 
 def write(turns: list, cwd: str, title: str) -> Written:
     session = str(uuid.uuid4())
     root = Path(os.environ.get("CLAUDE_CONFIG_DIR") or "~/.claude").expanduser() / "projects"
-    path = root / re.sub(r"[^A-Za-z0-9]", "-", cwd) / f"{session}.jsonl"
+    path = root / project_folder(cwd) / f"{session}.jsonl"
     records, parent = [], None
     for n, turn in enumerate(turns):
         mark = str(uuid.uuid4())

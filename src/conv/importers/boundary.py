@@ -14,6 +14,7 @@ Nothing a file holds ends the import: a file that cannot be read is one line
 FILE left out: …"), and the other files go on.
 """
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from datetime import datetime, timedelta, timezone
@@ -28,6 +29,7 @@ from .imported import ImportedConversation, ImportedTurn
 from .shape import Anything, Misfit, Shape, moment
 
 MOST_LINE = 200  # characters kept of a model's name or a title
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # What a reader's own code may still raise on input its shapes let through: the
 # file is then named as not read, never a traceback (the hostile-file tests hold
 # the readers to never needing it).
@@ -169,11 +171,11 @@ def checked_turns(turns: Iterable[ImportedTurn]) -> tuple[list[ImportedTurn], in
         if turn.role not in ROLES or not isinstance(turn.content, str):
             dropped += 1
             continue
-        turn.content = turn.content.replace("\x00", "")
+        turn.content = sound(turn.content)
         turn.model = one_line(turn.model) or None
         turn.usage = usage_of(turn.usage)
-        turn.thinking = turn.thinking if isinstance(turn.thinking, str) and turn.thinking else None
-        turn.source_id = str(turn.source_id)
+        turn.thinking = sound(turn.thinking) if isinstance(turn.thinking, str) and turn.thinking else None
+        turn.source_id = sound(str(turn.source_id))
         out.append(turn)
     return out, dropped
 
@@ -182,7 +184,12 @@ def one_line(text) -> str:
     """A name or title on one line, of a sane length."""
     if not isinstance(text, str):
         return ""
-    return " ".join(text.split())[:MOST_LINE]
+    return " ".join(sound(text).split())[:MOST_LINE]
+
+
+def sound(text: str) -> str:
+    """Text that can be written as UTF-8: no NUL, a lone surrogate (JSON's ``"\\ud800"``) as U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text.replace("\x00", ""))
 
 
 def dated(turns: list[ImportedTurn], start: datetime | None, end: datetime) -> list[ImportedTurn]:

@@ -44,6 +44,7 @@ _MESSAGE = Record({"role": Text, "content": OneOf(Text, ListOf(_BLOCK), what="te
 _LINKED = {"uuid": Text, "parentUuid": Text}
 _SAID = Record({**_LINKED, "timestamp": Time, "message": _MESSAGE, "isSidechain": Flag, "sessionId": Text,
                 "cwd": Text, "gitBranch": Text}, required=("uuid", "message"))
+SYNTHETIC = "<synthetic>"  # the model Claude Code names for a message it made itself
 
 
 class ClaudeCode(Reader):
@@ -108,6 +109,8 @@ def _turns(chain: list[dict]) -> list:
     turns = AgentTurns()
     for r in chain:
         message, time, source_id = r["message"], r["timestamp"], r["uuid"]
+        if r["type"] == "assistant" and message["model"] == SYNTHETIC:
+            continue  # Claude Code's own stand-in ("No response requested."), no model's answer
         content = message["content"]
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         if r["type"] == "user" and any(b["type"] in ("text", "image") for b in blocks):

@@ -12,6 +12,8 @@ HIT_START, HIT_END = "\ue000", "\ue001"  # around matches in snippets (see Hit.s
 OWN = "conv"  # --source conv: conversations asked in conv (and conv's own exports imported)
 _TERMS = re.compile(r'"([^"]*)"?|([^\s"]+)')  # a "quoted phrase" (its closing quote may be missing), or a word
 COMMON = 20_000  # turns holding a word beyond which search takes the latest of them rather than ranking all
+MOST = 1 << 62  # a limit past SQLite's integers (conv list -n 99999999999999999999) is no limit at all
+HITS_MOST = 1_000_000  # conversations a search ranks at most
 
 
 @dataclass
@@ -117,6 +119,28 @@ class Event:
     message: str
 
 
+def snippet(text: str, words: list[str], before: int = 80, after: int = 160) -> str:
+    """The text around the first of ``words`` it holds, the words marked
+    (HIT_START, HIT_END). Secrets are masked in the whole text first, then it
+    is cut: a secret cut at the edge of a snippet is never half shown."""
+    from ..home.secrets import redact
+
+    text = redact(text)
+    found = [re.escape(w) for word in words for w in re.findall(r"\w+", word)]
+    pattern = re.compile(r"(?<!\w)(?:" + "|".join(found) + r")(?!\w)", re.IGNORECASE) if found else None
+    first = pattern.search(text) if pattern else None
+    at = first.start() if first else 0
+    start, end = max(0, at - before), min(len(text), at + after)
+    while 0 < start < at and not text[start - 1].isspace():  # whole words at both ends
+        start += 1
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    piece = text[start:end]
+    if pattern:
+        piece = pattern.sub(lambda m: HIT_START + m.group(0) + HIT_END, piece)
+    return ("…" if start else "") + " ".join(piece.split()) + ("…" if end < len(text) else "")
+
+
 class Queries:
     """Reads of the cache. ``rows(sql, args)`` runs a query against the cache
     file (rebuilding it first if it turns out corrupt)."""
@@ -129,7 +153,7 @@ class Queries:
         sql = f"SELECT {Row.COLUMNS} FROM conversations c WHERE {where} ORDER BY c.updated DESC, c.id"
         if limit:
             sql += " LIMIT :limit"
-            args["limit"] = limit
+            args["limit"] = min(limit, MOST)
         return [Row.from_sql(r) for r in self._rows(sql, args)]
 
     def starting(self, prefix: str, limit: int) -> list[Row]:
@@ -167,6 +191,7 @@ class Queries:
         # The best-ranked matches (a pool) are grouped to each conversation's
         # best, and snippets (the costly part) cut only for the few shown; a
         # pool that yields too few conversations (a narrow filter) grows.
+        limit = min(limit, HITS_MOST)
         pool = max(200, 20 * limit)
         # A word in most turns ("the") would have every one of them ranked:
         # then the pool is the latest turns that hold it, ranked among themselves.
@@ -183,18 +208,16 @@ class Queries:
                 shown AS MATERIALIZED (
                     SELECT r.conv_id, r.rid, r.score FROM ranked r JOIN conversations c ON c.id = r.conv_id
                     WHERE r.n = 1 AND {where} ORDER BY r.score, c.updated DESC LIMIT :limit)
-                SELECT {columns}, t.name, t.role,
-                       (SELECT snippet(turn_fts, 0, :start, :end, '…', 16) FROM turn_fts
-                        WHERE turn_fts MATCH :query AND rowid = s.rid)
+                SELECT {columns}, t.name, t.role, turn_body(t.sha)
                 FROM shown s JOIN turns t ON t.rowid = s.rid JOIN conversations c ON c.id = s.conv_id
                 ORDER BY s.score, c.updated DESC""",
-                {"query": query, "limit": limit, "pool": pool, "start": HIT_START, "end": HIT_END, **args},
+                {"query": query, "limit": limit, "pool": pool, **args},
             )
             if (len(rows) >= limit
                     or pool >= self._rows("SELECT count(*) FROM turn_fts WHERE turn_fts MATCH ?", (query,))[0][0]):
                 break
             pool *= 10
-        return [Hit(Row.from_sql(r[:-3]), *r[-3:]) for r in rows]
+        return [Hit(Row.from_sql(r[:-3]), r[-3], r[-2], snippet(r[-1] or "", words)) for r in rows]
 
     def _in_turns(self, words: list[str]) -> int:
         """How many turns hold the rarest of ``words`` (0 when one is not a plain word)."""

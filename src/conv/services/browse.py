@@ -11,6 +11,8 @@ from ..records import dataclass
 from .current import current
 from .workspace import Workspace
 
+WORDS_MOST = 64  # words of a search
+
 
 @dataclass
 class Listed:
@@ -114,7 +116,11 @@ def _as_tree(listed: list[Listed]) -> list[Listed]:
 
 
 def search(ws: Workspace, text: str, limit: int, filters: Filters | None = None) -> list[tuple[Hit, str]]:
-    """Hits with each conversation's short id."""
+    """Hits with each conversation's short id (a search of more than WORDS_MOST words is refused: each
+    word is matched against every turn, and a pasted page would take minutes)."""
+    if len(text.split()) > WORDS_MOST:
+        raise UsageError(f"the search has {len(text.split()):,} words; conv searches with at most {WORDS_MOST}",
+                         "search for the few words that matter")
     hits = ws.index.refresh().search(text, limit, filters)
     return [(hit, ws.index.queries.short_id(hit.row.id)) for hit in hits]
 

@@ -218,6 +218,9 @@ def _import(ws, source: str, file: str | None) -> bool:
         log("".join(traceback.format_exception(exc)))
         keep_to_say(f"capturing the {what} failed: {exc}", again)
         return False
+    for conv_id in done.in_trash:
+        keep_to_say(f"captured {what}: it went on in {conv_id}, which is in the trash",
+                    f"conv restore {conv_id} brings it back")
     for line in done.skipped:
         if HALF_WRITTEN not in line:  # the agent still writing its last line: the next hook reads it whole
             keep_to_say(f"captured {what}: {line}", "")

@@ -40,11 +40,35 @@ def hand_off(ws: Workspace, ref: str | None, to: str) -> HandedOff:
     carried = [t for t in conv.turns if t.role in ("user", "assistant") and t.content.strip()]
     if not carried:
         raise UsageError(f"{conv.id} has no question or answer to hand off", "ask in it first")
-    cwd = os.getcwd()
-    written = writer.write(carried, cwd, conv.title)
+    written = _written(writer, to, carried, _here(), conv.title)
     handoffs.remember(to, written.session_id, conv.id, [t.role for t in carried], carried[-1].name)
     return HandedOff(conv.id, ws.index.queries.short_id(conv.id), to, written.session_id, written.file,
                      written.resume, len(carried), _left_out(conv, carried), connected(to))
+
+
+def _here() -> str:
+    """The folder the tool will be resumed in (its sessions are kept by folder)."""
+    try:
+        cwd = os.getcwd()
+        cwd.encode("utf-8")
+    except FileNotFoundError:
+        raise UsageError("the current folder is gone", "cd into the project to resume it in, then hand off") from None
+    except UnicodeEncodeError:
+        raise UsageError("the current folder's name is not UTF-8, which the tools' session files need",
+                         "cd into a folder with a UTF-8 name") from None
+    return cwd
+
+
+def _written(writer, to: str, carried: list, cwd: str, title: str):
+    from ..errors import ConvError
+
+    try:
+        return writer.write(carried, cwd, title)
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
+        raise ConvError(f"cannot write the {to} session{where}: {exc.strerror or exc}",
+                        "Check that the tool's folder (CLAUDE_CONFIG_DIR, CODEX_HOME) is a folder you can write to"
+                        ) from None
 
 
 def _left_out(conv, carried: list) -> list[str]:
@@ -62,5 +86,5 @@ def _left_out(conv, carried: list) -> list[str]:
         out.append(f"the thinking of {plural(thinking, 'answer')}")
     empty = [t for t in conv.turns if t.role in ("user", "assistant") and not t.content.strip()]
     if empty:
-        out.append(f"{plural(len(empty), 'empty turn')} (an answer that failed)")
+        out.append(plural(len(empty), "empty turn"))
     return out

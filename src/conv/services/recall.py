@@ -7,6 +7,7 @@ is never handed to a model."""
 from ..errors import RefError
 from ..home.secrets import redact
 from ..index import Filters
+from ..inert import strip
 from . import browse
 from .workspace import Workspace
 
@@ -26,7 +27,11 @@ def filters(here: str | None = None, source: str | None = None, since: str | Non
     from ..errors import UsageError
     from ..home import project
 
-    found = browse.filters_from(tag=tag, since_text=since, source=source, model=model)
+    try:
+        found = browse.filters_from(tag=tag, since_text=since, source=source, model=model)
+    except UsageError as exc:  # said for a command line: said here for the tool's arguments
+        raise UsageError(exc.message.replace("--since", "since").replace("--source", "source"),
+                         "check the argument, or leave it out") from None
     if here is not None:
         if not os.path.isabs(here) or not os.path.isdir(here):
             raise UsageError(f"here: {here!r} is no folder", "give the project's folder as an absolute path")
@@ -46,28 +51,33 @@ def recent(ws: Workspace, limit: int, chosen: Filters) -> list[dict]:
             for item in browse.listing(ws, min(limit, LIST_MOST), chosen)]
 
 
-def conversation(ws: Workspace, ref: str, last: int | None = None) -> dict:
-    """One conversation's turns, the last ``last`` (or as many of the last
-    as fit), each cut to TURN_MOST characters; what is left out is said."""
+def conversation(ws: Workspace, ref: str, last: int | None = None, before: int = 0) -> dict:
+    """One conversation's turns: the last ``last`` of those before its last
+    ``before`` (or as many of them as fit), each cut to TURN_MOST characters;
+    what is left out is said, with how to read it."""
+    import json
+
     if not ref.strip():
         raise RefError("no conversation named", "give an id from search or list")
     conv = ws.conversation(ws.resolve(ref))
-    turns = conv.turns[-last:] if last else conv.turns
+    end = max(len(conv.turns) - before, 0)
+    turns = conv.turns[max(end - last, 0):end] if last else conv.turns[:end]
     shown, size = [], 0
     for turn in reversed(turns):
-        content = _cut(turn.content, TURN_MOST)
-        if shown and size + len(content) > SHOW_MOST:
+        entry = _masked({"turn": turn.name, "role": turn.role, "model": turn.model,
+                         "content": _cut(turn.content, TURN_MOST)})
+        size += len(json.dumps(entry))  # as the agent gets it: escapes count
+        if shown and size > SHOW_MOST:
             break
-        shown.insert(0, {"turn": turn.name, "role": turn.role, "model": turn.model, "content": content})
-        size += len(content)
-    before = len(conv.turns) - len(shown)
-    out = {"id": conv.id, "title": conv.title, "created": conv.created, "source": _source(conv),
-           "project": (conv.imported_from or {}).get("cwd") or (conv.project or {}).get("root"),
-           "turns": shown}
-    if before:
-        out["left_out"] = (f"{before} earlier turns of {len(conv.turns)} are not shown; ask for them with a larger "
-                           "last" if not last else f"{before} earlier turns of {len(conv.turns)} are not shown")
-    return _masked(out)
+        shown.insert(0, entry)
+    earlier = end - len(shown)
+    out = _masked({"id": conv.id, "title": conv.title, "created": conv.created, "source": _source(conv),
+                   "project": (conv.imported_from or {}).get("cwd") or (conv.project or {}).get("root")})
+    out["turns"] = shown
+    if earlier or before:
+        out["left_out"] = (f"turns {end - len(shown) + 1} to {end} of {len(conv.turns)} are shown"
+                           + (f"; ask with before={len(conv.turns) - earlier} for the earlier ones" if earlier else ""))
+    return out
 
 
 def _summary(row, short: str) -> dict:
@@ -84,8 +94,9 @@ def _cut(text: str, most: int) -> str:
 
 
 def _masked(data):
+    """Secrets masked, and what would act on a terminal taken out (an agent may print it)."""
     if isinstance(data, str):
-        return redact(data)
+        return strip(redact(data))
     if isinstance(data, dict):
         return {key: _masked(value) for key, value in data.items()}
     if isinstance(data, list):

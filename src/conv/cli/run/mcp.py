@@ -31,7 +31,7 @@ TOOLS = [
                     "side by side. Each hit names the conversation (id, title, date, source, project) and the "
                     "turn, with a short snippet; read one with show.",
      "inputSchema": {"type": "object", "properties": {
-         "query": {"type": "string", "description": "The words to find."}, **FILTERS,
+         "query": {"type": "string", "maxLength": 1000, "description": "The words to find."}, **FILTERS,
          "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10}},
          "required": ["query"], "additionalProperties": False},
      "annotations": READ_ONLY},
@@ -41,7 +41,9 @@ TOOLS = [
                     "(said in left_out).",
      "inputSchema": {"type": "object", "properties": {
          "id": {"type": "string", "description": "The conversation's id or short id."},
-         "last": {"type": "integer", "minimum": 1, "description": "Only its last N turns."}},
+         "last": {"type": "integer", "minimum": 1, "description": "Only its last N turns."},
+         "before": {"type": "integer", "minimum": 0, "description": "Leave out its last N turns first (to read "
+                                                                     "earlier ones, as left_out says)."}},
          "required": ["id"], "additionalProperties": False},
      "annotations": READ_ONLY},
     {"name": "list", "title": "List recent conversations",
@@ -73,12 +75,24 @@ def run() -> None:
         except (ValueError, RecursionError):
             _send(_error(None, -32700, "parse error: not JSON"))
             continue
-        replies = [r for m in message if (r := _answer(m, server, workspace))] \
-            if isinstance(message, list) else [_answer(message, server, workspace)]
+        if message == []:
+            _send(_error(None, -32600, "invalid request: an empty batch"))
+            continue
+        replies = [r for m in message if (r := _answered(m, server, workspace))] \
+            if isinstance(message, list) else [_answered(message, server, workspace)]
         if isinstance(message, list) and replies:
             _send(replies)
         elif not isinstance(message, list) and replies[0] is not None:
             _send(replies[0])
+
+
+def _answered(message, server: dict, workspace) -> dict | None:
+    """The answer to one message; whatever goes wrong inside is an error answer, and the server goes on."""
+    try:
+        return _answer(message, server, workspace)
+    except Exception as exc:  # noqa: BLE001 - one bad request never ends the server
+        print(f"conv: mcp: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+        return _error(message.get("id") if isinstance(message, dict) else None, -32603, "internal error")
 
 
 def _ws():
@@ -103,11 +117,16 @@ def _lines():
 
 
 def _answer(message, server: dict, workspace) -> dict | None:
+    if isinstance(message, dict) and "method" not in message and ("result" in message or "error" in message):
+        return None  # a response (to a request conv never makes): passed over
+    ident = message.get("id") if isinstance(message, dict) else None
+    if not isinstance(ident, (str, int, type(None))) or isinstance(ident, bool):
+        return _error(None, -32600, "invalid request: an id is a string or a number")
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not isinstance(message.get("method"), str):
-        return _error(message.get("id") if isinstance(message, dict) else None, -32600, "invalid request")
+        return _error(ident, -32600, "invalid request")
     if "id" not in message:
         return None  # a notification (initialized, cancelled): nothing to answer
-    ident, method, params = message["id"], message["method"], message.get("params") or {}
+    method, params = message["method"], message.get("params", {})
     if not isinstance(params, dict):
         return _error(ident, -32602, "params must be an object")
     if method == "initialize":
@@ -120,7 +139,9 @@ def _answer(message, server: dict, workspace) -> dict | None:
     if method == "tools/list":
         return _result(ident, {"tools": TOOLS})
     if method == "tools/call":
-        return _result(ident, _call(params.get("name"), params.get("arguments") or {}, workspace))
+        if not isinstance(params.get("name"), str):
+            return _error(ident, -32602, "tools/call needs the name of a tool: search, show or list")
+        return _result(ident, _call(params["name"], params.get("arguments") or {}, workspace))
     return _error(ident, -32601, f"method not found: {method}")
 
 
@@ -137,7 +158,7 @@ def _call(name, arguments, workspace) -> dict:
         args = _checked(next(t for t in TOOLS if t["name"] == name)["inputSchema"], arguments)
         ws = workspace()
         if name == "show":
-            data = recall.conversation(ws, args["id"], args.get("last"))
+            data = recall.conversation(ws, args["id"], args.get("last"), args.get("before", 0))
         else:
             chosen = recall.filters(**{k: args.get(k) for k in FILTERS})
             data = (recall.search(ws, args["query"], args.get("limit", 10), chosen) if name == "search"
@@ -161,9 +182,14 @@ def _checked(schema: dict, arguments: dict) -> dict:
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ConvError(f"{key} must be a whole number")
             if not kind.get("minimum", value) <= value <= kind.get("maximum", value):
-                raise ConvError(f"{key} must be from {kind.get('minimum')} to {kind.get('maximum', 'any')}")
+                raise ConvError(f"{key} must be from {kind['minimum']} to {kind['maximum']}" if "maximum" in kind
+                                else f"{key} must be {kind['minimum']} or more")
         elif not isinstance(value, str):
             raise ConvError(f"{key} must be a string")
+        elif "\x00" in value or not value.isprintable() and any("\ud800" <= c <= "\udfff" for c in value):
+            raise ConvError(f"{key} holds a NUL or a lone surrogate: no text conv stores does")
+        elif len(value) > kind.get("maxLength", len(value)):
+            raise ConvError(f"{key} is longer than {kind['maxLength']:,} characters")
     missing = [key for key in schema.get("required", []) if key not in arguments]
     if missing:
         raise ConvError(f"{missing[0]} is required")
@@ -179,5 +205,5 @@ def _error(ident, code: int, message: str) -> dict:
 
 
 def _send(message) -> None:
-    sys.stdout.write(json.dumps(message, ensure_ascii=False) + "\n")
+    sys.stdout.write(json.dumps(message) + "\n")  # ASCII: a lone surrogate an id carried is written escaped
     sys.stdout.flush()
