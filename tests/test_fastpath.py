@@ -99,3 +99,28 @@ def test_conv_cmd_parses_as_typer_does(args):
         result = CliRunner().invoke(app_for(["cmd"]), ["cmd", *args])
     assert result.exit_code == 0, result.output
     assert seen == [fast]
+
+
+search_tokens = st.one_of(
+    st.sampled_from(sorted(OPTIONS["search"]) + ["--", "-", "-h", "-n", "0", "5", "-5", "07", "x", "--limit=3",
+                                                 "--source=codex", '"a b"', "--bogus"]),
+    st.text(alphabet="ab -=05", min_size=0, max_size=6),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(args=st.lists(search_tokens, max_size=7))
+def test_conv_search_parses_as_typer_does(args):
+    from conv.cli.run import search as searching
+    from conv.cli.run.argv import parse_search
+
+    fast = parse_search(args)
+    if fast is None:
+        return
+    seen = []
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(searching, "run", seen.append)
+        result = CliRunner().invoke(app_for(["search"]), ["search", *args])
+    assert result.exit_code == 0, result.output
+    given = {k: v for k, v in seen[0].items() if v not in (None, False) and not (k == "limit" and v == 20)}
+    assert given == {k: v for k, v in fast.items() if not (k == "limit" and v == 20)}

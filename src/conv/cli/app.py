@@ -50,10 +50,6 @@ OPTION_HELP = ("A model option, e.g. -o temperature 0.2; repeatable. Known: temp
 
 def workspace():
     """The store, index and config for a command (imported only when one runs)."""
-    from ..services.capture import on_command
-    from ..services.workspace import Workspace
-    from ..terminal.render import notice
+    from .run.workspace import workspace as opened
 
-    ws = Workspace(notice)
-    on_command(ws)  # what the agents' captures have to say; the catch-up (import.auto)
-    return ws
+    return opened()

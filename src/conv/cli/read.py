@@ -65,7 +65,8 @@ def list_(
 @app.command(rich_help_panel=PANEL, epilog='Examples:\n\n  conv search rebase\n\n'
              '  conv search "interactive rebase" --tag git -n 5')
 def search(
-    text: Annotated[list[str], typer.Argument(help="Words that must all appear in one turn.")],
+    text: Annotated[list[str], typer.Argument(help='Words that must all appear in one turn ("quoted words" side by '
+                                                  'side).')],
     limit: Annotated[int, typer.Option("-n", "--limit", min=1, help="How many conversations.")] = 20,
     agent: Agent = None,
     tag: Tag = None,
@@ -77,12 +78,10 @@ def search(
     json_out: Json = False,
 ) -> None:
     """Search every turn of every conversation (best matches first)."""
-    from ..services import browse
-    from ..terminal import views
+    from .run.search import run
 
-    hits = browse.search(workspace(), " ".join(text), limit, browse.filters_from(agent, tag, since, status, here=here,
-                                                                                   source=source, model=model))
-    views.emit(hits, json_out, views.search, " ".join(text), data=views.search_data)
+    run({"text": text, "limit": limit, "agent": agent, "tag": tag, "since": since, "status": status, "here": here,
+         "source": source, "model": model, "json_out": json_out})
 
 
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv show\n\n"

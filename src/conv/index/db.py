@@ -40,7 +40,6 @@ CREATE INDEX turns_conv ON turns (conv_id);
 CREATE VIRTUAL TABLE turn_fts USING fts5(
     content, content='turn_text', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2'
 );
-CREATE VIRTUAL TABLE turn_vocab USING fts5vocab('turn_fts', 'row');  -- turns per word: what is common
 CREATE VIEW turn_text AS SELECT rowid, turn_body(sha) AS content FROM turns;
 CREATE TABLE history (sha TEXT NOT NULL, conv_id TEXT, time INTEGER, message TEXT);
 CREATE INDEX history_sha ON history (sha);

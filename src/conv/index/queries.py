@@ -193,9 +193,9 @@ class Queries:
         # pool that yields too few conversations (a narrow filter) grows.
         limit = min(limit, HITS_MOST)
         pool = max(200, 20 * limit)
-        # A word in most turns ("the") would have every one of them ranked:
-        # then the pool is the latest turns that hold it, ranked among themselves.
-        order = "rowid DESC" if self._in_turns(words) > COMMON else "rank"
+        # Words in most turns ("the") would have every one of them ranked:
+        # then the pool is the latest turns that hold them, ranked among themselves.
+        order = "rowid DESC" if self._common(words) else "rank"
         while True:
             rows = self._rows(
                 f"""WITH matched AS MATERIALIZED (
@@ -219,15 +219,13 @@ class Queries:
             pool *= 10
         return [Hit(Row.from_sql(r[:-3]), r[-3], r[-2], snippet(r[-1] or "", words)) for r in rows]
 
-    def _in_turns(self, words: list[str]) -> int:
-        """How many turns hold the rarest of ``words`` (0 when one is not a plain word)."""
-        counts = []
-        for word in words:
-            if not word.isalnum():
-                return 0
-            found = self._rows("SELECT doc FROM turn_vocab WHERE term = ?", (word.lower(),))
-            counts.append(found[0][0] if found else 0)
-        return min(counts)
+    def _common(self, words: list[str]) -> bool:
+        """Whether more than COMMON turns hold all of ``words`` (counted up to
+        that, in the full-text index's own order: a few ms at 500,000 turns,
+        where reading each word's count from turn_vocab took 25 ms a word)."""
+        query = " ".join('"' + w.replace('"', '""') + '"' for w in words)
+        return self._rows("SELECT count(*) FROM (SELECT 1 FROM turn_fts WHERE turn_fts MATCH ? LIMIT ?)",
+                          (query, COMMON + 1))[0][0] > COMMON
 
     def history(self, conv_id: str) -> list[Event]:
         """Newest first, as git log shows it."""

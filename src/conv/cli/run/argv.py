@@ -37,6 +37,19 @@ def parse_command(args: list[str]):
                           json_out=seen.get("json_out", False), quiet=seen.get("quiet", False))
 
 
+def parse_search(args: list[str]) -> dict | None:
+    """``args`` after ``search`` as run/search.py takes them, or None to let Typer parse them."""
+    parsed = _parse(args, OPTIONS["search"])
+    if parsed is None or not parsed[1]:
+        return None
+    seen, words = parsed
+    if "limit" in seen:
+        if not seen["limit"].isdigit() or int(seen["limit"]) < 1:
+            return None  # Typer says what a limit is
+        seen["limit"] = int(seen["limit"])
+    return {**seen, "text": words}
+
+
 def _parse(args: list[str], flags: dict) -> tuple[dict, list[str]] | None:
     """The flags in ``args`` (field -> value, or True) and the other words;
     None for anything Typer must see (help, an unknown or bundled flag, a missing value)."""
