@@ -173,5 +173,25 @@ def test_a_state_folder_conv_cannot_write_still_gets_the_failure_said(claude, tm
     capture.write_text("a file where the capture's folder would be")
     assert hook("claude-code", stdin=handed(claude[0])) .returncode == 0
     said = run_conv("list").stderr.decode()
-    assert "capturing a claude-code session failed: " in said and "takes it in" in said
-    assert "capturing a claude-code session failed" not in run_conv("list").stderr.decode()
+    assert f"capturing the claude-code session {claude[0]} failed: conv's state folder cannot be written" in said
+    assert f"conv import --from claude-code {claude[0]} takes it in" in said
+    assert "failed" not in run_conv("list").stderr.decode()
+
+
+def test_a_session_that_wrote_nothing_is_passed_over_quietly(claude, tmp_path):
+    """claude --version and claude mcp list end a session too, with no transcript file."""
+    assert hook("claude-code", stdin=handed(tmp_path / "never-written.jsonl")).returncode == 0
+    time.sleep(0.5)
+    assert queue_empty() and "capturing" not in ok("list").stderr.decode()
+
+
+def test_the_same_failure_later_is_said_again(claude, store_path, monkeypatch):
+    from conv.home import to_say
+
+    to_say.keep_to_say("capturing the claude-code session x failed: no space", "conv import takes it in")
+    assert "no space" in ok("list").stderr.decode()
+    to_say.keep_to_say("capturing the claude-code session x failed: no space", "conv import takes it in")
+    assert "no space" not in ok("list").stderr.decode()  # the same hour: said once
+    monkeypatch.setattr(to_say, "TOLD_FOR", 0)
+    to_say.keep_to_say("capturing the claude-code session x failed: no space", "conv import takes it in")
+    assert "no space" in ok("list").stderr.decode()  # hours later: said again

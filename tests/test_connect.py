@@ -233,3 +233,35 @@ def test_line_endings_and_an_empty_notify_are_kept(claude, codex):
     assert b"\n" not in codex.read_bytes().replace(b"\r\n", b"")
     ok("connect", "all", "--remove")
     assert claude.read_bytes() == text.encode() and codex.read_bytes() == b'model = "o3"\r\nnotify = []\r\n'
+
+
+def test_a_wrapper_that_sets_more_than_conv_home_is_the_users(claude, codex):
+    mine = "env HTTPS_PROXY=http://proxy:8080 conv capture claude-code"
+    claude.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": mine,
+                                                                  "timeout": 60}]}]}}))
+    ok("connect", "claude-code")
+    assert hooks_of(claude)["Stop"][0]["hooks"][0] == {"type": "command", "command": mine, "timeout": 60}
+    codex.write_text('notify = ["env", "HTTPS_PROXY=http://proxy:8080", "conv", "capture", "codex"]\n')
+    ok("connect", "codex")
+    import tomllib
+
+    notify = tomllib.loads(codex.read_text())["notify"]
+    assert notify[-6:] == ["--then", "env", "HTTPS_PROXY=http://proxy:8080", "conv", "capture", "codex"]
+
+
+def test_a_hook_taken_out_of_one_event_or_run_by_a_conv_gone_is_said(claude):
+    ok("connect", "claude-code")
+    settings = json.loads(claude.read_text())
+    del settings["hooks"]["SessionEnd"]
+    claude.write_text(json.dumps(settings))
+    problems = json.loads(ok("connect", "--json").stdout)["agents"][0]["problems"]
+    assert problems == [f"{claude}: conv's entries are incomplete or run another conv (conv connect claude-code "
+                        "puts them right)"]
+    ok("connect", "claude-code")
+    assert json.loads(ok("connect", "--json").stdout)["agents"][0]["problems"] == []
+
+
+def test_a_settings_file_with_a_byte_order_mark_is_named_so(claude):
+    claude.write_text("\ufeff{}")
+    assert "byte-order mark" in fails("connect", "claude-code", code=1)
+    assert "settings unreadable" in ok("connect").stdout.decode()

@@ -166,6 +166,9 @@ def statuses() -> list[Status]:
             stores = {capture_parts(line, agent)[0] for line in lines}
             if this_store() in stores:
                 held.append(recorded)
+                if not module.holds(data.decode("utf-8"), capture_command(agent), server_command()):
+                    problems.append(f"{recorded}: conv's entries are incomplete or run another conv "
+                                    f"(conv connect {agent} puts them right)")
             elif stores:
                 problems.append(f"{recorded}: its hook captures into {', '.join(sorted(stores))}")
             elif recorded in records.get(agent, {}):

@@ -47,18 +47,46 @@ def added(text: str | None, command: list[str], server: dict) -> str:
     return _dumped(doc, text)
 
 
+def holds(text: str | None, command: list[str], server: dict) -> bool:
+    """Whether ``text`` has conv's hooks as ``added`` would write them (every event, this conv, this store)."""
+    return _parsed(added(text, command, server)) == _parsed(text)
+
+
 def registered(server: dict) -> str:
     """``conv mcp`` as a user-wide MCP server, by Claude Code's own command
     (its MCP servers are kept in ~/.claude.json, beside its state, which only
     it should write); without ``claude`` on PATH, the command to run."""
     env = [arg for key, value in server["env"].items() for arg in ("-e", f"{key}={value}")]
     command = ["mcp", "add", "--scope", "user", SERVER, *env, "--", server["command"], *server["args"]]
+    said = "conv mcp is its MCP server (claude mcp add): its tools search, show and list the store"
+    now = _server_now()
+    if now is not None and [now.get("command"), now.get("args"), now.get("env") or {}] == \
+            [server["command"], server["args"], server["env"]]:
+        return said
+    if now is not None and not (isinstance(now.get("args"), list) and now["args"][-1:] == ["mcp"]
+                                and os.path.basename(str(now.get("command"))) in ("conv", "python", "python3")):
+        return f"an MCP server named {SERVER} is registered already, and it is not conv mcp: left as it is"
+    if now is not None:  # conv mcp of another conv or store: this one's from now on
+        _claude(["mcp", "remove", "--scope", "user", SERVER])
     done = _claude(command)
     if done is None:
         return f"conv mcp, its MCP server: claude is not on PATH; run: {shlex.join(['claude', *command])}"
-    if done.returncode == 0 or "already exists" in done.stdout + done.stderr:
-        return "conv mcp is its MCP server (claude mcp add): its tools search, show and list the store"
+    if done.returncode == 0:
+        return said
     return f"conv mcp, its MCP server: claude mcp add failed: {(done.stderr or done.stdout).strip()[-200:]}"
+
+
+def _server_now() -> dict | None:
+    """The MCP server named conv in Claude Code's user settings (~/.claude.json, read only), if any."""
+    import json
+
+    where = os.environ.get("CLAUDE_CONFIG_DIR")
+    path = Path(where).expanduser() / ".claude.json" if where else Path("~/.claude.json").expanduser()
+    try:
+        found = json.loads(path.read_text()).get("mcpServers", {}).get(SERVER)
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return None
+    return found if isinstance(found, dict) else None
 
 
 def unregistered() -> str:
@@ -76,8 +104,10 @@ def _claude(args: list[str]):
     program = shutil.which("claude")
     if program is None:
         return None
+    quiet = {"DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
     try:
-        return subprocess.run([program, *args], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+        return subprocess.run([program, *args], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+                              env={**os.environ, **quiet})  # conv connect sends nothing anywhere
     except (OSError, subprocess.TimeoutExpired) as exc:
         return subprocess.CompletedProcess([program, *args], 1, "", str(exc))
 
@@ -137,6 +167,8 @@ def _capture_line(command: str) -> list[str]:
 def _parsed(text: str | None) -> dict:
     if text is None or not text.strip():
         return {}
+    if text.startswith("\ufeff"):
+        raise Unparsable("it begins with a byte-order mark (U+FEFF), which JSON does not allow")
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:

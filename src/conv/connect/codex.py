@@ -50,6 +50,11 @@ def added(text: str | None, command: list[str], server: dict) -> str:
     return doc.as_string()
 
 
+def holds(text: str | None, command: list[str], server: dict) -> bool:
+    """Whether ``text`` has conv's notify and MCP server as ``added`` would write them."""
+    return added(text, command, server) == (text or "")
+
+
 def registered(server: dict) -> str:
     return "conv mcp is its MCP server [mcp_servers.conv]: its tools search, show and list the store"
 

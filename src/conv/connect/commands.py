@@ -36,11 +36,10 @@ def capture_parts(argv: list[str], agent: str) -> tuple[str, list[str]] | None:
     """(the store it captures into, the arguments after ``capture AGENT``) of
     a conv capture line (any conv's, any CONV_HOME); None for any other line."""
     rest, store = list(argv), DEFAULT_STORE
-    if rest[:1] == ["env"]:
-        rest = rest[1:]
-        while rest and "=" in rest[0] and not rest[0].startswith("-"):
-            name, _, value = rest.pop(0).partition("=")
-            store = value if name == "CONV_HOME" else store
+    if rest[:1] == ["env"]:  # conv's own: CONV_HOME and nothing else (a user's wrapper sets more: it is theirs)
+        if len(rest) < 2 or not rest[1].startswith("CONV_HOME="):
+            return None
+        store, rest = rest[1].partition("=")[2], rest[2:]
     if len(rest) >= 3 and rest[1:3] == ["-m", "conv"]:
         rest = [rest[0], *rest[3:]]
     elif not rest or os.path.basename(rest[0]) != "conv":

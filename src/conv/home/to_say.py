@@ -12,6 +12,7 @@ import time
 from . import paths
 
 TELL_MOST = 5  # lines said at once; the rest counted
+TOLD_FOR = 6 * 3600  # seconds the same line is not said again (a session failing at each answer is said once)
 LOG_MOST = 256 * 1024  # the log is cut to its second half past this
 
 
@@ -76,11 +77,11 @@ def _tell(place, notice) -> None:
         taken.unlink()
     except OSError:
         return
-    told_file = place / "told"
-    try:
-        told = set(told_file.read_text().splitlines())
-    except OSError:
-        told = set()
+    from .files import json_object, write_atomic
+
+    now = time.time()
+    told = {said: at for said, at in json_object(place / "told.json").items()
+            if isinstance(at, (int, float)) and now - at < TOLD_FOR}
     fresh: dict[str, str] = {}
     for line in lines:
         try:
@@ -94,8 +95,7 @@ def _tell(place, notice) -> None:
     if len(fresh) > TELL_MOST:
         notice(f"and {len(fresh) - TELL_MOST} more from the background: see {folder() / 'log'}")
     try:
-        with open(told_file, "a") as out:
-            out.writelines(f"{said}\n" for said in fresh)
+        write_atomic(place / "told.json", json.dumps({**told, **dict.fromkeys(fresh, now)}))
     except OSError:
         pass
 

@@ -49,9 +49,10 @@ def hand_over(source: str, handed: dict) -> None:
         os.replace(queue / f".{name}", queue / f"{name}.json")  # whole or not there
         start_worker([])
     except Exception as exc:  # noqa: BLE001 - the agent must never see conv fail
+        session = (job or {}).get("file") or (job or {}).get("thread") or "a session"
+        why = f"conv's state folder cannot be written ({exc.strerror})" if isinstance(exc, OSError) else str(exc)
         file = (job or {}).get("file")
-        keep_to_say(f"capturing a {source} session failed: {getattr(exc, 'strerror', None) or exc}"
-                    + (f" ({getattr(exc, 'filename', None)})" if getattr(exc, "filename", None) else ""),
+        keep_to_say(f"capturing the {source} session {session} failed: {why}",
                     f"conv import --from {source}" + (f" {shlex.quote(file)}" if file else "") + " takes it in")
 
 
@@ -78,6 +79,8 @@ def _job(source: str, handed: dict) -> dict | None:
     if source == "claude-code":
         path = handed.get("transcript_path")
         if isinstance(path, str) and path.endswith(".jsonl") and "\0" not in path:
+            if not os.path.exists(path):
+                return None  # a session that wrote nothing (claude --version, claude mcp list end one too)
             return {"source": source, "file": os.path.abspath(path)}
         keep_to_say(f"Claude Code handed over no session file ({str(path)[:200]!r}): nothing captured",
                     "conv import --from claude-code takes in its sessions folder")
@@ -219,11 +222,11 @@ def _import(ws, source: str, file: str | None) -> bool:
         keep_to_say(f"capturing the {what} failed: {exc}", again)
         return False
     for conv_id in done.in_trash:
-        keep_to_say(f"captured {what}: it went on in {conv_id}, which is in the trash",
+        keep_to_say(f"captured from {source}: it went on in {conv_id}, which is in the trash",
                     f"conv restore {conv_id} brings it back")
     for line in done.skipped:
         if HALF_WRITTEN not in line:  # the agent still writing its last line: the next hook reads it whole
-            keep_to_say(f"captured {what}: {line}", "")
+            keep_to_say(f"captured from {source}: {line}", "")  # (a catch-up says it in the same words)
     log(f"{source} {file or '(all)'}: {done.added} new, {done.turns} turns")
     return True
 

@@ -14,8 +14,10 @@ def connected(state) -> None:
     """conv connect: a line an agent, what is wrong with any, then the catch-up and the last capture."""
     rows = []
     for agent in state.agents:
-        rows.append([agent.agent, "connected" if agent.connected else "could be" if agent.present
-                     else "not on this machine", ", ".join(agent.connected) or agent.file])
+        unreadable = any("conv cannot read it" in p for p in agent.problems)
+        rows.append([agent.agent, "connected" if agent.connected else "settings unreadable" if unreadable
+                     else "could be" if agent.present else "not on this machine",
+                     ", ".join(agent.connected) or agent.file])
     table(["AGENT", "STATE", "SETTINGS"], rows)
     for agent in state.agents:
         for problem in agent.problems:

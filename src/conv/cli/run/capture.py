@@ -22,7 +22,7 @@ def run(args: list[str]) -> None:
         from ...services.workspace import Workspace
 
         return capture.work(Workspace(notice=lambda line: None), catch_up=args[1:] == ["--catch-up"])
-    if args == ["claude-code"] and not sys.stdin.isatty():
+    if args == ["claude-code"] and not (sys.stdin is not None and sys.stdin.isatty()):
         return capture.hand_over("claude-code", _stdin_json(capture.STDIN_MOST))
     if args[:1] == ["codex"] and len(args) >= 2:
         capture.run_their_notify(args[1:-1], args[-1])
@@ -33,6 +33,8 @@ def run(args: list[str]) -> None:
 
 
 def _stdin_json(most: int) -> dict:
+    if sys.stdin is None:  # run with stdin closed
+        return {}
     try:
         return _json(sys.stdin.buffer.read(most).decode("utf-8", "replace"))
     except OSError:
