@@ -265,3 +265,23 @@ def test_a_settings_file_with_a_byte_order_mark_is_named_so(claude):
     claude.write_text("\ufeff{}")
     assert "byte-order mark" in fails("connect", "claude-code", code=1)
     assert "settings unreadable" in ok("connect").stdout.decode()
+
+
+def test_a_linked_worktrees_project_settings_stay_out_of_its_git_status(tmp_path, monkeypatch):
+    main, linked = tmp_path / "main", tmp_path / "linked"
+    main.mkdir()
+    git(main, "init", "-q")
+    git(main, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "first")
+    git(main, "worktree", "add", "-q", str(linked))
+    monkeypatch.chdir(linked)
+    ok("connect", "claude-code", "--project")
+    assert (linked / ".claude" / "settings.local.json").exists() and git(linked, "status", "--porcelain") == ""
+
+
+def test_claude_codes_mcp_entry_follows_the_store_that_connected_last(claude_code, tmp_path):
+    user = tmp_path / "user"
+    env = {"HOME": str(user), "PATH": f"{claude_code.parent}:{os.environ['PATH']}"}
+    ok("connect", "claude-code", env=env)
+    ok("connect", "claude-code", env={**env, "CONV_HOME": str(tmp_path / "other")})
+    entry = json.loads((user / ".claude.json").read_text())["mcpServers"]["conv"]
+    assert entry["env"] == {"CONV_HOME": str(tmp_path / "other")} and entry["args"][-1] == "mcp"

@@ -144,3 +144,14 @@ def test_claude_codes_own_stand_in_for_an_answer_is_no_answer(tmp_path):
                      "content": [{"type": "text", "text": "No response requested."}]}}]) + "\n")
     ok("import", "--from", "claude-code", str(session))
     assert [t["role"] for t in json.loads(ok("show", "--json").stdout)["turns"]] == ["user"]
+
+
+def test_an_answer_that_failed_is_not_handed_off_and_is_said(fake, tmp_path):
+    fake.reply = "It listens on 8443."
+    ok("ask", QUESTIONS[0])
+    fake.mode = "cut"  # the answer breaks off on its way
+    run_conv("ask", "-c", QUESTIONS[1])
+    done = run_conv("handoff", "--to", "codex", env={"CODEX_HOME": str(tmp_path / "codex")})
+    assert done.returncode == 0 and "not in the session: 1 answer that failed" in done.stderr.decode()
+    rollout = next((tmp_path / "codex" / "sessions").glob("*/*/*/*.jsonl")).read_text().splitlines()
+    assert [json.loads(r)["payload"].get("role") for r in rollout[1:]] == ["user", "assistant", "user"]

@@ -88,7 +88,11 @@ def test_a_client_that_speaks_badly_gets_errors_never_a_crash(store):
                             ({"query": "x", "source": "cursor"}, "conv imports from no such tool")]:
         text, failed = called(server, 5, "search", **arguments)
         assert failed and said in text, (arguments, text)
-    assert called(server, 6, "show", id="zzzzzz") == ("no conversation matches 'zzzzzz'. See conv list", True)
+    assert called(server, 6, "show", id="zzzzzz") == (
+        "no conversation matches 'zzzzzz'. the search and list tools give the ids", True)
+    assert called(server, 6, "show", id="x" * 3_000_000) == ("id is longer than 100 characters", True)
+    assert called(server, 6, "show", id=store, before=2) == ("it has 2 turns: before must be fewer than that", True)
+    assert len(called(server, 6, "list", limit=1.0)[0]) == 1  # JSON has one kind of number
     assert called(server, 7, "drop_everything")[1]
     for arguments, said in [({"query": "a\u0000b"}, "query holds a NUL or a lone surrogate"),
                             ({"query": "\ud800"}, "query holds a NUL or a lone surrogate"),

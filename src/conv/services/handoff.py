@@ -37,13 +37,18 @@ def hand_off(ws: Workspace, ref: str | None, to: str) -> HandedOff:
 
     writer = handoff.tool(to)
     conv = ws.conversation(ws.resolve(ref))
-    carried = [t for t in conv.turns if t.role in ("user", "assistant") and t.content.strip()]
+    carried = [t for t in conv.turns if t.role in ("user", "assistant") and t.content.strip() and not _failed(t)]
     if not carried:
         raise UsageError(f"{conv.id} has no question or answer to hand off", "ask in it first")
     written = _written(writer, to, carried, _here(), conv.title)
     handoffs.remember(to, written.session_id, conv.id, [t.role for t in carried], carried[-1].name)
     return HandedOff(conv.id, ws.index.queries.short_id(conv.id), to, written.session_id, written.file,
                      written.resume, len(carried), _left_out(conv, carried), connected(to))
+
+
+def _failed(turn) -> bool:
+    """An answer that failed on its way (what came before the error is no answer to carry on from)."""
+    return turn.role == "assistant" and (turn.finish == "error" or bool(turn.error))
 
 
 def _here() -> str:
@@ -84,7 +89,10 @@ def _left_out(conv, carried: list) -> list[str]:
     thinking = sum(1 for t in carried if t.thinking)
     if thinking:
         out.append(f"the thinking of {plural(thinking, 'answer')}")
-    empty = [t for t in conv.turns if t.role in ("user", "assistant") and not t.content.strip()]
+    failed = [t for t in conv.turns if t.role == "assistant" and _failed(t)]
+    if failed:
+        out.append(f"{plural(len(failed), 'answer')} that failed")
+    empty = [t for t in conv.turns if t.role in ("user", "assistant") and not t.content.strip() and not _failed(t)]
     if empty:
         out.append(plural(len(empty), "empty turn"))
     return out

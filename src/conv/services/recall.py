@@ -4,7 +4,7 @@ never floods the agent's context (what is left out is said, with how to get
 it), and masked as ``conv show`` masks what it prints: a secret conv knows of
 is never handed to a model."""
 
-from ..errors import RefError
+from ..errors import RefError, UsageError
 from ..home.secrets import redact
 from ..index import Filters
 from ..inert import strip
@@ -24,7 +24,6 @@ def filters(here: str | None = None, source: str | None = None, since: str | Non
     when it is in none, as an agent's sessions are kept by the folder they ran in)."""
     import os
 
-    from ..errors import UsageError
     from ..home import project
 
     try:
@@ -60,7 +59,9 @@ def conversation(ws: Workspace, ref: str, last: int | None = None, before: int =
     if not ref.strip():
         raise RefError("no conversation named", "give an id from search or list")
     conv = ws.conversation(ws.resolve(ref))
-    end = max(len(conv.turns) - before, 0)
+    if before and before >= len(conv.turns):
+        raise UsageError(f"it has {len(conv.turns)} turns: before must be fewer than that")
+    end = len(conv.turns) - before
     turns = conv.turns[max(end - last, 0):end] if last else conv.turns[:end]
     shown, size = [], 0
     for turn in reversed(turns):

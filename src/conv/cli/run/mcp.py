@@ -15,13 +15,16 @@ INSTRUCTIONS = ("conv holds the user's past conversations with models and coding
                 "ChatGPT, llm, conv's own…), in git. Use search to find what was said or decided before, then "
                 "show to read one conversation.")
 FILTERS = {
-    "here": {"type": "string", "description": "A folder of a git project: only that project's conversations "
-                                              "(e.g. the current working directory)."},
-    "source": {"type": "string", "description": "Only those from this tool: claude-code, codex, chatgpt, llm, "
-                                                "shell-gpt, gptme, aichat, or conv for conv's own."},
-    "since": {"type": "string", "description": "Updated within an age (7d, 12h) or since a date (2026-11-01)."},
-    "model": {"type": "string", "description": "Only those a model of this name answered in."},
-    "tag": {"type": "string", "description": "Only those with this tag."},
+    "here": {"type": "string", "maxLength": 4096,
+             "description": "A folder of a git project: only that project's conversations (e.g. the current working "
+                            "directory)."},
+    "source": {"type": "string", "maxLength": 100,
+               "description": "Only those from this tool: claude-code, codex, chatgpt, llm, shell-gpt, gptme, aichat, "
+                              "or conv for conv's own."},
+    "since": {"type": "string", "maxLength": 100,
+              "description": "Updated within an age (7d, 12h) or since a date (2026-11-01)."},
+    "model": {"type": "string", "maxLength": 1000, "description": "Only those a model of this name answered in."},
+    "tag": {"type": "string", "maxLength": 1000, "description": "Only those with this tag."},
 }
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 TOOLS = [
@@ -40,7 +43,7 @@ TOOLS = [
                     "last; long turns are cut and, past about 24,000 characters, the earliest turns left out "
                     "(said in left_out).",
      "inputSchema": {"type": "object", "properties": {
-         "id": {"type": "string", "description": "The conversation's id or short id."},
+         "id": {"type": "string", "maxLength": 100, "description": "The conversation's id or short id."},
          "last": {"type": "integer", "minimum": 1, "description": "Only its last N turns."},
          "before": {"type": "integer", "minimum": 0, "description": "Leave out its last N turns first (to read "
                                                                      "earlier ones, as left_out says)."}},
@@ -142,12 +145,12 @@ def _answer(message, server: dict, workspace) -> dict | None:
         if not isinstance(params.get("name"), str):
             return _error(ident, -32602, "tools/call needs the name of a tool: search, show or list")
         return _result(ident, _call(params["name"], params.get("arguments") or {}, workspace))
-    return _error(ident, -32601, f"method not found: {method}")
+    return _error(ident, -32601, f"method not found: {method[:100]}")
 
 
 def _call(name, arguments, workspace) -> dict:
     """A tool's answer; what goes wrong is the tool's error, for the model to read (not the protocol's)."""
-    from ...errors import ConvError
+    from ...errors import ConvError, then
     from ...services import recall
 
     try:
@@ -163,8 +166,10 @@ def _call(name, arguments, workspace) -> dict:
             chosen = recall.filters(**{k: args.get(k) for k in FILTERS})
             data = (recall.search(ws, args["query"], args.get("limit", 10), chosen) if name == "search"
                     else recall.recent(ws, args.get("limit", 20), chosen))
-    except ConvError as exc:
-        return {"content": [{"type": "text", "text": str(exc)}], "isError": True}
+    except ConvError as exc:  # its hint, unless it names a command line the agent has not got
+        hint = "the search and list tools give the ids" if "conv list" in exc.hint else exc.hint
+        text = then(exc.message, hint) if hint and "conv " not in hint else exc.message
+        return {"content": [{"type": "text", "text": text}], "isError": True}
     text = json.dumps(data, ensure_ascii=False)
     return {"content": [{"type": "text", "text": text}]}
 
@@ -179,6 +184,8 @@ def _checked(schema: dict, arguments: dict) -> dict:
         if kind is None:
             raise ConvError(f"unknown argument {key!r}", "use " + ", ".join(properties))
         if kind["type"] == "integer":
+            if isinstance(value, float) and value.is_integer():
+                value = arguments[key] = int(value)  # 5.0: JSON has one kind of number
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ConvError(f"{key} must be a whole number")
             if not kind.get("minimum", value) <= value <= kind.get("maximum", value):
