@@ -24,7 +24,8 @@ def connect(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Have coding agents hand each exchange to conv as it happens: Claude Code through its hooks,
-    Codex through its notify program. Your own settings, hooks and comments are kept."""
+    Codex through its notify program; each also gets conv mcp as an MCP server, to search what was
+    said before. Your own settings, hooks and comments are kept."""
     from ..errors import UsageError
     from ..services import connections
     from ..terminal import connections as view
