@@ -176,6 +176,9 @@ def test_a_state_folder_conv_cannot_write_still_gets_the_failure_said(claude, tm
     assert f"capturing the claude-code session {claude[0]} failed: conv's state folder cannot be written" in said
     assert f"conv import --from claude-code {claude[0]} takes it in" in said
     assert "failed" not in run_conv("list").stderr.decode()
+    capture.unlink()  # the state folder can be written again: the next capture takes the one set aside too
+    hook("claude-code", stdin=handed(claude[1]))
+    until(lambda: len(listed()) == 2)
 
 
 def test_a_session_that_wrote_nothing_is_passed_over_quietly(claude, tmp_path):

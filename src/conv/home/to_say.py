@@ -20,7 +20,7 @@ def folder():
     return paths.state_dir() / "capture"
 
 
-def _aside(made: bool = True):
+def aside(made: bool = True):
     """This user's folder in the system's temporary one, for this state folder (made private, never a link)."""
     import hashlib
     import stat
@@ -49,7 +49,7 @@ def keep_to_say(line: str, hint: str) -> None:
             out.write(entry)
     except OSError:
         try:
-            with open(_aside() / "to-say", "a") as out:
+            with open(aside() / "to-say", "a") as out:
                 out.write(entry)
         except OSError:
             pass  # nowhere at all to write: the log below fails too; the agent is not disturbed
@@ -59,9 +59,9 @@ def keep_to_say(line: str, hint: str) -> None:
 def tell(notice) -> None:
     """Say, once each, what was kept to be said (two stats when there is nothing)."""
     _tell(folder(), notice)
-    if os.path.exists(_aside(made=False) / "to-say"):
+    if os.path.exists(aside(made=False) / "to-say"):
         try:
-            _tell(_aside(), notice)
+            _tell(aside(), notice)
         except OSError:
             pass
 

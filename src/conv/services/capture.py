@@ -17,8 +17,8 @@ import os
 import shlex
 import time
 
+from ..home.to_say import aside, keep_to_say, log, tell
 from ..home.to_say import folder as _dir
-from ..home.to_say import keep_to_say, log, tell
 
 TRIES = 5  # a session that failed is tried again by the next workers, this many times in all
 QUEUE_MOST = 1_000  # jobs waiting: past this, a hook adds none (the worker is stuck; the catch-up still finds them)
@@ -54,6 +54,18 @@ def hand_over(source: str, handed: dict) -> None:
         file = (job or {}).get("file")
         keep_to_say(f"capturing the {source} session {session} failed: {why}",
                     f"conv import --from {source}" + (f" {shlex.quote(file)}" if file else "") + " takes it in")
+        if job is not None:
+            _set_aside(job)
+
+
+def _set_aside(job: dict) -> None:
+    """A job the state folder could not take, kept in the temporary one: the next worker takes it in."""
+    try:
+        place = aside() / "queue"
+        place.mkdir(exist_ok=True)
+        (place / f"{time.time_ns()}-{os.getpid()}.json").write_text(json.dumps(job))
+    except OSError:
+        pass  # nowhere at all: what was said names the import to run
 
 
 def run_their_notify(args: list[str], handed: str) -> None:
@@ -186,11 +198,15 @@ def _keep_failed(key: tuple, tries: int) -> None:
 
 
 def _retry_failed() -> None:
-    try:
-        for job_file in (_dir() / "failed").iterdir():
-            os.replace(job_file, _dir() / "queue" / f"0-retry-{job_file.name}")
-    except OSError:
-        pass
+    """Into the queue again: the sessions whose import failed, and those set aside by a hook."""
+    import shutil
+
+    for place in (_dir() / "failed", aside(made=False) / "queue"):
+        try:
+            for job_file in place.iterdir():
+                shutil.move(job_file, _dir() / "queue" / f"0-retry-{job_file.name}")  # (/tmp: another file system)
+        except OSError:
+            pass
 
 
 def _rollout(home: str, thread: str) -> str | None:
