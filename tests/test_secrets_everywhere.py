@@ -175,3 +175,18 @@ def test_share_to_a_place_it_cannot_write_is_one_line(fake, tmp_path):
     (tmp_path / "afile").write_text("x")
     assert "afile is a file, not a folder" in fails("share", conv, "-o", str(tmp_path / "afile" / "x.html"), code=1)
     assert "File name too long" in fails("share", conv, "-o", str(tmp_path / ("x" * 300)), code=1)
+
+
+@pytest.mark.parametrize("what, key", [
+    ("a Stripe secret key", "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"),
+    ("a Google API key", "AIza" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"),
+    ("a Hugging Face token", "hf_" + "abcdefghijklmnopqrstuvwxyzABCDEFGH"),
+    ("a GitLab token", "glpat-" + "xxxxxxxxxxxxxxxxxxxx"),
+    ("an npm token", "npm_" + "a" * 36),
+])
+def test_the_tokens_of_the_usual_services_are_keys_too(what, key, tmp_path):
+    """The scan every capture and import goes through, and the pre-commit hook's (one list)."""
+    from conv.home.secrets import key_shaped
+
+    assert key_shaped(f"here it is: {key} , thanks") == what
+    assert key_shaped(f"not quite: {key[:-4]}") is None  # shorter than such a key
