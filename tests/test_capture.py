@@ -9,7 +9,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -172,7 +171,6 @@ def test_a_state_folder_conv_cannot_write_still_gets_the_failure_said(claude, tm
     aside = tmp_path / "tmp"  # the system's temporary folder, this test's own (an earlier run's is not this one's)
     aside.mkdir()
     monkeypatch.setenv("TMPDIR", str(aside))
-    monkeypatch.setattr(tempfile, "tempdir", str(aside))
     capture = Path(os.environ["CONV_HOME"]) / "state" / "capture"  # (root writes anywhere: a file blocks it)
     shutil.rmtree(capture, ignore_errors=True)
     capture.write_text("a file where the capture's folder would be")

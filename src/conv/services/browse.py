@@ -64,9 +64,11 @@ def filters_from(agent: str | None = None, tag: str | None = None, since_text: s
 
 def _source(name: str | None) -> str | None:
     """``--source``: a tool conv imports (its conversations, captured or imported), or conv (its own)."""
+    if name is None:
+        return None
     from ..importers import READERS
 
-    if name is None or name in READERS:
+    if name in READERS:
         return name
     raise UsageError(f"--source {name!r}: conv imports from no such tool", "Use one of: " + ", ".join(READERS))
 

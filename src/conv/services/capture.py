@@ -14,7 +14,6 @@ runs (``tell``)."""
 
 import json
 import os
-import shlex
 import time
 
 from ..home.to_say import aside, keep_to_say, log, tell
@@ -52,6 +51,8 @@ def hand_over(source: str, handed: dict) -> None:
         session = (job or {}).get("file") or (job or {}).get("thread") or "a session"
         why = f"conv's state folder cannot be written ({exc.strerror})" if isinstance(exc, OSError) else str(exc)
         file = (job or {}).get("file")
+        import shlex
+
         keep_to_say(f"capturing the {source} session {session} failed: {why}",
                     f"conv import --from {source}" + (f" {shlex.quote(file)}" if file else "") + " takes it in")
         if job is not None:
@@ -221,6 +222,8 @@ def _rollout(home: str, thread: str) -> str | None:
 def _import(ws, source: str, file: str | None) -> bool:
     """One import, as ``conv import --from SOURCE [FILE]`` makes it (waiting
     for the store's other writers); what it left out, and a failure, kept to be said."""
+    import shlex
+
     from ..errors import ConvError
     from .imports import import_from
 
