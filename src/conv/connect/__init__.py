@@ -183,22 +183,16 @@ def _why(exc: Exception) -> str:
     return exc.message if isinstance(exc, ConvError) else str(exc)
 
 
-def _git_dir(project: Path) -> Path:
-    """The folder git keeps a work tree's excludes in: .git, or for a linked
-    worktree or a submodule (.git a file naming its git folder) the common one."""
-    found = project / ".git"
-    if found.is_file():
-        found = (project / found.read_text().strip().removeprefix("gitdir:").strip()).resolve()
-        if (found / "commondir").is_file():
-            found = (found / (found / "commondir").read_text().strip()).resolve()
-    return found
-
-
 def _kept_out_of_git(project: Path, file: Path, keep_out: bool) -> None:
     """A project's settings file that names this machine's conv, in the
     project's own .git/info/exclude (never in a file the project shares)."""
+    from ..home.project import excludes
+
+    found = excludes(str(project))
+    if found is None:
+        return
     try:
-        exclude = _git_dir(project) / "info" / "exclude"
+        exclude = Path(found)
         line = "/" + str(file.relative_to(project))
         lines = exclude.read_text().splitlines() if exclude.exists() else []
         if keep_out and line not in lines:
@@ -207,4 +201,4 @@ def _kept_out_of_git(project: Path, file: Path, keep_out: bool) -> None:
         elif not keep_out and line in lines:
             exclude.write_text("".join(f"{kept}\n" for kept in lines if kept != line))
     except (OSError, ValueError):
-        pass  # a worktree's .git file, an unreadable exclude: git status shows the file; nothing else is wrong
+        pass  # an exclude file conv cannot write: git status shows the settings file; nothing else is wrong

@@ -41,6 +41,13 @@ def here(start: str | None = None) -> dict | None:
     return {k: v for k, v in found.items() if v}
 
 
+def excludes(top: str) -> str | None:
+    """The work tree's own ignore file, never shared (info/exclude of its git
+    folder; a linked worktree's is its main repository's); None when unknown."""
+    git_dir = _git_dir(top)
+    return os.path.join(_common_dir(git_dir), "info", "exclude") if git_dir else None
+
+
 def _git_dir(top: str) -> str | None:
     dot = os.path.join(top, ".git")
     if os.path.isdir(dot):
