@@ -13,6 +13,7 @@ from ..errors import UsageError
 from ..format.frontmatter import aliased
 from ..records import dataclass
 
+HALF_WRITTEN = "(half-written?)"  # said of a last line that is no JSON yet: the tool may still be writing it
 MOST_BYTES = 512 * 1024 * 1024  # a session file past this is no session: named, not read
 
 
@@ -83,9 +84,9 @@ def json_lines(file: Path) -> list:
         if line:
             try:
                 value, end = scan(line, 0)
-                out.append(value if end == len(line) else Unparsed(f"line {number} is no JSON (half-written?)"))
+                out.append(value if end == len(line) else Unparsed(f"line {number} is no JSON {HALF_WRITTEN}"))
             except (ValueError, StopIteration):
-                out.append(Unparsed(f"line {number} is no JSON (half-written?)"))
+                out.append(Unparsed(f"line {number} is no JSON {HALF_WRITTEN}"))
             except RecursionError:
                 out.append(Unparsed(f"line {number} is JSON nested too deeply"))
     return out

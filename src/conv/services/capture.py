@@ -22,7 +22,6 @@ from ..home.to_say import folder as _dir
 TRIES = 5  # a session that failed is tried again by the next workers, this many times in all
 QUEUE_MOST = 1_000  # jobs waiting: past this, a hook adds none (the worker is stuck; the catch-up still finds them)
 STDIN_MOST = 1_000_000  # bytes of a hook's JSON read
-HALF_WRITTEN = "(half-written?)"  # what the readers say of a last line that is no JSON yet
 
 
 # -- the hook's side: fast, silent, never failing ---------------------------------
@@ -50,11 +49,7 @@ def hand_over(source: str, handed: dict) -> None:
     except Exception as exc:  # noqa: BLE001 - the agent must never see conv fail
         session = (job or {}).get("file") or (job or {}).get("thread") or "a session"
         why = f"conv's state folder cannot be written ({exc.strerror})" if isinstance(exc, OSError) else str(exc)
-        file = (job or {}).get("file")
-        import shlex
-
-        keep_to_say(f"capturing the {source} session {session} failed: {why}",
-                    f"conv import --from {source}" + (f" {shlex.quote(file)}" if file else "") + " takes it in")
+        keep_to_say(f"capturing the {source} session {session} failed: {why}", _again(source, (job or {}).get("file")))
         if job is not None:
             _set_aside(job)
 
@@ -153,47 +148,51 @@ def _queued() -> list:
 
 
 def _drain(ws) -> None:
+    """Each session queued, imported once however many hooks queued it."""
     while jobs := _queued():
-        sessions: dict = {}
+        sessions: dict = {}  # (source, file or thread, home) -> (the job, its files)
         for job_file in jobs:
             try:
                 job = json.loads(job_file.read_text())
-                key = (job["source"], job.get("file") or job.get("thread"), job.get("home"))
-                tries = max(int(job.get("tries", 0)), 0)
+                key = (job["source"], job.get("file") or job["thread"], job.get("home"))
             except (OSError, ValueError, KeyError, TypeError):
-                key, tries = None, 0
-            found = sessions.setdefault(key, [[], 0])
-            found[0].append(job_file)
-            found[1] = max(found[1], tries)
-        for key, (files, tries) in sessions.items():
-            if key is not None and not _capture(ws, *key) and tries + 1 < TRIES:
-                _keep_failed(key, tries + 1)
+                key, job = None, None
+            first, files = sessions.setdefault(key, (job, []))
+            files.append(job_file)
+            if job is not None and first is not job:
+                first["tries"] = max(_tries(first), _tries(job))
+        for key, (job, files) in sessions.items():
+            if job is not None and not _capture(ws, job) and _tries(job) + 1 < TRIES:
+                _keep_failed(key, {**job, "tries": _tries(job) + 1})
             for job_file in files:
                 job_file.unlink(missing_ok=True)
 
 
-def _capture(ws, source: str, session: str, home: str | None) -> bool:
-    file = session if source == "claude-code" else _rollout(home, session)
-    if file is None:
-        keep_to_say(f"Codex's session {session} has no rollout file under {home}/sessions: not captured",
-                    "conv import --from codex takes in what is there")
-        return False
+def _tries(job: dict) -> int:
+    tries = job.get("tries", 0)
+    return tries if isinstance(tries, int) and tries > 0 else 0
+
+
+def _capture(ws, job: dict) -> bool:
+    source, file = job["source"], job.get("file")
+    if source != "claude-code":
+        file = _rollout(job.get("home"), job["thread"])
+        if file is None:
+            keep_to_say(f"Codex's session {job['thread']} has no rollout file under {job.get('home')}/sessions: "
+                        "not captured", "conv import --from codex takes in what is there")
+            return False
     return _import(ws, source, file)
 
 
-def _keep_failed(key: tuple, tries: int) -> None:
+def _keep_failed(key: tuple, job: dict) -> None:
     """A session whose capture failed (a store that could not be written):
     the next worker tries it again (a hook's, or the catch-up's)."""
     import hashlib
 
-    source, session, home = key
     failed = _dir() / "failed"
     try:
         failed.mkdir(parents=True, exist_ok=True)
-        name = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:20]
-        job = {"source": source, ("file" if source == "claude-code" else "thread"): session, "home": home,
-               "tries": tries}
-        (failed / f"{name}.json").write_text(json.dumps(job))
+        (failed / f"{hashlib.sha256(json.dumps(key).encode()).hexdigest()[:20]}.json").write_text(json.dumps(job))
     except OSError:
         pass
 
@@ -222,13 +221,12 @@ def _rollout(home: str, thread: str) -> str | None:
 def _import(ws, source: str, file: str | None) -> bool:
     """One import, as ``conv import --from SOURCE [FILE]`` makes it (waiting
     for the store's other writers); what it left out, and a failure, kept to be said."""
-    import shlex
-
     from ..errors import ConvError
+    from ..importers.files import HALF_WRITTEN
     from .imports import import_from
 
     what = f"{source} session {file}" if file else f"{source}'s sessions"
-    again = f"conv import --from {source}" + (f" {shlex.quote(file)}" if file else "") + " takes it in"
+    again = _again(source, file)
     try:
         done = import_from(ws, source, file, scan=True)
     except ConvError as exc:
@@ -248,6 +246,13 @@ def _import(ws, source: str, file: str | None) -> bool:
             keep_to_say(f"captured from {source}: {line}", "")  # (a catch-up says it in the same words)
     log(f"{source} {file or '(all)'}: {done.added} new, {done.turns} turns")
     return True
+
+
+def _again(source: str, file: str | None) -> str:
+    """The command that takes a session in by hand (or all of the tool's)."""
+    import shlex
+
+    return f"conv import --from {source}" + (f" {shlex.quote(file)}" if file else "") + " takes it in"
 
 
 def on_command(ws) -> None:
