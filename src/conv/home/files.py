@@ -20,6 +20,21 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+def due(stamp: Path, every: float) -> bool:
+    """Whether background work stamped by ``stamp`` last started ``every``
+    seconds ago or more; when it is due, the stamp is touched (it starts now)."""
+    import time
+
+    try:
+        if time.time() - stamp.stat().st_mtime < every:
+            return False
+    except FileNotFoundError:
+        pass
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    stamp.touch()
+    return True
+
+
 def json_object(path: Path) -> dict:
     """The JSON object a state file of conv's holds; {} when it is missing,
     unreadable or no object (such files are conv's own notes: losing one

@@ -7,9 +7,9 @@ the command's own path) and imports the tools whose files changed, through
 
 import json
 import os
-import time
 
 from ..errors import ConvError
+from ..home.files import due as is_due
 from ..home.files import json_object, write_atomic
 from ..home.to_say import folder
 
@@ -24,15 +24,8 @@ def due(ws, start) -> None:
             return
     except ConvError:
         return
-    stamp = folder() / "catch-up.stamp"
-    try:
-        if time.time() - stamp.stat().st_mtime < EVERY:
-            return
-    except FileNotFoundError:
-        pass
-    stamp.parent.mkdir(parents=True, exist_ok=True)
-    stamp.touch()
-    start()
+    if is_due(folder() / "catch-up.stamp", EVERY):
+        start()
 
 
 def catch_up(importing) -> None:

@@ -155,9 +155,9 @@ def auto_sync(ws: Workspace) -> bool:
     import os
     import subprocess
     import sys
-    import time
 
     from ..home import paths
+    from ..home.files import due
 
     name = ws.config.get("sync.auto")
     if not name:
@@ -168,14 +168,8 @@ def auto_sync(ws: Workspace) -> bool:
                           "is synced in the background" if missing else _last_failure(state))
     if missing:
         return False
-    stamp = state / "auto-sync.stamp"
-    try:
-        if time.time() - stamp.stat().st_mtime < AUTO_EVERY:
-            return False
-    except FileNotFoundError:
-        pass
-    stamp.parent.mkdir(parents=True, exist_ok=True)
-    stamp.touch()
+    if not due(state / "auto-sync.stamp", AUTO_EVERY):
+        return False
     with open(state / "auto-sync.log", "wb") as log:
         subprocess.Popen([sys.executable, "-m", "conv", "sync", name], stdin=subprocess.DEVNULL, stdout=log,
                          stderr=log, start_new_session=True, env=os.environ.copy())
