@@ -44,6 +44,18 @@ def redact(text: str) -> str:
     return masked(text, spans(text)) if text else text
 
 
+def redacted(data, then=None):
+    """``data`` (JSON-like: texts, lists, mappings) with every text ``redact``-ed, keys too,
+    and then passed through ``then`` when given."""
+    if isinstance(data, str):
+        return then(redact(data)) if then else redact(data)
+    if isinstance(data, dict):
+        return {redacted(k, then): redacted(v, then) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [redacted(v, then) for v in data]
+    return data
+
+
 def spans(text: str, looking_alike: bool = False) -> list[tuple[int, int, str | None]]:
     """Where ``text`` holds a secret, as (start, end, what it looks like, or
     None for a secret conv knows): a known value, a URL's userinfo, a

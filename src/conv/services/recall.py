@@ -5,7 +5,7 @@ it), and masked as ``conv show`` masks what it prints: a secret conv knows of
 is never handed to a model."""
 
 from ..errors import RefError, UsageError
-from ..home.secrets import redact
+from ..home.secrets import redacted
 from ..index import Filters
 from ..inert import strip
 from . import browse
@@ -96,10 +96,4 @@ def _cut(text: str, most: int) -> str:
 
 def _masked(data):
     """Secrets masked, and what would act on a terminal taken out (an agent may print it)."""
-    if isinstance(data, str):
-        return strip(redact(data))
-    if isinstance(data, dict):
-        return {key: _masked(value) for key, value in data.items()}
-    if isinstance(data, list):
-        return [_masked(value) for value in data]
-    return data
+    return redacted(data, strip)

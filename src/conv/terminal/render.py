@@ -11,7 +11,7 @@ import signal
 import sys
 
 from ..errors import Interrupted
-from ..home.secrets import redact
+from ..home.secrets import redacted
 from .sanitize import StreamCleaner, clean, escape_json, inert_entities
 
 TYPE_CHECKING = False  # typing's, without importing typing: PEP 781's idiom
@@ -56,17 +56,7 @@ def emit_json(data) -> None:
     """JSON on stdout: secrets masked, control and bidi characters escaped."""
     import json
 
-    _out(escape_json(json.dumps(_redacted(data), ensure_ascii=False, indent=2)) + "\n")
-
-
-def _redacted(data):
-    if isinstance(data, str):
-        return redact(data)
-    if isinstance(data, dict):
-        return {_redacted(k): _redacted(v) for k, v in data.items()}
-    if isinstance(data, (list, tuple)):
-        return [_redacted(v) for v in data]
-    return data
+    _out(escape_json(json.dumps(redacted(data), ensure_ascii=False, indent=2)) + "\n")
 
 
 def _out(text: str) -> None:
