@@ -59,14 +59,17 @@ def import_from(ws: Workspace, source: str, path: str | None, scan: bool = False
         handed = {id(c): found for c in conversations if (found := _handed_back(ws, source, c)) is not None}
         ids_by_source.update({c.source_id: importers.conversation_id(c) for c in conversations})
         for imported in conversations:
-            if imported.turns:
-                made.append(_made(imported, ids_by_source, source, said))
-                if id(imported) in handed:  # conv handoff's session going on: after the turns it was handed
-                    made[-1][1][0].parent = handed[id(imported)]["last"]
-                incoming.append(Incoming.of(*made[-1]))
-                if id(imported) in handed:
-                    incoming[-1].files = {**handed[id(imported)]["files"],
-                                          **{n: d for n, d in incoming[-1].files.items() if n != "conversation.md"}}
+            if not imported.turns:
+                continue
+            conv, turns = _made(imported, ids_by_source, source, said)
+            back = handed.get(id(imported))  # conv handoff's session going on: after the turns it was handed
+            if back:
+                turns[0].parent = back["last"]
+            made.append((conv, turns))
+            incoming.append(Incoming.of(conv, turns))
+            if back:
+                incoming[-1].files = {**back["files"],
+                                      **{n: d for n, d in incoming[-1].files.items() if n != "conversation.md"}}
 
     read = importers.read(source, where, lambda files: imports.changed(source, files, ws.store.has), progress.steps,
                           take)
