@@ -94,6 +94,7 @@ def test_a_client_that_speaks_badly_gets_errors_never_a_crash(store):
     assert called(server, 6, "show", id=store, before=2) == ("it has 2 turns: before must be fewer than that", True)
     assert len(called(server, 6, "list", limit=1.0)[0]) == 1  # JSON has one kind of number
     assert called(server, 7, "drop_everything")[1]
+    assert len(called(server, 7, "x" * 3_000_000)[0]) < 300  # a name is not echoed whole
     for arguments, said in [({"query": "a\u0000b"}, "query holds a NUL or a lone surrogate"),
                             ({"query": "\ud800"}, "query holds a NUL or a lone surrogate"),
                             ({"query": "x " * 600}, "query is longer than 1,000 characters"),

@@ -155,7 +155,7 @@ def _call(name, arguments, workspace) -> dict:
 
     try:
         if name not in ("search", "show", "list"):
-            raise ConvError(f"no tool called {name!r}", "use search, show or list")
+            raise ConvError(f"no tool called {name[:100]!r}", "use search, show or list")
         if not isinstance(arguments, dict):
             raise ConvError("arguments must be an object")
         args = _checked(next(t for t in TOOLS if t["name"] == name)["inputSchema"], arguments)
