@@ -52,7 +52,7 @@ def test_claude_codes_hooks_join_the_users_and_leave_them_as_they_were(claude):
     assert "already connected" in ok("connect", "claude-code").stdout.decode()
     assert claude.read_bytes() == written
     state = json.loads(ok("connect", "--json").stdout)
-    assert state["agents"][0] == {"agent": "claude-code", "file": str(claude), "present": True,
+    assert state["tools"][0] == {"tool": "claude-code", "file": str(claude), "present": True,
                                   "connected": [str(claude)], "problems": []}
 
     ok("connect", "claude-code", "--remove")
@@ -90,7 +90,7 @@ def test_settings_conv_cannot_read_are_left_as_they_are(claude, text, why):
     said = fails("connect", "claude-code", code=1)
     assert f"claude-code: {claude} left as it is: it" in said and why in said
     assert claude.read_text() == text
-    assert json.loads(ok("connect", "--json").stdout)["agents"][0]["connected"] == []
+    assert json.loads(ok("connect", "--json").stdout)["tools"][0]["connected"] == []
 
 
 def test_settings_that_are_not_utf8_are_left_as_they_are(claude):
@@ -175,9 +175,10 @@ def test_codex_has_no_project_settings_to_connect(codex, tmp_path, monkeypatch):
     assert "user-wide config.toml only" in fails("connect", "codex", "--project", code=1)
 
 
-def test_an_unknown_agent_is_named(claude):
+def test_an_unknown_tool_is_named_with_the_nearest(claude):
     said = fails("connect", "cursor", code=2)
-    assert "conv connects no agent called 'cursor'" in said and "claude-code, codex, all" in said
+    assert "conv connects no tool called 'cursor'" in said and "claude-code, codex, all" in said
+    assert "(did you mean claude-code?)" in fails("connect", "claude", code=2)
 
 
 def test_a_users_own_hook_that_runs_conv_is_theirs(claude):
@@ -196,7 +197,7 @@ def test_a_users_own_hook_that_runs_conv_is_theirs(claude):
 def test_what_is_connected_is_read_from_the_settings_not_remembered(claude, tmp_path):
     ok("connect", "claude-code")
     claude.write_text("{}\n")  # a dotfiles manager put its own copy back
-    state = json.loads(ok("connect", "--json").stdout)["agents"][0]
+    state = json.loads(ok("connect", "--json").stdout)["tools"][0]
     assert state["connected"] == [] and state["problems"] == [
         f"{claude}: conv's hook was taken out (conv connect claude-code puts it back)"]
     assert "conv's hook was taken out" in ok("connect").stderr.decode()
@@ -207,7 +208,7 @@ def test_connecting_for_another_store_says_whose_hook_it_was(claude, tmp_path):
     ok("connect", "claude-code")
     said = ok("connect", "claude-code", env={"CONV_HOME": str(tmp_path / "other")}).stdout.decode()
     assert f"conv's hook updated in {claude} (it captured into {first} before)" in said
-    problems = json.loads(ok("connect", "--json").stdout)["agents"][0]["problems"]
+    problems = json.loads(ok("connect", "--json").stdout)["tools"][0]["problems"]
     assert problems == [f"{claude}: its hook captures into {tmp_path / 'other'}"]
 
 
@@ -254,11 +255,11 @@ def test_a_hook_taken_out_of_one_event_or_run_by_a_conv_gone_is_said(claude):
     settings = json.loads(claude.read_text())
     del settings["hooks"]["SessionEnd"]
     claude.write_text(json.dumps(settings))
-    problems = json.loads(ok("connect", "--json").stdout)["agents"][0]["problems"]
+    problems = json.loads(ok("connect", "--json").stdout)["tools"][0]["problems"]
     assert problems == [f"{claude}: conv's entries are incomplete or run another conv (conv connect claude-code "
                         "puts them right)"]
     ok("connect", "claude-code")
-    assert json.loads(ok("connect", "--json").stdout)["agents"][0]["problems"] == []
+    assert json.loads(ok("connect", "--json").stdout)["tools"][0]["problems"] == []
 
 
 def test_a_settings_file_with_a_byte_order_mark_is_named_so(claude):

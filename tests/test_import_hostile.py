@@ -20,8 +20,9 @@ from conftest import fails, fsck_clean, git, ok, run_conv
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conv import importers, sources
 from conv.format import ids
-from conv.importers import READERS, read, turn_name
+from conv.importers import turn_name
 
 T0 = "2026-11-26T10:00:00.000Z"
 
@@ -83,6 +84,11 @@ CONV = [{"id": "k3f9x2ab7q4m", "title": "t", "created": T0, "tags": ["a"], "stat
                    {"name": "20261126-100001.000-bbbb-assistant", "role": "assistant", "content": "hello",
                     "created": "2026-11-26T10:00:01.000Z", "usage": {"prompt_tokens": 3, "completion_tokens": 1},
                     "files": [{"name": "a.txt", "type": "text/plain", "data_base64": "aGk="}]}]}]
+
+
+def read(source: str, path):
+    """The reader of ``source`` (the one registry) through the ingest boundary."""
+    return importers.read(sources.source(source).reader(), path)
 
 
 LINES = ("claude-code", "codex", "gptme")  # a JSON record a line
@@ -396,7 +402,7 @@ def test_a_folder_of_another_tools_files_is_named_not_zero_new(tmp_path):
     (other / "x.jsonl").write_text("not json at all\n")
     said = fails("import", "--from", "claude-code", str(other), code=1)
     assert "could be read as claude-code's" in said and "line 1 is no JSON" in said
-    assert set(READERS) >= {"claude-code"}
+    assert set(sources.NAMES) >= {"claude-code"}
 
 
 # -- found by trying every importer as a hostile file would --------------------------------------------------

@@ -17,10 +17,16 @@ from conftest import fails, git, ok, pip_tools
 from real_tools import ToolRuns
 from ruamel.yaml import YAML
 
+from conv import importers, sources
 from conv.errors import UsageError
 from conv.format import ids
 from conv.format.ids import conversation_path
-from conv.importers import ImportedConversation, ImportedTurn, conversation_id, read, turn_name
+from conv.importers import ImportedConversation, ImportedTurn, conversation_id, turn_name
+
+
+def read(source: str, path):
+    """The reader of ``source`` (the one registry) through the ingest boundary."""
+    return importers.read(sources.source(source).reader(), path)
 
 
 def found_in(source: str, path) -> list[ImportedConversation]:

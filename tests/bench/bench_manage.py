@@ -116,13 +116,14 @@ def llm_db(home: Path, version: str) -> tuple[Path, dict]:
 def same_as_store(db: Path, source: Path) -> None:
     """Read the logs.db back with conv's own llm importer: every conversation
     must come out with the roles and texts the store holds, in order."""
-    from conv.importers import llm as importer
+    from conv import importers, sources
 
     stored = set()
     with open(source) as f:
         for line in f:
             stored.add(tuple((t["role"], t["content"]) for t in json.loads(line)["turns"]))
-    found = [tuple((t.role, t.content) for t in c.turns) for c in importer.read(db)]
+    read = importers.read(sources.source("llm").reader(), db)
+    found = [tuple((t.role, t.content) for t in c.turns) for c in read.conversations]
     if len(found) != len(stored) or not stored.issuperset(found):
         sys.exit(f"{db} does not hold the store's conversations ({len(found)} read back, "
                  f"{sum(f in stored for f in found)} of {len(stored)} the same)")

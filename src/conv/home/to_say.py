@@ -14,6 +14,7 @@ from . import paths
 TELL_MOST = 5  # lines said at once; the rest counted
 TOLD_FOR = 6 * 3600  # seconds the same line is not said again (a session failing at each answer is said once)
 LOG_MOST = 256 * 1024  # the log is cut to its second half past this
+WITHDRAWN = "withdrawn"  # an entry that takes back what was kept to be said about the same thing
 
 
 def folder():
@@ -44,9 +45,29 @@ def aside(made: bool = True):
     return place
 
 
-def keep_to_say(line: str, hint: str) -> None:
-    """A line for the next conv command a person runs."""
-    entry = json.dumps([line, hint]) + "\n"
+def keep_to_say(line: str, hint: str, about: str | None = None) -> None:
+    """A line for the next conv command a person runs (``about``: what it is
+    about, a session, so that ``withdraw`` can take it back)."""
+    _keep([line, hint, about] if about else [line, hint])
+    log(line)
+
+
+def withdraw(about: str, after_all: str) -> None:
+    """What was kept to be said ``about`` something is no longer so: unsaid,
+    it goes; already said, ``after_all`` is said in its place."""
+    from .files import json_object
+
+    for place in (folder(), aside(made=False)):
+        try:
+            pending = (place / "to-say").read_text(errors="replace")
+        except OSError:
+            pending = ""
+        if json.dumps(about) in pending or about in json_object(place / "told-about.json"):
+            return _keep([after_all, "", about, WITHDRAWN])
+
+
+def _keep(entry_list: list) -> None:
+    entry = json.dumps(entry_list) + "\n"
     try:
         folder().mkdir(parents=True, exist_ok=True)
         with open(folder() / "to-say", "a") as out:
@@ -56,8 +77,7 @@ def keep_to_say(line: str, hint: str) -> None:
             with open(aside() / "to-say", "a") as out:
                 out.write(entry)
         except OSError:
-            pass  # nowhere at all to write: the log below fails too; the agent is not disturbed
-    log(line)
+            pass  # nowhere at all to write: the log fails too; the agent is not disturbed
 
 
 def tell(notice) -> None:
@@ -86,20 +106,29 @@ def _tell(place, notice) -> None:
     now = time.time()
     told = {said: at for said, at in json_object(place / "told.json").items()
             if isinstance(at, (int, float)) and now - at < TOLD_FOR}
-    fresh: dict[str, str] = {}
+    told_about = json_object(place / "told-about.json")  # what was said of each thing, to be taken back
+    fresh: dict[str, list] = {}  # line -> [hint, about]
     for line in lines:
         try:
-            said, hint = json.loads(line)
+            said, hint, *rest = json.loads(line)
         except (ValueError, TypeError):
             continue
-        if said not in told:
-            fresh.setdefault(said, hint)
-    for said, hint in list(fresh.items())[:TELL_MOST]:
+        about = rest[0] if rest and isinstance(rest[0], str) else None
+        if rest[1:] == [WITHDRAWN]:
+            fresh = {kept: value for kept, value in fresh.items() if value[1] != about}
+            if told_about.pop(about, None) is not None:
+                fresh[said] = ["", None]
+        elif said not in told:
+            fresh.setdefault(said, [hint, about])
+    for said, (hint, about) in list(fresh.items())[:TELL_MOST]:
         notice(f"{said} ({hint})" if hint else said)
+        if about:
+            told_about[about] = said
     if len(fresh) > TELL_MOST:
         notice(f"and {len(fresh) - TELL_MOST} more from the background: see {folder() / 'log'}")
     try:
         write_atomic(place / "told.json", json.dumps({**told, **dict.fromkeys(fresh, now)}))
+        write_atomic(place / "told-about.json", json.dumps(told_about))
     except OSError:
         pass
 

@@ -1,64 +1,38 @@
-"""Readers that turn other tools' conversation data into one in-memory model.
+"""The ingest boundary's reading side: another tool's files made into one
+in-memory model (imported.py), never touching the store (services/imports.py
+writes what was read).
 
-Each reader (``llm``, ``chatgpt``, ``claude-code``…) is a ``boundary.Reader``
-of a path: it never touches the store (services/imports.py writes what it
-read). Every file passes through the one ingest boundary (boundary.py):
-records are checked against the reader's declared shape (shape.py) before
-they are read, and what becomes a turn is checked and dated there, in one
-place. The writer names everything deterministically
-from the source's own ids (``conversation_id``, ``turn_name``), so importing
-the same data twice lands on the same paths instead of making duplicates.
+Each tool's reader lives in its own folder (``sources/<tool>/reader.py``) and
+is a ``boundary.Reader`` of a path. Every file passes through the one ingest
+boundary (boundary.py): records are checked against the reader's declared
+shape (shape.py) before they are read, and what becomes a turn is checked and
+dated there, in one place. What readers share is here too: finding and
+loading files (files.py), an agent's records as turns (agent.py), a tree of
+messages as lines (branches.py), matching by text (by_text.py). The writer
+names everything deterministically from the source's own ids
+(``conversation_id``, ``turn_name``), so importing the same data twice lands
+on the same paths instead of making duplicates.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
 from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
 
-from ..errors import UsageError
 from ..format import ids
 from .imported import ImportedConversation, ImportedTurn, Read
 
-__all__ = ["ImportedConversation", "ImportedTurn", "Read", "conversation_id", "place", "read", "reader", "turn_name"]
+__all__ = ["ImportedConversation", "ImportedTurn", "Read", "conversation_id", "read", "turn_name"]
 
-# source name -> module whose READER reads it; imported only when asked for (conv's startup budget).
-READERS = {"llm": "conv.importers.llm", "chatgpt": "conv.importers.chatgpt", "conv": "conv.importers.conv",
-           "claude-code": "conv.importers.claude_code", "codex": "conv.importers.codex",
-           "shell-gpt": "conv.importers.shell_gpt", "gptme": "conv.importers.gptme", "aichat": "conv.importers.aichat"}
 PROJECT = "project"  # conv import --from project: no tool's files, a project's side refs (services/projects.py)
 PARALLEL_FROM = 50  # session files from which worker processes read them
 
 
-def reader(source: str):
-    """The reader of ``source`` (a boundary.Reader); a name conv does not know is refused, naming the nearest."""
-    module = READERS.get(source)
-    if module is None:
-        from difflib import get_close_matches
-
-        known = sorted([*READERS, PROJECT])
-        near = get_close_matches(source, known, n=1)
-        raise UsageError(f"unknown import source {source!r}" + (f" (did you mean {near[0]}?)" if near else ""),
-                         f"Use one of: {', '.join(known)}")
-    return importlib.import_module(module).READER
-
-
-def place(source: str, path: str | None) -> Path:
-    """``path``, or where ``source`` keeps its conversations when none is given."""
-    found = reader(source)
-    if path is not None:
-        return Path(path).expanduser()
-    default = found.default_path()
-    if default is None:
-        raise UsageError(f"conv import --from {source} needs a path", "Give the file or folder to import")
-    return default
-
-
-def read(source: str, path: Path, changed: Callable[[list[Path]], list[Path]] | None = None,
+def read(tool, path: Path, changed: Callable[[list[Path]], list[Path]] | None = None,
          steps=None, each: Callable[[list[ImportedConversation]], None] | None = None) -> Read:
-    """The conversations at ``path`` as ``source`` wrote them. For a source kept
+    """The conversations at ``path`` as ``tool`` (a boundary.Reader) wrote them. For a source kept
     as a file a session, ``changed`` keeps those to read (the others are as
     they were when last imported whole), ``steps(what, total)`` is where
     progress goes (home/progress.py's); many files are read by worker
@@ -66,7 +40,6 @@ def read(source: str, path: Path, changed: Callable[[list[Path]], list[Path]] | 
     conversations in this process as they come, while the workers read on."""
     from .boundary import read_file
 
-    tool = reader(source)
     files = tool.files(Path(path))
     to_read = changed(files) if changed is not None and tool.per_session else files
     out = Read([], unchanged=len(files) - len(to_read), files=len(files))

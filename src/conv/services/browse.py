@@ -66,11 +66,9 @@ def _source(name: str | None) -> str | None:
     """``--source``: a tool conv imports (its conversations, captured or imported), or conv (its own)."""
     if name is None:
         return None
-    from ..importers import READERS
+    from .. import sources
 
-    if name in READERS:
-        return name
-    raise UsageError(f"--source {name!r}: conv imports from no such tool", "Use one of: " + ", ".join(READERS))
+    return sources.named(name, "reader", "--source {name!r}: conv imports from no such tool").name
 
 
 def listing(ws: Workspace, limit: int | None, filters: Filters | None = None, tree: bool = False) -> list[Listed]:

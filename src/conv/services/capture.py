@@ -1,55 +1,72 @@
 """Capture: a coding agent's exchange into the store as it happens, through
-the hook ``conv connect`` gave the agent, and the catch-up of ``import.auto``.
+the hook ``conv connect`` gave the tool, and the catch-up of ``import.auto``.
 
-The hook's side (``hand_over``) never slows or breaks the agent: it reads
-what the agent handed it, leaves one small job file in a queue, starts a
-worker in the background and returns, printing nothing; whatever goes wrong
-is kept to be said later, never raised. The worker (``work``) takes the
-queue's jobs under a lock that only workers take (one holds it, the others
-leave their jobs to it), and imports each session through ``conv import``'s
-own path (services/imports.py), into the conversation a manual import would
-make: only the session's new records. What went wrong, or was kept out (a
-session holding a key), is said once, by the next conv command a person
-runs (``tell``)."""
+The hook's side (``hand_over``) never slows or breaks the tool: it reads
+what the tool handed it (the tool's ``hook.py`` under sources/ knows its
+payload), leaves one small job file in a queue, starts a worker in the
+background and returns, printing nothing; whatever goes wrong is kept to be
+said later, never raised. The worker (``work``) takes the queue's jobs under
+a lock that only workers take (one holds it, the others leave their jobs to
+it). A tool may write its transcript after its hook ran (Claude Code's TUI
+does), so a job waits, boundedly, until the file holds what the hook said
+(``settled``) or has stopped changing; then the session is imported through
+``conv import``'s own path (services/imports.py), into the conversation a
+manual import would make: only the session's new records. A session with
+nothing in it yet is no failure; a failure is said once, by the next conv
+command a person runs (``tell``), and a later capture of the same session
+takes it back."""
 
 import json
 import os
 import time
 
-from ..home.to_say import aside, keep_to_say, log, tell
+from .. import sources
+from ..errors import ConvError
+from ..home.to_say import aside, keep_to_say, log, tell, withdraw
 from ..home.to_say import folder as _dir
+from ..sources.source import Unusable
 
 TRIES = 5  # a session that failed is tried again by the next workers, this many times in all
 QUEUE_MOST = 1_000  # jobs waiting: past this, a hook adds none (the worker is stuck; the catch-up still finds them)
-STDIN_MOST = 1_000_000  # bytes of a hook's JSON read
+SETTLE_MOST = 30.0  # seconds a job waits for its session file to hold what the hook said
+QUIET = 1.0  # seconds a session file must stay as it is when the hook named no answer to wait for
+POLL = 0.2  # seconds between looks at files still being written
 
 
 # -- the hook's side: fast, silent, never failing ---------------------------------
 
-def hand_over(source: str, handed: dict) -> None:
-    """Queue ``handed`` (what the agent said of the session that changed) for
+def handed(name: str, args: list[str], stdin) -> dict | None:
+    """What the tool ``name``'s hook handed conv (None: not a hook's arguments)."""
+    return sources.named(name, "hook", "conv captures no tool called {name!r}").hook().handed(args, stdin)
+
+
+def hand_over(name: str, handed: dict) -> None:
+    """Queue ``handed`` (what the tool said of the session that changed) for
     the worker, and start it. Never raises: a failure is kept to be said."""
     job = None
     try:
         from ..home.connected import connected
 
-        if not connected(source):
+        if not connected(name):
             return  # not connected by this user (a teammate's project settings naming conv): nothing is captured
-        job = _job(source, handed)
-        if job is None:
+        found = sources.source(name).hook().job(handed)
+        if found is None:
             return
+        job = {"source": name, **found, "at": time.time()}
         queue = _dir() / "queue"
         queue.mkdir(parents=True, exist_ok=True)
         if sum(1 for _ in zip(range(QUEUE_MOST), os.scandir(queue))) >= QUEUE_MOST:
             return
-        name = f"{time.time_ns()}-{os.getpid()}"
-        (queue / f".{name}").write_text(json.dumps(job))
-        os.replace(queue / f".{name}", queue / f"{name}.json")  # whole or not there
+        stem = f"{time.time_ns()}-{os.getpid()}"
+        (queue / f".{stem}").write_text(json.dumps(job))
+        os.replace(queue / f".{stem}", queue / f"{stem}.json")  # whole or not there
         start_worker([])
-    except Exception as exc:  # noqa: BLE001 - the agent must never see conv fail
+    except Unusable as exc:
+        keep_to_say(exc.message, exc.hint or f"conv import --from {name} takes in its sessions")
+    except Exception as exc:  # noqa: BLE001 - the tool must never see conv fail
         session = (job or {}).get("file") or (job or {}).get("thread") or "a session"
         why = f"conv's state folder cannot be written ({exc.strerror})" if isinstance(exc, OSError) else str(exc)
-        keep_to_say(f"capturing the {source} session {session} failed: {why}", _again(source, (job or {}).get("file")))
+        keep_to_say(f"capturing the {name} session {session} failed: {why}", _again(name, (job or {}).get("file")))
         if job is not None:
             _set_aside(job)
 
@@ -62,46 +79,6 @@ def _set_aside(job: dict) -> None:
         (place / f"{time.time_ns()}-{os.getpid()}.json").write_text(json.dumps(job))
     except OSError:
         pass  # nowhere at all: what was said names the import to run
-
-
-def run_their_notify(args: list[str], handed: str) -> None:
-    """The user's own Codex notify program, kept beside conv's (``--then``):
-    run with Codex's JSON, in the background, as Codex would have run it."""
-    from ..connect.codex import user_program
-
-    program = user_program(args)
-    if not program:
-        return
-    import subprocess
-
-    try:
-        subprocess.Popen([*program, handed], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, start_new_session=True)
-    except OSError as exc:
-        keep_to_say(f"your Codex notify program {program[0]} could not run: {exc.strerror or exc}",
-                    "fix it in config.toml, after conv's --then")
-
-
-def _job(source: str, handed: dict) -> dict | None:
-    """The job for what the agent handed over; None when it names no session (said, for Claude Code's)."""
-    if source == "claude-code":
-        path = handed.get("transcript_path")
-        if isinstance(path, str) and path.endswith(".jsonl") and "\0" not in path:
-            if not os.path.exists(path):
-                return None  # a session that wrote nothing (claude --version, claude mcp list end one too)
-            return {"source": source, "file": os.path.abspath(path)}
-        keep_to_say(f"Claude Code handed over no session file ({str(path)[:200]!r}): nothing captured",
-                    "conv import --from claude-code takes in its sessions folder")
-        return None
-    thread = handed.get("thread-id")
-    if handed.get("type") != "agent-turn-complete" or not isinstance(thread, str) or not _token(thread):
-        return None
-    return {"source": source, "thread": thread,
-            "home": os.path.abspath(os.path.expanduser(os.environ.get("CODEX_HOME") or "~/.codex"))}
-
-
-def _token(text: str) -> bool:
-    return 0 < len(text) <= 100 and all(c.isascii() and (c.isalnum() or c in "-_") for c in text)
 
 
 def start_worker(args: list[str]) -> None:
@@ -148,24 +125,60 @@ def _queued() -> list:
 
 
 def _drain(ws) -> None:
-    """Each session queued, imported once however many hooks queued it."""
+    """Each session queued, imported once however many hooks queued it, when its file has settled."""
+    seen: dict = {}  # session -> (its file's size and time, since when), for files that must stay as they are
     while jobs := _queued():
-        sessions: dict = {}  # (source, file or thread, home) -> (the job, its files)
-        for job_file in jobs:
-            try:
-                job = json.loads(job_file.read_text())
-                key = (job["source"], job.get("file") or job["thread"], job.get("home"))
-            except (OSError, ValueError, KeyError, TypeError):
-                key, job = None, None
-            first, files = sessions.setdefault(key, (job, []))
-            files.append(job_file)
-            if job is not None and first is not job:
-                first["tries"] = max(_tries(first), _tries(job))
-        for key, (job, files) in sessions.items():
-            if job is not None and not _capture(ws, job) and _tries(job) + 1 < TRIES:
-                _keep_failed(key, {**job, "tries": _tries(job) + 1})
+        waiting = False
+        for key, (job, files) in _sessions(jobs).items():
+            if job is not None:
+                hook = sources.source(job["source"]).hook()
+                file = hook.session_file(job)
+                if not _settled(hook, job, file, seen.setdefault(key, [None, time.monotonic()])):
+                    waiting = True
+                    continue
+                if not _capture(ws, job, file) and _tries(job) + 1 < TRIES:
+                    _keep_failed(key, {**job, "tries": _tries(job) + 1})
             for job_file in files:
                 job_file.unlink(missing_ok=True)
+        if waiting:
+            time.sleep(POLL)
+
+
+def _sessions(jobs: list) -> dict:
+    """(source, file or thread, home) -> (the first job, every job file of it)."""
+    out: dict = {}
+    for job_file in jobs:
+        try:
+            job = json.loads(job_file.read_text())
+            sources.named(job["source"], "hook", "")
+            key = (job["source"], job.get("file") or job["thread"], job.get("home"))
+        except (OSError, ValueError, KeyError, TypeError, ConvError):
+            key, job = None, None
+        first, files = out.setdefault(key, (job, []))
+        files.append(job_file)
+        if job is not None and first is not job:
+            first["tries"] = max(_tries(first), _tries(job))
+    return out
+
+
+def _settled(hook, job: dict, file: str | None, seen: list) -> bool:
+    """Whether to read the session now: its file holds the answer the hook
+    named (or, naming none, has stayed as it is for QUIET), the job is a
+    retry, or it has waited SETTLE_MOST."""
+    waited = time.time() - job["at"] if isinstance(job.get("at"), (int, float)) else SETTLE_MOST
+    if _tries(job) or waited >= SETTLE_MOST:
+        return True
+    if file is None:
+        return False
+    if job.get("answer"):
+        return hook.settled(job, file)
+    try:
+        now = [os.stat(file).st_size, os.stat(file).st_mtime_ns]
+    except OSError:
+        return False
+    if now != seen[0]:
+        seen[:] = [now, time.monotonic()]
+    return time.monotonic() - seen[1] >= QUIET
 
 
 def _tries(job: dict) -> int:
@@ -173,15 +186,12 @@ def _tries(job: dict) -> int:
     return tries if isinstance(tries, int) and tries > 0 else 0
 
 
-def _capture(ws, job: dict) -> bool:
-    source, file = job["source"], job.get("file")
-    if source != "claude-code":
-        file = _rollout(job.get("home"), job["thread"])
-        if file is None:
-            keep_to_say(f"Codex's session {job['thread']} has no rollout file under {job.get('home')}/sessions: "
-                        "not captured", "conv import --from codex takes in what is there")
-            return False
-    return _import(ws, source, file)
+def _capture(ws, job: dict, file: str | None) -> bool:
+    """One queued session in; False when it failed (to be tried again)."""
+    if file is None:  # a thread the tool never wrote down (Codex's TUI titles its sessions in one)
+        log(f"{job['source']} {job.get('thread')}: no session file, nothing to capture")
+        return True
+    return _import(ws, job["source"], file)
 
 
 def _keep_failed(key: tuple, job: dict) -> None:
@@ -209,40 +219,36 @@ def _retry_failed() -> None:
             pass
 
 
-def _rollout(home: str, thread: str) -> str | None:
-    """Codex's file of ``thread``: sessions/YYYY/MM/DD/rollout-<time>-<thread>.jsonl, the newest day first."""
-    import glob
-
-    found = sorted(glob.glob(os.path.join(glob.escape(home), "sessions", "*", "*", "*",
-                                          f"rollout-*-{thread}.jsonl")), reverse=True)
-    return found[0] if found else None
-
-
 def _import(ws, source: str, file: str | None) -> bool:
     """One import, as ``conv import --from SOURCE [FILE]`` makes it (waiting
-    for the store's other writers); what it left out, and a failure, kept to be said."""
-    from ..errors import ConvError
+    for the store's other writers); what it left out, and a failure, kept to be
+    said; a session that holds nothing yet is no failure."""
     from ..importers.files import HALF_WRITTEN
-    from .imports import import_from
+    from .imports import NothingFound, import_from
 
     what = f"{source} session {file}" if file else f"{source}'s sessions"
     again = _again(source, file)
     try:
         done = import_from(ws, source, file, scan=True)
+    except NothingFound as exc:
+        log(f"{source} {file or '(all)'}: nothing to capture yet ({exc.message})")
+        return True
     except ConvError as exc:
-        keep_to_say(f"capturing the {what} failed: {exc.message}", again)
+        keep_to_say(f"capturing the {what} failed: {exc.message}", again, about=file)
         return False
     except Exception as exc:  # noqa: BLE001 - a bug or a full disk: kept, said; the next hook tries again
         import traceback
 
         log("".join(traceback.format_exception(exc)))
-        keep_to_say(f"capturing the {what} failed: {exc}", again)
+        keep_to_say(f"capturing the {what} failed: {exc}", again, about=file)
         return False
+    if file:
+        withdraw(file, f"the {what} is captured after all")
     for conv_id in done.in_trash:
         keep_to_say(f"captured from {source}: it went on in {conv_id}, which is in the trash",
                     f"conv restore {conv_id} brings it back")
     for line in done.skipped:
-        if HALF_WRITTEN not in line:  # the agent still writing its last line: the next hook reads it whole
+        if HALF_WRITTEN not in line:  # the tool still writing its last line: the next hook reads it whole
             keep_to_say(f"captured from {source}: {line}", "")  # (a catch-up says it in the same words)
     log(f"{source} {file or '(all)'}: {done.added} new, {done.turns} turns")
     return True

@@ -31,16 +31,16 @@ def due(ws, start) -> None:
 def catch_up(importing) -> None:
     """``importing(source)`` (True when it went in) for each tool whose files
     changed since the last catch-up; a coding agent's only when it is connected."""
-    from .. import importers
-    from ..connect import AGENTS
+    from .. import sources
     from ..home.connected import connected
 
     state = folder() / "catch-up.json"
     last = json_object(state)
-    for source in importers.READERS:
-        if source in AGENTS and not connected(source):
+    for found in sources.every():
+        source = found.name
+        if found.offers("hook") and not connected(source):
             continue
-        reader = importers.reader(source)
+        reader = found.reader()
         place = reader.default_path()
         if place is None or not place.exists():
             continue

@@ -31,11 +31,11 @@ class HandedOff:
 
 
 def hand_off(ws: Workspace, ref: str | None, to: str) -> HandedOff:
-    from .. import handoff
+    from .. import sources
     from ..home import handoffs
     from ..home.connected import connected
 
-    writer = handoff.tool(to)
+    writer = sources.named(to, "handoff", "conv hands off to no tool called {name!r}").handoff()
     conv = ws.conversation(ws.resolve(ref))
     carried = [t for t in conv.turns if t.role in ("user", "assistant") and t.content.strip() and not _failed(t)]
     if not carried:

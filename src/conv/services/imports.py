@@ -6,9 +6,10 @@ follow-up asked in conv goes on in a fork, and nothing deleted or purged
 comes back to life."""
 
 import os
+from pathlib import Path
 
-from .. import importers
-from ..errors import ConvError
+from .. import importers, sources
+from ..errors import ConvError, UsageError
 from ..format.model import Conversation, Turn
 from ..format.words import plural
 from ..home import imports, progress
@@ -18,6 +19,10 @@ from ..records import dataclass, field, replace
 from ..store import Incoming
 from .ask.attachments import attach, classified
 from .workspace import Workspace
+
+
+class NothingFound(ConvError):
+    """Files of the tool's that hold no conversation (yet: a capture reads one before the tool wrote to it)."""
 
 
 @dataclass
@@ -48,8 +53,8 @@ def import_from(ws: Workspace, source: str, path: str | None, scan: bool = False
     Without a path, the source's own place (for the sources that have one).
     ``scan``: keys kept out even without the store's secret scan (a capture:
     what no person looked at before it went in)."""
-    reader = importers.reader(source)
-    where = importers.place(source, path)
+    reader = _reader(source)
+    where = _place(reader, source, path)
     ids_by_source, made, incoming, said = {}, [], [], []
 
     def take(conversations: list) -> None:  # a file's, made conv's while the workers read the next ones
@@ -71,7 +76,7 @@ def import_from(ws: Workspace, source: str, path: str | None, scan: bool = False
                 incoming[-1].files = {**back["files"],
                                       **{n: d for n, d in incoming[-1].files.items() if n != "conversation.md"}}
 
-    read = importers.read(source, where, lambda files: imports.changed(source, files, ws.store.has), progress.steps,
+    read = importers.read(reader, where, lambda files: imports.changed(source, files, ws.store.has), progress.steps,
                           take)
     _found_any(read, source, where, reader.hint)
     read.said += said
@@ -96,6 +101,20 @@ def import_from(ws: Workspace, source: str, path: str | None, scan: bool = False
                               for file, conversations in read.whole.items()})
     return Imported(source, len(found), len(done.added), done.turns, done.new, str(where), read.said, read.unchanged,
                     done.updated, done.forks, done.in_trash)
+
+
+def _reader(source: str):
+    return sources.named(source, "reader", "unknown import source {name!r}", more=(importers.PROJECT,)).reader()
+
+
+def _place(reader, source: str, path: str | None):
+    """``path``, or where ``source`` keeps its conversations when none is given."""
+    if path is not None:
+        return Path(path).expanduser()
+    default = reader.default_path()
+    if default is None:
+        raise UsageError(f"conv import --from {source} needs a path", "Give the file or folder to import")
+    return default
 
 
 def _handed_back(ws: Workspace, source: str, imported) -> dict | None:
@@ -142,8 +161,8 @@ def _found_any(read, source: str, where, hint: str) -> None:
     if read.said:
         more = f" (and {len(read.said) - 1} more)" if len(read.said) > 1 else ""
         raise ConvError(f"nothing in {where} could be read as {source}'s: {read.said[0]}{more}", hint)
-    raise ConvError(f"no {source} conversation in {where} ({plural(read.files, 'file')} read): are they "
-                    f"{source}'s?", hint)
+    raise NothingFound(f"no {source} conversation in {where} ({plural(read.files, 'file')} read): are they "
+                       f"{source}'s?", hint)
 
 
 def _made(imported, ids_by_source: dict, source: str, said: list[str]) -> tuple[Conversation, list[Turn]]:

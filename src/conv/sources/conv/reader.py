@@ -13,13 +13,13 @@ import base64
 import binascii
 from pathlib import Path
 
-from ..format import ids
-from ..format.model import ROLES, STATUSES, is_tag
-from ..home.values import agent_name
-from . import ImportedConversation, ImportedTurn
-from .boundary import Loaded, Reader, one_line
-from .files import json_document
-from .shape import Anything, Flag, ListOf, MapOf, Maybe, Misfit, Number, Record, Shape, Text, Time
+from ...format import ids
+from ...format.model import ROLES, STATUSES, is_tag
+from ...home.values import agent_name
+from ...importers import ImportedConversation, ImportedTurn
+from ...importers.boundary import Loaded, Reader, one_line
+from ...importers.files import json_document
+from ...importers.shape import Anything, Flag, ListOf, MapOf, Maybe, Misfit, Number, Record, Shape, Text, Time
 
 
 class _Role(Shape):

@@ -3,12 +3,11 @@ id>.jsonl`` (CLAUDE_CONFIG_DIR moves ~/.claude; the name as Claude Code
 makes it, ``project_folder``), a record a line (user and assistant messages
 chained by ``parentUuid``), resumed in that folder by ``claude --resume ID``."""
 
-import os
 import re
 import uuid
-from pathlib import Path
 
-from . import Written, write_lines
+from ..written import Written, write_lines
+from . import sessions
 
 MOST = 200  # characters of a folder's name before Claude Code cuts it and adds a hash of the whole path
 
@@ -36,8 +35,7 @@ def project_folder(cwd: str) -> str:
 
 def write(turns: list, cwd: str, title: str) -> Written:
     session = str(uuid.uuid4())
-    root = Path(os.environ.get("CLAUDE_CONFIG_DIR") or "~/.claude").expanduser() / "projects"
-    path = root / project_folder(cwd) / f"{session}.jsonl"
+    path = sessions() / project_folder(cwd) / f"{session}.jsonl"
     records, parent = [], None
     for n, turn in enumerate(turns):
         mark = str(uuid.uuid4())

@@ -6,11 +6,11 @@ there is kept and run by conv's capture after it (``--then PROGRAM ARGS``),
 and put back as it was by ``--remove``. tomlkit keeps the file's comments,
 order and layout."""
 
-import os
 from pathlib import Path
 
-from . import Unparsable
-from .commands import capture_parts
+from ...connect import Unparsable
+from ...connect.commands import capture_parts
+from . import home
 
 AGENT = "codex"
 EVENTS = ("agent-turn-complete",)
@@ -21,7 +21,7 @@ THEN = "--then"  # conv capture codex --then PROGRAM ARGS JSON: the user's own n
 def settings_file(project: Path | None) -> Path:
     if project is not None:
         raise Unparsable("Codex reads notify from its user-wide config.toml only: connect it without --project")
-    return Path(os.environ.get("CODEX_HOME") or "~/.codex").expanduser() / "config.toml"
+    return home() / "config.toml"
 
 
 def added(text: str | None, command: list[str], server: dict) -> str:

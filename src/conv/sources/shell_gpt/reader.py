@@ -17,11 +17,11 @@ import os
 import tempfile
 from pathlib import Path
 
-from . import ImportedConversation, ImportedTurn
-from .agent import AgentTurns
-from .boundary import Loaded, Reader
-from .files import Unreadable, json_document
-from .shape import Anything, ListOf, Record, Text
+from ...importers import ImportedConversation, ImportedTurn
+from ...importers.agent import AgentTurns
+from ...importers.boundary import Loaded, Reader
+from ...importers.files import Unreadable, json_document
+from ...importers.shape import Anything, ListOf, Record, Text
 
 CONFIG = Path("~/.config/shell_gpt/.sgptrc")
 _CALL = Record({"id": Text, "function": Record({"name": Text, "arguments": Anything})})

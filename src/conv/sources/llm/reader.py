@@ -22,12 +22,12 @@ import sqlite3
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from ..errors import UsageError
-from ..format.model import ROLES
-from . import ImportedConversation, ImportedTurn, shared_prefix
-from .boundary import Loaded, Reader
-from .files import Unreadable
-from .shape import Count, Key, Maybe, Record, Tagged, Text, Time
+from ...errors import UsageError
+from ...format.model import ROLES
+from ...importers import ImportedConversation, ImportedTurn, shared_prefix
+from ...importers.boundary import Loaded, Reader
+from ...importers.files import Unreadable
+from ...importers.shape import Count, Key, Maybe, Record, Tagged, Text, Time
 
 HINT = "llm's logs are at `llm logs path`"
 RESPONSE_COLUMNS = ("id", "model", "resolved_model", "prompt", "system", "response",

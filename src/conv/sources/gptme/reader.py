@@ -17,11 +17,11 @@ import os
 from datetime import datetime
 from pathlib import Path
 
-from . import ImportedConversation
-from .agent import AgentTurns
-from .boundary import Loaded, Reader
-from .files import Unreadable, files_at, raw
-from .shape import Flag, Record, Shape, Text, moment
+from ...importers import ImportedConversation
+from ...importers.agent import AgentTurns
+from ...importers.boundary import Loaded, Reader
+from ...importers.files import Unreadable, files_at, raw
+from ...importers.shape import Flag, Record, Shape, Text, moment
 
 LOG = "conversation.jsonl"
 

@@ -11,8 +11,9 @@ import re
 import shlex
 from pathlib import Path
 
-from . import Unparsable
-from .commands import capture_parts
+from ...connect import Unparsable
+from ...connect.commands import capture_parts
+from . import home, state_file
 
 AGENT = "claude-code"
 EVENTS = ("Stop", "SessionEnd", "PreCompact")
@@ -26,7 +27,7 @@ def settings_file(project: Path | None) -> Path:
     this machine's conv)."""
     if project is not None:
         return project / ".claude" / "settings.local.json"
-    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or "~/.claude").expanduser() / "settings.json"
+    return home() / "settings.json"
 
 
 def added(text: str | None, command: list[str], server: dict) -> str:
@@ -78,12 +79,8 @@ def registered(server: dict) -> str:
 
 def _server_now() -> dict | None:
     """The MCP server named conv in Claude Code's user settings (~/.claude.json, read only), if any."""
-    import json
-
-    where = os.environ.get("CLAUDE_CONFIG_DIR")
-    path = Path(where).expanduser() / ".claude.json" if where else Path("~/.claude.json").expanduser()
     try:
-        found = json.loads(path.read_text()).get("mcpServers", {}).get(SERVER)
+        found = json.loads(state_file().read_text()).get("mcpServers", {}).get(SERVER)
     except (OSError, ValueError, AttributeError, RecursionError):
         return None
     return found if isinstance(found, dict) else None

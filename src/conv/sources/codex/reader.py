@@ -19,14 +19,14 @@ made as for Claude Code (agent.py).
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
-from . import ImportedConversation
-from .agent import AgentTurns
-from .boundary import Loaded, Reader
-from .shape import Anything, Count, ListOf, Maybe, Misfit, Record, Text, Time
+from ...importers import ImportedConversation
+from ...importers.agent import AgentTurns
+from ...importers.boundary import Loaded, Reader
+from ...importers.shape import Anything, Count, ListOf, Maybe, Misfit, Record, Text, Time
+from . import sessions
 
 _CONTEXT = re.compile(r"\s*<([a-z_]+)>.*</\1>\s*", re.S)  # <environment_context>…</environment_context> and the like
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call")
@@ -70,7 +70,7 @@ class Codex(Reader):
     record = _Rollout()
 
     def default_path(self) -> Path:
-        return Path(os.environ.get("CODEX_HOME") or "~/.codex").expanduser() / "sessions"
+        return sessions()
 
     def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
         records = loaded.records

@@ -23,15 +23,15 @@ where it went back (branches.py), each keeping its name as the session goes on.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from ..format.words import plural
-from . import ImportedConversation, shared_prefix
-from .agent import AgentTurns
-from .boundary import Loaded, Reader
-from .branches import lines, said_of
-from .shape import Anything, Count, Flag, ListOf, Maybe, OneOf, Record, Tagged, Text, Time
+from ...format.words import plural
+from ...importers import ImportedConversation, shared_prefix
+from ...importers.agent import AgentTurns
+from ...importers.boundary import Loaded, Reader
+from ...importers.branches import lines, said_of
+from ...importers.shape import Anything, Count, Flag, ListOf, Maybe, OneOf, Record, Tagged, Text, Time
+from . import sessions
 
 _BLOCK = Record({"type": Text, "text": Text, "thinking": Text, "id": Text, "name": Text, "input": Anything,
                  "tool_use_id": Text, "content": OneOf(Text, ListOf(Record({"type": Text, "text": Text})),
@@ -55,7 +55,7 @@ class ClaudeCode(Reader):
                     other=Record(_LINKED))
 
     def default_path(self) -> Path:
-        return Path(os.environ.get("CLAUDE_CONFIG_DIR") or "~/.claude").expanduser() / "projects"
+        return sessions()
 
     def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
         """One session file: its first line, and a fork for each line a rewind began (branches.py)."""

@@ -25,13 +25,13 @@ import re
 import zipfile
 from pathlib import Path
 
-from ..errors import UsageError
-from ..format.model import ROLES
-from . import ImportedConversation, ImportedTurn, shared_prefix
-from .boundary import Loaded, Reader
-from .branches import lines, said_of
-from .files import MOST_BYTES, Unreadable, json_document, json_value
-from .shape import Anything, Flag, ListOf, MapOf, Record, Text, Time
+from ...errors import UsageError
+from ...format.model import ROLES
+from ...importers import ImportedConversation, ImportedTurn, shared_prefix
+from ...importers.boundary import Loaded, Reader
+from ...importers.branches import lines, said_of
+from ...importers.files import MOST_BYTES, Unreadable, json_document, json_value
+from ...importers.shape import Anything, Flag, ListOf, MapOf, Record, Text, Time
 
 _MESSAGE = Record({"id": Text, "author": Record({"role": Text}), "create_time": Time,
                    "content": Record({"parts": ListOf(Anything)}), "recipient": Text,

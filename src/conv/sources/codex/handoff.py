@@ -4,12 +4,11 @@ rollout-<local time>-<thread id>.jsonl`` (~/.codex by default), its
 resumed by ``codex resume ID`` (``codex exec resume ID PROMPT``), which
 appends to the same file."""
 
-import os
 import time
 import uuid
-from pathlib import Path
 
-from . import Written, write_lines
+from ..written import Written, write_lines
+from . import sessions
 
 
 def write(turns: list, cwd: str, title: str) -> Written:
@@ -18,8 +17,7 @@ def write(turns: list, cwd: str, title: str) -> Written:
     now = time.time()
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
     day = time.strftime("%Y/%m/%d", time.localtime(now))
-    home = Path(os.environ.get("CODEX_HOME") or "~/.codex").expanduser()
-    path = home / "sessions" / day / f"rollout-{time.strftime('%Y-%m-%dT%H-%M-%S', time.localtime(now))}-{thread}.jsonl"
+    path = sessions() / day / f"rollout-{time.strftime('%Y-%m-%dT%H-%M-%S', time.localtime(now))}-{thread}.jsonl"
     records = [{"timestamp": stamp, "type": "session_meta",
                 "payload": {"id": thread, "timestamp": stamp, "cwd": cwd, "originator": "conv", "source": "cli",
                             "cli_version": "0.169.0"}}]

@@ -22,11 +22,11 @@ import os
 import sys
 from pathlib import Path
 
-from . import ImportedConversation, ImportedTurn
-from .agent import AgentTurns
-from .boundary import Loaded, Reader
-from .files import Unreadable, yaml_document
-from .shape import Anything, ListOf, OneOf, Record, Text
+from ...importers import ImportedConversation, ImportedTurn
+from ...importers.agent import AgentTurns
+from ...importers.boundary import Loaded, Reader
+from ...importers.files import Unreadable, yaml_document
+from ...importers.shape import Anything, ListOf, OneOf, Record, Text
 
 _IMAGE_TYPES = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
 _PART = Record({"type": Text, "text": Text, "image_url": Record({"url": Text})})

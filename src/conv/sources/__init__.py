@@ -1,0 +1,50 @@
+"""Every foreign tool conv reads, connects to or hands off to, one folder
+each (``sources/<tool>/``: where the tool keeps things, its reader, its
+settings for ``conv connect``, its hook's payload, its hand-off writer;
+source.py says which parts a folder may hold), and ``NAMES``, the one list
+of them that ``conv import``, ``conv connect``, the capture, the catch-up,
+``conv handoff`` and ``--source`` all read. A new tool is a folder, a line
+here and its tests."""
+
+import importlib
+
+from ..errors import UsageError
+from .source import Source
+
+NAMES = (
+    "llm",
+    "chatgpt",
+    "conv",  # conv's own JSON export
+    "claude-code",
+    "codex",
+    "shell-gpt",
+    "gptme",
+    "aichat",
+)
+
+
+def source(name: str) -> Source:
+    """The source called ``name``; a name not in NAMES is a usage error."""
+    if name not in NAMES:
+        return named(name, "reader", "conv knows no tool called {name!r}")
+    return importlib.import_module(f"{__name__}.{name.replace('-', '_')}").SOURCE
+
+
+def every(part: str = "reader") -> list[Source]:
+    """The sources that offer ``part`` (every source has a reader)."""
+    return [found for name in NAMES if (found := source(name)).offers(part)]
+
+
+def named(name: str, part: str, refusal: str, more: tuple = ()) -> Source:
+    """The source ``name`` when it offers ``part``; else a usage error,
+    ``refusal`` (say "… called {name!r}") with the nearest name that does and
+    the list (``more``: other words the command takes besides)."""
+    able = [found.name for found in every(part)]
+    if name in able:
+        return source(name)
+    from difflib import get_close_matches
+
+    words = [*able, *more]
+    near = get_close_matches(name, words, n=1, cutoff=0.6)
+    raise UsageError(refusal.format(name=name) + (f" (did you mean {near[0]}?)" if near else ""),
+                     f"Use one of: {', '.join(words)}")

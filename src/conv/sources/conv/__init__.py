@@ -1,0 +1,5 @@
+"""conv itself: a file ``conv export --format json`` wrote, kept whole (reader.py)."""
+
+from ..source import Source
+
+SOURCE = Source("conv", "conv", __name__)

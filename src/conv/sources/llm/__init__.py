@@ -1,0 +1,5 @@
+"""llm (Simon Willison's CLI): its logs.db, read with SQLite (reader.py)."""
+
+from ..source import Source
+
+SOURCE = Source("llm", "llm", __name__)

@@ -1,0 +1,101 @@
+"""What conv knows of one foreign tool, declared once in the tool's folder
+(``sources/<tool>/__init__.py``: ``SOURCE = Source(…)``). Every source has a
+reader (``reader.py``: its files as conversations, through the ingest
+boundary of importers/); it may also have
+
+- ``settings.py`` and ``hook.py``: ``conv connect`` writes conv's hook into the
+  tool's own settings, and the hook's payload names the session that changed,
+  for the capture (services/capture.py);
+- ``handoff.py``: ``conv handoff`` writes a conversation as one of its sessions.
+
+The parts are modules imported only when asked for: listing the sources
+costs no reader's imports."""
+
+import importlib
+import json
+import os
+from pathlib import Path
+
+PARTS = ("reader", "settings", "hook", "handoff")
+
+
+class Source:
+    def __init__(self, name: str, title: str, package: str, parts: tuple = ("reader",)):
+        unknown = set(parts) - set(PARTS)
+        assert not unknown and "reader" in parts, unknown
+        self.name = name  # as conv import --from, --source, conv connect and conv handoff --to say it
+        self.title = title  # as the tool calls itself
+        self.package = package
+        self.parts = parts
+
+    def __repr__(self) -> str:
+        return f"Source({self.name!r})"
+
+    def offers(self, part: str) -> bool:
+        return part in self.parts
+
+    def part(self, part: str):
+        assert part in self.parts, (self.name, part)
+        return importlib.import_module(f"{self.package}.{part}")
+
+    def reader(self):
+        """Its ``importers.boundary.Reader``."""
+        return self.part("reader").READER
+
+    def settings(self):
+        return self.part("settings")
+
+    def hook(self):
+        return self.part("hook")
+
+    def handoff(self):
+        return self.part("handoff")
+
+
+def home(variable: str, default: str) -> Path:
+    """A tool's own folder: where the variable it reads moves it, else its default."""
+    return Path(os.environ.get(variable) or default).expanduser()
+
+
+class Unusable(Exception):
+    """What a tool's hook handed over names nothing conv can capture: said to the user (``hint``: what to do)."""
+
+    def __init__(self, message: str, hint: str = ""):
+        super().__init__(message)
+        self.message, self.hint = message, hint
+
+
+def json_object(text: str) -> dict:
+    """A hook's JSON object ({} for anything else)."""
+    try:
+        found = json.loads(text)
+    except (ValueError, RecursionError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+TAIL = 64  # characters of an answer's end looked for in a session file
+SCANNED = 4 << 20  # bytes at a session file's end looked at
+
+
+def settled_answer(file: str, answer: str | None, answers) -> bool:
+    """Whether the session file holds ``answer`` (its end) in one of its last
+    records, as ``answers(record)`` gives a record's text; with no answer, any.
+    A tool may write its transcript after its hook ran: this says when it has."""
+    try:
+        with open(file, "rb") as found:
+            found.seek(max(0, os.fstat(found.fileno()).st_size - SCANNED))
+            data = found.read()
+    except OSError:
+        return False
+    wanted = " ".join(answer.split())[-TAIL:] if answer else ""
+    for line in reversed(data.splitlines()):
+        if b"assistant" not in line:
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(record, dict) and any(wanted in " ".join(text.split()) for text in answers(record)):
+            return True
+    return False
