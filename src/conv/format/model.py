@@ -107,12 +107,13 @@ class Turn:
     options: dict | None = None  # for an answer: the model options it was asked with (-o temperature 0.2…)
     files: list[dict] | None = None  # files sent with it (-f): [{name, file, type, bytes}], each stored as ``file``
     thinking: str | None = None  # for an imported answer: the model's thinking, kept, never sent
+    injected: list[dict] | None = None  # for an imported turn: [{kind, text}] the tool added, no one typed or said
     meta: Any = None  # the parsed mapping, so a rewrite keeps hand-added keys
     # file -> bytes of ``files``, to be stored with the turn (not read back)
     attached: dict = field(default_factory=dict)
 
     FIELDS = ("role", "created", "parent", "model", "provider", "usage", "finish", "error", "replaces", "hint",
-              "feedback", "edited", "options", "files", "thinking")
+              "feedback", "edited", "options", "files", "thinking", "injected")
 
     @classmethod
     def from_text(cls, name: str, text: str, where: str = "") -> "Turn":
@@ -142,6 +143,7 @@ class Turn:
             thinking=_str_or_none(m.get("thinking")),
             files=([_plain(f) for f in files if isinstance(f, dict) and f.get("file")]
                    if isinstance(files, list) else None),
+            injected=_injected(m.get("injected")),
             meta=m,
         )
 
@@ -154,6 +156,15 @@ class Turn:
         return {"name": self.name, "content": self.content} | {
             f: getattr(self, f) for f in self.FIELDS if getattr(self, f) is not None
         }
+
+
+def _injected(value: Any) -> list[dict] | None:
+    """A turn's ``injected`` as read: the notes that have a kind and a text (a hand edit may have left others)."""
+    if not isinstance(value, list):
+        return None
+    found = [{"kind": str(n["kind"]), "text": str(n["text"])} for n in value
+             if isinstance(n, dict) and n.get("kind") is not None and n.get("text") is not None]
+    return found or None
 
 
 @dataclass

@@ -16,11 +16,23 @@ CLIP = 2000  # characters of a tool's result kept in the turn; the whole is kept
 class AgentTurns:
     def __init__(self):
         self.turns: list[ImportedTurn] = []
+        self._before: list[dict] = []  # injected before the first turn: kept with it
         self._calls: dict[str, str] = {}  # a call's id -> the tool's name, for its result's heading
         self._counted: set = set()  # the model calls whose usage is in (an agent may repeat it on every record)
 
     def typed(self, text: str, time, source_id: str) -> None:
         self.turns.append(ImportedTurn("user", text, time, source_id=source_id))
+        self._held()
+
+    def injected(self, kind: str, text: str) -> None:
+        """What the tool put in the session that nobody typed and no model said
+        (a local command, its output, a compaction's summary): never a question
+        or an answer, kept with the turn before it (before any, the first)."""
+        note = {"kind": kind, "text": text}
+        if self.turns:
+            self.turns[-1].injected.append(note)
+        else:
+            self._before.append(note)
 
     def said(self, text: str, time, source_id: str) -> None:
         if text:
@@ -70,12 +82,24 @@ class AgentTurns:
         self._append(turn, fenced(text, heading))
 
     def done(self) -> list[ImportedTurn]:
-        return [t for t in self.turns if t.content.strip() or t.thinking]
+        """The turns with something in them (what was injected around an empty one goes with the one before)."""
+        kept: list[ImportedTurn] = []
+        for turn in self.turns:
+            if turn.content.strip() or turn.thinking:
+                kept.append(turn)
+            elif kept:
+                kept[-1].injected += turn.injected
+        return kept
 
     def _answer(self, time, source_id: str) -> ImportedTurn:
         if not self.turns or self.turns[-1].role != "assistant":
             self.turns.append(ImportedTurn("assistant", "", time, source_id=source_id))
+            self._held()
         return self.turns[-1]
+
+    def _held(self) -> None:
+        if self._before and len(self.turns) == 1:
+            self.turns[0].injected[:0], self._before = self._before, []
 
     @staticmethod
     def _append(turn: ImportedTurn, text: str) -> None:

@@ -176,6 +176,7 @@ def checked_turns(turns: Iterable[ImportedTurn]) -> tuple[list[ImportedTurn], in
         turn.usage = usage_of(turn.usage)
         turn.thinking = sound(turn.thinking) if isinstance(turn.thinking, str) and turn.thinking else None
         turn.source_id = sound(str(turn.source_id))
+        turn.injected = [{"kind": one_line(note["kind"]), "text": sound(note["text"])} for note in turn.injected]
         out.append(turn)
     return out, dropped
 

@@ -18,6 +18,8 @@ class ImportedTurn:
     thinking: str | None = None  # the model's thinking: kept, never sent
     name: str | None = None  # the turn's own name, when the source is conv itself (else made by turn_name)
     extra: dict = field(default_factory=dict)  # more of conv's own turn fields (conv's export: parent, finish…)
+    injected: list = field(default_factory=list)  # [{kind, text}]: what the tool put in the session around this
+    # turn that nobody typed and no model said (a local command and its output, a compaction's summary): kept
 
 
 @dataclass

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from ..format.model import iso, seconds_since
 from ..home import session
 from ..index import Filters
+from ..index.queries import OWN
 from ..records import dataclass
 
 TYPE_CHECKING = False  # typing's, without importing typing (3 ms of every follow-up): PEP 781's idiom
@@ -25,8 +26,10 @@ class Current:
 def current(ws: Workspace) -> Current:
     """In a conv shell: this terminal's conversation. Elsewhere: the one a
     plugin-less terminal last used, asked, forked or chose (``conv use``,
-    ``conv resume``), else the latest since ``conv clear``. Either way
-    flagged when idle past ``session.expiry``, so ``-c`` starts afresh."""
+    ``conv resume``), else the latest of conv's own since ``conv clear`` (a
+    session captured or imported meanwhile is never what ``-c`` continues
+    unless chosen). Either way flagged when idle past ``session.expiry``, so
+    ``-c`` starts afresh."""
     name = session.session_name()
     index = ws.index.refresh()
     expiry = ws.config.get("session.expiry")
@@ -40,7 +43,7 @@ def current(ws: Workspace) -> Current:
         return Current(None, "none")
     cleared = session.cleared_at()
     since = iso(datetime.fromtimestamp(cleared, timezone.utc)) if cleared else None
-    latest = index.recent(limit=1, filters=Filters(since=since))
+    latest = index.recent(limit=1, filters=Filters(since=since, source=OWN))
     if not latest:
         return Current(None, "none")
     idle = seconds_since(latest[0].updated) or 0.0

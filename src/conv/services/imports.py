@@ -175,7 +175,8 @@ def _made(imported, ids_by_source: dict, source: str, said: list[str]) -> tuple[
     for src, name in zip(imported.turns, names):
         turn = Turn(name, src.role, src.content, src.created, parent, model=src.model,
                     provider=source if src.role == "assistant" else None, usage=src.usage,
-                    finish="stop" if src.role == "assistant" else None, thinking=src.thinking)
+                    finish="stop" if src.role == "assistant" else None, thinking=src.thinking,
+                    injected=src.injected or None)
         for key, value in src.extra.items():  # conv's own export: every field as it was, a turn it names renamed
             setattr(turn, key, renamed.get(value) if key in ("parent", "replaces") else value)
         files = [(file, data, True) for file, data in src.files] + [(file, data, False) for file, data in src.kept]

@@ -7,10 +7,26 @@ role, content as text or blocks, and for answers the model and the tokens
 used, repeated on every record of one model call); every record has a
 ``uuid`` and a ``parentUuid``, and the chain from a message to the one before
 it may pass through records that are no message (``attachment``: context
-Claude Code added). Other types (queue operations, request shapes, costs…)
-are not the conversation and are passed over; ``summary`` records give a
-title. Sidechains (a subagent's own messages) are left out: what they found
-comes back to the main line as a tool result.
+Claude Code added). A compaction (``/compact``, or when the context is full)
+writes a ``system`` record ``compact_boundary`` whose ``parentUuid`` is null
+and whose ``logicalParentUuid`` names the record before it: the session goes
+on, and so does the conversation. Other types (queue operations, request
+shapes, costs…) are not the conversation and are passed over; ``summary``
+records give a title. Sidechains (a subagent's own messages) are left out:
+what they found comes back to the main line as a tool result.
+
+Not every ``user`` record is something a person typed. Claude Code writes
+its own there too (read from 2.1.328's TUI): ``isMeta`` records (the caveat
+before a local command, a command's expanded prompt), the wrappers of a
+local command and its output (``<command-name>/clear</command-name>…``,
+``<local-command-stdout>…``, and ``system`` records ``local_command``), the
+``!`` shell mode's ``<bash-input>``, the summary a compaction leaves
+(``isCompactSummary``), and messages from elsewhere (``origin.kind``: a
+background task's ``<task-notification>``, a plugin, another agent). These
+are kept with the turn before them (``injected``), never made a question, a
+title or a search hit; a command the model then answers (a custom ``/review
+x``) is the question, as typed. A session in which nobody typed anything
+(``/clear``, then ``/exit``) is no conversation.
 
 In conv a session becomes user turns (what was typed) and assistant turns
 (everything the agent did until the next typed line): its text, each tool
@@ -23,6 +39,7 @@ where it went back (branches.py), each keeping its name as the session goes on.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ...format.words import plural
@@ -41,18 +58,32 @@ _USAGE = Record(dict.fromkeys(("input_tokens", "output_tokens", "cache_creation_
                                "cache_read_input_tokens"), Maybe(Count)))
 _MESSAGE = Record({"role": Text, "content": OneOf(Text, ListOf(_BLOCK), what="text or a list of blocks"),
                    "model": Text, "id": Text, "usage": _USAGE}, required=("content",))
-_LINKED = {"uuid": Text, "parentUuid": Text}
-_SAID = Record({**_LINKED, "timestamp": Time, "message": _MESSAGE, "isSidechain": Flag, "sessionId": Text,
-                "cwd": Text, "gitBranch": Text}, required=("uuid", "message"))
+_LINKED = {"uuid": Text, "parentUuid": Text, "logicalParentUuid": Text}
+_WHERE = {"timestamp": Time, "isSidechain": Flag, "sessionId": Text, "cwd": Text, "gitBranch": Text}
+_SAID = Record({**_LINKED, **_WHERE, "message": _MESSAGE, "isMeta": Flag, "isCompactSummary": Flag,
+                "isVisibleInTranscriptOnly": Flag, "origin": Anything}, required=("uuid", "message"))
+_SYSTEM = Record({**_LINKED, **_WHERE, "subtype": Text, "content": Text, "compactMetadata": Anything},
+                 required=("uuid",))
 SYNTHETIC = "<synthetic>"  # the model Claude Code names for a message it made itself
+# The wrappers Claude Code puts around what it writes as a user record itself -> what conv calls it.
+WRAPPED = {"command-name": "command", "command-message": "command", "command-args": "command",
+           "local-command-stdout": "command output", "local-command-stderr": "command output",
+           "local-command-caveat": "caveat", "bash-input": "shell command", "bash-stdout": "shell output",
+           "bash-stderr": "shell output", "task-notification": "task notification", "user-memory-input": "memory",
+           "teammate-message": "teammate message", "cross-session-message": "message from another session"}
+_WRAPPER = re.compile(r"\s*<(" + "|".join(WRAPPED) + r")>")
+# origin.kind of a user record that no person typed (a person's is "human"; an older Claude Code names none)
+NOT_TYPED = ("task-notification", "auto-continuation", "coordinator", "peer", "plugin", "observer-activity", "channel")
+KEPT_SYSTEM = ("local_command", "compact_boundary")  # system records that say what happened in the session
+_COMMAND = re.compile(r"<command-name>\s*(.*?)\s*</command-name>.*?(?:<command-args>(.*?)</command-args>|$)", re.S)
 
 
 class ClaudeCode(Reader):
     source = "claude-code"
     hint = "Claude Code keeps its sessions in ~/.claude/projects"
     pattern = "**/*.jsonl"  # a session a file, in a folder a project
-    record = Tagged("type", {"user": _SAID, "assistant": _SAID, "summary": Record({"summary": Text})},
-                    other=Record(_LINKED))
+    record = Tagged("type", {"user": _SAID, "assistant": _SAID, "system": _SYSTEM,
+                             "summary": Record({"summary": Text})}, other=Record(_LINKED))
 
     def default_path(self) -> Path:
         return sessions()
@@ -63,17 +94,21 @@ class ClaudeCode(Reader):
         for r in records:  # a uuid is its first record's: a later one that says otherwise is left out, counted
             if r.get("uuid") and by_uuid.setdefault(r["uuid"], r) is not r and by_uuid[r["uuid"]] != r:
                 reused += 1
-        messages = [r for r in records if r["type"] in ("user", "assistant") and not r["isSidechain"]
-                    and by_uuid[r["uuid"]] is r]
-        if not messages:
-            return []
+        messages = [r for r in records if (r["type"] in ("user", "assistant")
+                                           or (r["type"] == "system" and r["subtype"] in KEPT_SYSTEM))
+                    and not r["isSidechain"] and by_uuid[r["uuid"]] is r]
+        if not any(_kind(r) == TYPED for r in messages):
+            return []  # nobody typed anything (/clear, then /exit): no conversation
         is_message = {r["uuid"] for r in messages}
         found = lines({r["uuid"]: _message_parent(r, by_uuid, is_message) for r in messages},
                       [r["uuid"] for r in messages])
-        first = messages[0]
+        first = next(r for r in messages if r["type"] != "system")
         session_id = first["sessionId"] or file.stem
         titles = [r["summary"] for r in records if r["type"] == "summary" and r["summary"]]
-        made = [(name, _turns([by_uuid[uuid] for uuid in found.path(end)])) for end, name in found.ends]
+        made = [(name, turns) for end, name in found.ends
+                if (turns := _turns([by_uuid[uuid] for uuid in found.path(end)]))]
+        if not made:
+            return []
         main_turns = made[0][1]
         model = next((t.model for t in reversed(main_turns) if t.model), None)
         origin = {"cwd": first["cwd"], "git_branch": first["gitBranch"]}
@@ -94,29 +129,99 @@ READER = ClaudeCode()
 
 
 def _message_parent(r: dict, by_uuid: dict, messages: set) -> str | None:
-    """The nearest earlier message, passing over records that are none."""
+    """The nearest earlier message, passing over records that are none (and
+    over a compaction, to the record it names as the one before it)."""
     seen = {r["uuid"]}  # a record that names itself as its parent has none
-    at = r["parentUuid"]
+    at = _parent(r)
     while at in by_uuid and at not in messages and at not in seen:
         seen.add(at)
-        at = by_uuid[at]["parentUuid"]
+        at = _parent(by_uuid[at])
     return at if at in messages and at not in seen else None
+
+
+def _parent(r: dict) -> str | None:
+    return r["parentUuid"] or r.get("logicalParentUuid")
+
+
+TYPED, ANSWER, PART = "typed", "answer", None  # PART: more of the answer under way (a tool's result)
+STAND_IN = "stand-in"  # Claude Code's own message in the model's place ("No response requested.")
+
+
+def _kind(r: dict) -> str | None:
+    """What a record is: TYPED (a person's line), ANSWER (the model's), PART,
+    STAND_IN, or the name of what the tool injected."""
+    if r["type"] == "assistant":
+        return ANSWER if r["message"]["model"] != SYNTHETIC else STAND_IN
+    if r["type"] == "system":
+        return "compaction" if r["subtype"] == "compact_boundary" else "command output"
+    origin = r["origin"].get("kind") if isinstance(r["origin"], dict) else None
+    text = _text(r)
+    if r["isCompactSummary"]:
+        return "compaction summary"
+    if r["isMeta"]:
+        return "caveat" if text.lstrip().startswith("<local-command-caveat>") else "meta"
+    if origin in NOT_TYPED:
+        return str(origin).replace("-", " ")
+    wrapped = _WRAPPER.match(text)
+    if wrapped:
+        return WRAPPED[wrapped.group(1)]
+    if r["isVisibleInTranscriptOnly"]:
+        return "transcript only"
+    return TYPED if _typed(r) else PART
+
+
+def _typed(r: dict) -> bool:
+    content = r["message"]["content"]
+    return isinstance(content, str) or any(b["type"] in ("text", "image") for b in content)
+
+
+def _text(r: dict) -> str:
+    """A user or system record's text (its text blocks), "" when it has none."""
+    if r["type"] == "system":
+        return r["content"] or ""
+    content = r["message"]["content"]
+    if isinstance(content, str):
+        return content
+    return "\n\n".join(b["text"] or "" if b["type"] == "text" else "[image]" for b in content
+                        if b["type"] in ("text", "image"))
+
+
+def _command(text: str) -> str:
+    """A slash command as the person typed it ("/review src"), from its wrapper."""
+    found = _COMMAND.search(text)
+    return " ".join(part for part in (found.group(1), (found.group(2) or "").strip()) if part) if found else text
+
+
+def _answered(kinds: list, at: int) -> bool:
+    """Whether the model answers the record at ``at`` before anyone types again."""
+    for kind in kinds[at + 1:]:
+        if kind in (TYPED, "command"):
+            return False
+        if kind == ANSWER:
+            return True
+    return False
 
 
 def _turns(chain: list[dict]) -> list:
     """Messages as conv's turns (agent.py): a user message with text is a typed
     line; tool results come back to the agent as user messages too."""
-    turns = AgentTurns()
-    for r in chain:
-        message, time, source_id = r["message"], r["timestamp"], r["uuid"]
-        if r["type"] == "assistant" and message["model"] == SYNTHETIC:
-            continue  # Claude Code's own stand-in ("No response requested."), no model's answer
+    turns, kinds = AgentTurns(), [_kind(r) for r in chain]
+    for at, (r, kind) in enumerate(zip(chain, kinds)):
+        time, source_id = r["timestamp"], r["uuid"]
+        if kind == "command" and _answered(kinds, at):
+            turns.typed(_command(_text(r)), time, source_id)  # a command the model answers: what was asked
+            continue
+        if kind == TYPED:
+            turns.typed(_text(r), time, source_id)
+            continue
+        if kind == STAND_IN:
+            continue  # no model's answer
+        if kind not in (ANSWER, PART):
+            turns.injected(kind, _injected_text(r))
+            continue
+        message = r["message"]
         content = message["content"]
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        if r["type"] == "user" and any(b["type"] in ("text", "image") for b in blocks):
-            turns.typed("\n\n".join(b["text"] or "" if b["type"] == "text" else "[image]" for b in blocks),
-                        time, source_id)
-            continue
         if r["type"] == "assistant" and message["model"]:
             turns.answered_by(message["model"], time, source_id)
         if r["type"] == "assistant" and message["usage"]:
@@ -136,6 +241,16 @@ def _turns(chain: list[dict]) -> list:
                 turns.result(b["tool_use_id"] or "", _result_text(b["content"]), bool(b["is_error"]), time,
                              source_id)
     return turns.done()
+
+
+def _injected_text(r: dict) -> str:
+    """What an injected record holds, as text (a compaction: what triggered it, and the tokens before)."""
+    if r["type"] == "system" and r["subtype"] == "compact_boundary":
+        meta = r["compactMetadata"] if isinstance(r["compactMetadata"], dict) else {}
+        said = ", ".join(f"{key} {meta[key]}" for key in ("trigger", "preTokens", "postTokens")
+                         if isinstance(meta.get(key), (str, int)))
+        return (r["content"] or "compacted") + (f" ({said})" if said else "")
+    return _text(r)
 
 
 def _result_text(content) -> str:

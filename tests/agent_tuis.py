@@ -1,0 +1,123 @@
+"""The coding agents' own interactive TUIs, driven as a person uses them:
+the real Claude Code and Codex (from npm, tests/real_tools.py) in a tmux
+pane (shells.Tmux), against the loopback fakes, with their first-run screens
+answered beforehand in their own settings as a person's earlier runs would
+have left them.
+
+    with Tmux(tmp_path) as tmux:
+        tui = ClaudeTUI(tmux, claude_code, project, home, server, env)
+        tui.ask("what do my notes say?", "Your notes say…")   # typed, Enter, until the answer shows
+        tui.command("/compact", "Compacted")
+        tui.quit()
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from shells import Tmux
+
+KEY = "sk-ant-test-0123456789abcdefghij"  # Claude Code asks once whether to use a key: approved in .claude.json
+
+
+class _TUI:
+    """One agent's TUI in a tmux pane."""
+
+    ready = ""  # a pattern on the screen once it takes input
+
+    def __init__(self, tmux: Tmux, name: str, argv: list[str], env: dict, cwd: Path):
+        self.pane = tmux.start(name, argv, {**env, "TERM": "xterm-256color", "LANG": "C.UTF-8"}, cwd)
+        self.pane.kind = name
+        self.pane.wait_text(self.ready, timeout=60)
+
+    def type_line(self, text: str) -> None:
+        """``text`` typed, seen in the input box, then Enter (typed keys arriving with Enter read as a paste)."""
+        self.pane.type(text)
+        self.pane.wait_text(re.escape(text[-30:]), timeout=20)
+        time.sleep(0.3)
+        self.pane.key("Enter")
+
+    def ask(self, question: str, answer: str, timeout: float = 90) -> None:
+        """``question`` typed and sent; back when ``answer`` is on the screen."""
+        shown = len(re.findall(re.escape(answer), self.pane.screen()))
+        self.type_line(question)
+        self.pane.wait(lambda p: len(re.findall(re.escape(answer), p.screen())) > shown, f"the answer {answer!r}",
+                       timeout)
+
+    def command(self, line: str, shows: str, timeout: float = 90) -> None:
+        """A slash command; back when ``shows`` (a pattern) is on the screen."""
+        before = len(re.findall(shows, self.pane.screen()))
+        self.type_line(line)
+        self.pane.wait(lambda p: len(re.findall(shows, p.screen())) > before, f"/{shows}/ after {line}", timeout)
+
+    def alive(self) -> bool:
+        return self.pane.name in self.pane.tmux.tmux("list-sessions", "-F", "#{session_name}", check=False).split()
+
+
+class ClaudeTUI(_TUI):
+    """Claude Code's TUI in ``project``, with its own HOME (``home``), asking ``server`` (an AnthropicFake)."""
+
+    ready = r"(?m)^❯"
+
+    def __init__(self, tmux: Tmux, binary: Path, project: Path, home: Path, server, env: dict):
+        home.mkdir(parents=True, exist_ok=True)
+        state = home / ".claude.json"  # the first-run screens (theme, trust, the key) as a person answered them
+        seeded = json.loads(state.read_text()) if state.exists() else {}
+        seeded.update({"hasCompletedOnboarding": True, "theme": "dark", "numStartups": 3,
+                       "customApiKeyResponses": {"approved": [KEY[-20:]], "rejected": []}})
+        seeded.setdefault("projects", {})[str(project)] = {"hasTrustDialogAccepted": True, "allowedTools": [],
+                                                           "hasCompletedProjectOnboarding": True}
+        state.write_text(json.dumps(seeded))
+        super().__init__(tmux, "claude", [str(binary)], {
+            **env, "HOME": str(home), "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": KEY,
+            "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}, project)
+        self.sessions = home / ".claude" / "projects"
+
+    def quit(self) -> None:
+        self.type_line("/exit")
+        self.pane.wait(lambda p: not self.alive(), "Claude Code to end", 30)
+
+
+class CodexTUI(_TUI):
+    """Codex's TUI in ``project``, with its own CODEX_HOME (``home``, its config.toml pointing at a ResponsesFake)."""
+
+    ready = r"(?m)^› "
+
+    def __init__(self, tmux: Tmux, binary: Path, project: Path, home: Path, env: dict):
+        config = home / "config.toml"
+        trusted = f'\n[projects."{project}"]\ntrust_level = "trusted"\n'
+        if trusted not in config.read_text():
+            config.write_text(config.read_text() + trusted)
+        super().__init__(tmux, "codex", [str(binary)], {**env, "CODEX_HOME": str(home)}, project)
+
+    def quit(self) -> None:
+        self.type_line("/quit")
+        self.pane.wait(lambda p: not self.alive(), "Codex to end", 30)
+
+
+def tui_env() -> dict:
+    """What the agents run with: this test's conv on PATH, its CONV_HOME, nothing of the user's."""
+    keep = ("PATH", "CONV_HOME", "LANG", "TMPDIR")
+    conv = Path(sys.executable).parent
+    env = {k: os.environ[k] for k in keep if k in os.environ}
+    env["PATH"] = f"{conv}:{env.get('PATH', '/usr/bin:/bin')}"
+    return env
+
+
+@contextmanager
+def busy(cores: int = 2):
+    """The machine busy meanwhile: ``cores`` processes spinning (as a build or a test run would)."""
+    spinning = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(cores)]
+    try:
+        yield
+    finally:
+        for process in spinning:
+            process.kill()
+            process.wait()
