@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,11 @@ def listed() -> list:
 
 def to_say() -> Path:
     return Path(os.environ["CONV_HOME"]) / "state" / "capture" / "to-say"
+
+
+def log() -> str:
+    where = Path(os.environ["CONV_HOME"]) / "state" / "capture" / "log"
+    return where.read_text() if where.exists() else ""
 
 
 def queue_empty() -> bool:
@@ -201,3 +207,83 @@ def test_the_same_failure_later_is_said_again(claude, store_path, monkeypatch):
     monkeypatch.setattr(to_say, "TOLD_FOR", 0)
     to_say.keep_to_say("capturing the claude-code session x failed: no space", "conv import takes it in")
     assert "no space" in ok("list").stderr.decode()  # hours later: said again
+
+
+def late_transcript(folder: Path, answer: str, at: str = "2026-11-28T10:00:0") -> tuple[Path, list[str]]:
+    """A session file as Claude Code's TUI leaves it when its Stop hook runs:
+    only its metadata lines yet; the exchange (returned, asked at ``at`` and
+    answered 2 s later) is written seconds later."""
+    session = folder / "-home-dev-late" / "7a7a7a7a-0000-4000-8000-000000000000.jsonl"
+    session.parent.mkdir(parents=True)
+    base = {"sessionId": "7a7a7a7a-0000-4000-8000-000000000000", "cwd": "/home/dev/late", "isSidechain": False}
+    session.write_text("".join(json.dumps(r) + "\n" for r in (
+        {"type": "mode", "mode": "normal"}, {"type": "permission-mode", "permissionMode": "auto"})))
+    exchange = [
+        {**base, "type": "user", "uuid": "q1", "parentUuid": None, "timestamp": f"{at}0.000Z",
+         "origin": {"kind": "human"}, "message": {"role": "user", "content": "why is the build red?"}},
+        {**base, "type": "assistant", "uuid": "a1", "parentUuid": "q1", "timestamp": f"{at}2.000Z",
+         "message": {"role": "assistant", "model": "claude-opus-5-5", "id": "msg_1",
+                     "content": [{"type": "text", "text": answer}]}}]
+    return session, [json.dumps(r) + "\n" for r in exchange]
+
+
+def test_a_transcript_written_after_its_hook_is_captured_and_no_failure_is_said(claude, tmp_path):
+    answer = "A flaky test: retry it once, then quarantine it."
+    session, exchange = late_transcript(Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects", answer)
+    stop = {"session_id": "7a7a7a7a", "transcript_path": str(session), "cwd": "/home/dev/late",
+            "hook_event_name": "Stop", "last_assistant_message": answer}
+    assert hook("claude-code", stdin=json.dumps(stop).encode()).returncode == 0
+    time.sleep(2)  # the TUI writes the exchange seconds after its Stop hook ran
+    with open(session, "a") as out:
+        out.write(exchange[0])
+    time.sleep(0.5)
+    with open(session, "a") as out:
+        out.write(exchange[1])
+    until(lambda: [c["title"] for c in listed()] == ["why is the build red?"])
+    until(queue_empty)
+    assert "failed" not in ok("list").stderr.decode()
+    assert not to_say().exists() or "failed" not in to_say().read_text()
+
+
+def test_a_failure_said_is_taken_back_when_the_session_is_captured_after_all(claude, store_path):
+    store_path.parent.mkdir(parents=True, exist_ok=True)
+    store_path.write_text("not a store")  # the store cannot be opened: the capture fails, for real
+    hook("claude-code", stdin=handed(claude[0]))
+    until(lambda: queue_empty() and to_say().exists())
+    assert f"capturing the claude-code session {claude[0]} failed" in run_conv("list").stderr.decode()
+    store_path.unlink()
+    hook("claude-code", stdin=handed(claude[0]))  # the same session again, and the store is back
+    until(lambda: "1 new" in log() and queue_empty())  # (watched without a conv command: it would say it)
+    said = ok("list").stderr.decode()
+    assert f"the claude-code session {claude[0]} is captured after all" in said
+    assert "captured after all" not in ok("list").stderr.decode()
+
+
+def test_a_failure_not_yet_said_is_dropped_when_a_later_capture_succeeds(claude, store_path):
+    store_path.parent.mkdir(parents=True, exist_ok=True)
+    store_path.write_text("not a store")
+    hook("claude-code", stdin=handed(claude[0]))
+    until(lambda: queue_empty() and to_say().exists())
+    store_path.unlink()
+    hook("claude-code", stdin=handed(claude[0]))
+    until(lambda: "1 new" in log() and queue_empty())
+    said = ok("list").stderr.decode()
+    assert "failed" not in said and "after all" not in said
+
+
+def test_after_conv_clear_a_capture_is_not_what_c_continues(claude, fake):
+    ok("ask", "explain git rebase")
+    ok("clear")
+    soon = (datetime.now(timezone.utc) + timedelta(seconds=10)).strftime("%Y-%m-%dT%H:%M:%S")[:-1]
+    session, exchange = late_transcript(Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects", "Look at the CI log.", soon)
+    with open(session, "a") as out:  # an agent's exchange of a moment ago, after the clear
+        out.writelines(exchange)
+    hook("claude-code", stdin=handed(session))
+    until(lambda: len(listed()) == 2)
+    fake.set(reply="A new conversation.")
+    done = json.loads(ok("ask", "-c", "what about merges?", "--json").stdout)["conversation"]
+    asked = [c for c in listed() if c["id"] == done][0]
+    assert asked["turns"] == 2 and asked["source"] is None  # a new one of conv's own, not the agent's session
+    ok("import", "--from", "claude-code")  # an import by hand is no choice of what -c continues either
+    again = json.loads(ok("ask", "-c", "and squashing?", "--json").stdout)["conversation"]
+    assert again == done
