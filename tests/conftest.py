@@ -438,6 +438,14 @@ def _read_back(f) -> bytes:
     return f.read()
 
 
+def newest() -> dict:
+    """The newest conversation in the store, whole (``conv show --json`` of the first listed: an
+    import is never the current conversation, which ``conv show`` alone shows)."""
+    import json
+
+    return json.loads(ok("show", json.loads(ok("list", "--json").stdout)[0]["id"], "--json").stdout)
+
+
 def ok(*args, **kw):
     """A conv run that must succeed."""
     done = run_conv(*args, **kw)

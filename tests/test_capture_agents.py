@@ -50,7 +50,7 @@ def test_claude_code_runs_and_a_continue_are_captured_once_with_their_tool_calls
     path = f"{claude_code.parent}:{os.environ['PATH']}"  # claude on PATH: conv connect registers conv mcp with it
     connected = ok("connect", "claude-code", env={"HOME": str(home), "PATH": path}).stdout.decode()
     assert str(settings) in connected and "Stop, SessionEnd, PreCompact" in connected
-    assert "conv mcp is its MCP server (claude mcp add)" in connected
+    assert "conv mcp is its MCP server (claude mcp add --scope user)" in connected
 
     with AnthropicFake() as server:
         agent = ClaudeCode(claude_code, project, home, server)

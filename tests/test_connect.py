@@ -53,7 +53,7 @@ def test_claude_codes_hooks_join_the_users_and_leave_them_as_they_were(claude):
     assert claude.read_bytes() == written
     state = json.loads(ok("connect", "--json").stdout)
     assert state["tools"][0] == {"tool": "claude-code", "file": str(claude), "present": True,
-                                  "connected": [str(claude)], "problems": []}
+                                 "connected": [str(claude)], "projects": [], "mcp": [], "problems": []}
 
     ok("connect", "claude-code", "--remove")
     assert claude.read_text() == text

@@ -8,7 +8,7 @@ import time
 
 import pytest
 from anthropic_fake import AnthropicFake
-from conftest import fails, git, ok, run_conv
+from conftest import fails, git, newest, ok, run_conv
 from responses_fake import ResponsesFake, message
 from test_import_claude_code import ClaudeCode
 from test_import_codex import Codex
@@ -143,7 +143,7 @@ def test_claude_codes_own_stand_in_for_an_answer_is_no_answer(tmp_path):
          "message": {"role": "assistant", "model": "<synthetic>",
                      "content": [{"type": "text", "text": "No response requested."}]}}]) + "\n")
     ok("import", "--from", "claude-code", str(session))
-    assert [t["role"] for t in json.loads(ok("show", "--json").stdout)["turns"]] == ["user"]
+    assert [t["role"] for t in newest()["turns"]] == ["user"]
 
 
 def test_an_answer_that_failed_is_not_handed_off_and_is_said(fake, tmp_path):

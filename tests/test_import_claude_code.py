@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 from anthropic_fake import AnthropicFake
-from conftest import conv_env, fails, git, ok
+from conftest import conv_env, fails, git, newest, ok
 
 NOTES = "the build fails on arm64\n"
 BIG = "".join(f"log line {n:04d}: all is well\n" for n in range(200))  # a tool result longer than the clip
@@ -66,7 +66,7 @@ def test_a_session_becomes_turns_with_tool_calls_readable_and_thinking_kept_unse
     first_session(agent)
     done = imported({"HOME": agent.env["HOME"]})  # the default place: ~/.claude/projects
     assert (done["found"], done["added"], done["turns_added"], done["skipped"]) == (1, 1, 2, [])
-    conv = json.loads(ok("show", "--json").stdout)
+    conv = newest()
     question, answer = conv["turns"]
     assert (question["role"], question["content"]) == ("user", "what do my notes say?")
     assert answer["role"] == "assistant" and answer["model"] == "claude-opus-5-5"
@@ -92,6 +92,7 @@ def test_a_session_becomes_turns_with_tool_calls_readable_and_thinking_kept_unse
     assert "source: claude-code" in meta and f'cwd: "{agent.project}"' in meta and "git_branch: feature" in meta
     git(store_path, "fsck", "--strict")
 
+    ok("use", origin["id"])  # chosen (an import is never what -c continues unless chosen)
     ok("ask", "-c", "and what should I do?")
     sent = [m["content"] for m in fake.requests[-1]["messages"]]
     assert sent[0] == "what do my notes say?" and "```tool call: Read" in sent[1] and "the log looks fine" in sent[1]
@@ -112,7 +113,7 @@ def test_importing_again_adds_only_what_the_session_grew_by(agent, store_path):
     again = imported(env)
     # the same conversation, two turns longer
     assert (again["found"], again["added"], again["turns_added"]) == (1, 0, 2)
-    conv = json.loads(ok("show", "--json").stdout)
+    conv = newest()
     assert [t["role"] for t in conv["turns"]] == ["user", "assistant", "user", "assistant"]
     assert conv["turns"][-1]["content"] == "En français : la compilation échoue sur arm64."
     assert len(json.loads(ok("list", "--json").stdout)) == 1

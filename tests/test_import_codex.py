@@ -7,7 +7,7 @@ import json
 import subprocess
 
 import pytest
-from conftest import conv_env, git, ok
+from conftest import conv_env, git, newest, ok
 from responses_fake import ResponsesFake, message
 
 NOTES = "the build fails on arm64\n"
@@ -55,7 +55,7 @@ def test_a_codex_session_becomes_turns_and_grows_on_resume(agent, fake, store_pa
     env = {"CODEX_HOME": str(agent.home)}
     done = json.loads(ok("import", "--from", "codex", "--json", env=env).stdout)
     assert (done["found"], done["added"], done["turns_added"], done["skipped"]) == (1, 1, 2, [])
-    question, answer = json.loads(ok("show", "--json").stdout)["turns"]
+    question, answer = newest()["turns"]
     assert question["content"] == "what do my notes say?"  # not Codex's own context messages
     assert answer["thinking"] == "I should read the notes." and answer["model"] == "gpt-test"
     assert '```tool call: exec_command\n{"cmd": "cat notes.txt"}\n```' in answer["content"]
@@ -71,8 +71,8 @@ def test_a_codex_session_becomes_turns_and_grows_on_resume(agent, fake, store_pa
     agent("resume", "--last", "and in French?")
     again = json.loads(ok("import", "--from", "codex", "--json", env=env).stdout)
     assert (again["added"], again["turns_added"]) == (0, 2)
-    turns = json.loads(ok("show", "--json").stdout)["turns"]
+    turns = newest()["turns"]
     assert [t["content"] for t in turns[2:]] == ["and in French?", "En français : la compilation échoue sur arm64."]
-    ok("ask", "-c", "thanks")  # goes on with conv's own model
+    ok("ask", "--cid", newest()["id"], "thanks")  # chosen: goes on with conv's own model
     assert fake.requests[-1]["messages"][0]["content"] == "what do my notes say?"
     git(store_path, "fsck", "--strict")

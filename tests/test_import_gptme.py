@@ -7,7 +7,7 @@ import json
 import os
 import subprocess
 
-from conftest import git, ok, pip_tools
+from conftest import git, newest, ok, pip_tools
 
 
 def gptme(binary, home, url, *args: str) -> None:
@@ -32,7 +32,7 @@ def test_a_gptme_conversation_becomes_turns_and_grows_on_resume(tmp_path, fake, 
     env = {"XDG_DATA_HOME": str(home / "data"), "HOME": str(home)}  # found as gptme finds it; its ~ is this HOME
     done = json.loads(ok("import", "--from", "gptme", "--json", env=env).stdout)
     assert (done["found"], done["added"], done["turns_added"], done["skipped"]) == (1, 1, 2, [])
-    question, answer = json.loads(ok("show", "--json").stdout)["turns"]
+    question, answer = newest()["turns"]
     assert question["content"] == "what is a rebase?"  # gptme's hidden prompt and context are left out
     assert answer["model"] == "openai/gpt-4o-mini" and answer["content"].startswith("what is a rebase?")
     assert "```gptme: user\n<system>No tool call detected" in answer["content"]  # its nudge: not the user typing
@@ -45,9 +45,9 @@ def test_a_gptme_conversation_becomes_turns_and_grows_on_resume(tmp_path, fake, 
     gptme(binary, home, fake.url, "-r", "and a merge?")
     again = json.loads(ok("import", "--from", "gptme", "--json", env=env).stdout)
     assert (again["added"], again["turns_added"]) == (0, 2)
-    turns = json.loads(ok("show", "--json").stdout)["turns"]
+    turns = newest()["turns"]
     assert ([t["role"] for t in turns] == ["user", "assistant", "user", "assistant"]
             and turns[2]["content"] == "and a merge?")
-    ok("ask", "-c", "thanks")  # goes on with conv's own model
+    ok("ask", "--cid", newest()["id"], "thanks")  # chosen: goes on with conv's own model
     assert [m["content"] for m in fake.requests[-1]["messages"]][:1] == ["what is a rebase?"]
     git(store_path, "fsck", "--strict")

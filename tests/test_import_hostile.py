@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import fails, fsck_clean, git, ok, run_conv
+from conftest import fails, fsck_clean, git, newest, ok, run_conv
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -249,7 +249,7 @@ def test_a_byte_that_is_no_utf8_in_an_aichat_session_costs_that_character_only(t
                                        .replace(b"caf\\u00e9", b"caf\xe9"))
     done = json.loads(ok("import", "--from", "aichat", str(sessions), "--json").stdout)
     assert (done["found"], done["skipped"]) == (1, [])
-    assert json.loads(ok("show", "--json").stdout)["turns"][-1]["content"].endswith("\n\ncaf\ufffd hello")
+    assert newest()["turns"][-1]["content"].endswith("\n\ncaf\ufffd hello")
 
 
 def test_a_record_reusing_an_earlier_uuid_never_replaces_it(tmp_path):
@@ -258,7 +258,7 @@ def test_a_record_reusing_an_earlier_uuid_never_replaces_it(tmp_path):
     done = json.loads(ok("import", "--from", "claude-code", str(write("claude-code", tmp_path, [*CLAUDE, again])),
                          "--json").stdout)
     assert done["added"] == 1 and any("reuse an earlier record's uuid" in s for s in done["skipped"])
-    turns = [t["content"] for t in json.loads(ok("show", "--json").stdout)["turns"]]
+    turns = [t["content"] for t in newest()["turns"]]
     assert first["message"]["content"] in turns and "another question under the same uuid" not in turns
 
 
@@ -444,7 +444,7 @@ def test_a_tool_call_nested_without_end_costs_that_call_only(tmp_path):
         *CLAUDE[2:]]
     done = json.loads(ok("import", "--from", "claude-code", str(write("claude-code", tmp_path, deep)), "--json").stdout)
     assert (done["added"], done["skipped"]) == (1, [])
-    answer = json.loads(ok("show", "--json").stdout)["turns"][1]["content"]
+    answer = newest()["turns"][1]["content"]
     assert "```tool call: Bash ''' # injected\n[[[" in answer  # the label stays one line of the fence
 
 

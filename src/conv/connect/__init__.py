@@ -4,19 +4,21 @@ its settings.json, Codex's ``notify`` in its config.toml), so that every
 exchange they have is captured (services/capture.py) with no command typed.
 
 Each tool's ``settings.py`` (in its folder under sources/) has the same
-functions: ``settings_file`` (where its settings are), ``added(text,
-capture, server)`` and ``removed(text)`` (the settings text with conv's
-entries in or out, everything of the user's kept; a ``Unparsable`` error
-when conv cannot read it), ``captures(text)`` (the conv capture lines it
-holds: commands.py knows them), and ``registered`` and ``unregistered`` for
-what its own command registers (Claude Code's MCP servers, which ``claude
-mcp add`` keeps apart from its settings). Besides the capture, each tool
-gets ``conv mcp`` as an MCP server: the store to search. This module keeps
-the record of what it changed (``state/connected.json``): the file's bytes
-before, so that ``--remove`` puts them back byte for byte when nothing else
-changed the file since, and which tools the user connected: nothing is
-captured for one they did not (a teammate's project settings naming conv
-do not suffice); home/connected.py keeps it."""
+functions: ``settings_file`` (where its settings are, user-wide or a
+project's), ``added(text, capture, server)`` and ``removed(text)`` (the
+settings text with conv's entries in or out, everything of the user's kept;
+a ``Unparsable`` error when conv cannot read it), ``captures(text)`` (the
+conv capture lines it holds: commands.py knows them), ``holds``, and
+``register``, ``unregister`` and ``mcp`` for ``conv mcp`` as the tool's MCP
+server (user-wide, or for the project alone), the store to search.
+
+This module keeps the record of what it changed (home/connected.py): the
+file's bytes before, so that ``--remove`` puts them back byte for byte when
+nothing else changed the file since; which tools the user connected, and
+for which project only (nothing is captured for a tool or a project they did
+not connect: a teammate's project settings naming conv do not suffice). The
+record is written before the settings file, so that a record conv cannot
+keep leaves the settings as they were. status.py reads it all back."""
 
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from pathlib import Path
 from ..errors import ConvError
 from ..home import connected as record
 from ..records import dataclass, field
-from . import files
+from . import exclude, files
 from .commands import capture_command, capture_parts, server_command, this_store
 
 AGAIN = "Change it by hand, or fix it and connect again"
@@ -37,12 +39,13 @@ class Unparsable(Exception):
 
 @dataclass
 class Change:
-    """What ``connect`` did to one tool's settings (``done``: added, updated, already, removed, absent, refused)."""
+    """What ``connect`` did to one tool's settings (``done``: added, updated, put back, already, removed,
+    absent, skipped, refused)."""
 
     tool: str
     file: str
     done: str
-    why: str = ""  # refused: the reason; updated: whose hook it was before
+    why: str = ""  # refused: the reason; updated: whose hook it was before; skipped: why
     hint: str = ""  # refused: what to do
     events: list = field(default_factory=list)  # what the tool runs conv on
     also: str = ""  # what else was done (conv mcp registered with the tool's own command), one line
@@ -52,53 +55,49 @@ class Change:
                 "events": self.events, "also": self.also}
 
 
-@dataclass
-class Status:
-    tool: str
-    file: str  # its user-wide settings
-    present: bool  # the tool's folder is on this machine
-    connected: list  # the settings files holding conv's entry for this store
-    problems: list = field(default_factory=list)  # one line each: a hook gone, another store's, a file unreadable
-
-    def to_dict(self) -> dict:
-        return {"tool": self.tool, "file": self.file, "present": self.present, "connected": self.connected,
-                "problems": self.problems}
-
-
-def connect(source, project: Path | None = None) -> Change:
-    """conv's entry into the settings of ``source`` (a sources.Source; user-wide, or ``project``'s own), kept by the
-    user's."""
+def connect(source, project: Path | None = None, only_present: bool = False) -> Change:
+    """conv's entry into the settings of ``source`` (a sources.Source; user-wide,
+    or ``project``'s own), kept by the user's. ``only_present``: a tool whose
+    folder is not on this machine is passed over (``conv connect all``)."""
     module, name = source.settings(), source.name
     try:
         file = module.settings_file(project)
     except Unparsable as exc:
         return Change(name, "", "refused", str(exc), "connect it user-wide: leave out --project")
+    if only_present and project is None and not file.parent.exists():
+        return Change(name, str(file), "skipped", f"{source.title} is not on this machine ({file.parent} is missing)")
     try:
         before = files.read(file)
         text = before.decode("utf-8") if before is not None else None
-        others = [store for line in module.captures(text) if (store := capture_parts(line, name)[0]) != this_store()]
+        stores = [capture_parts(line, name)[0] for line in module.captures(text)]
+        others = [store for store in stores if store != this_store()]
         after = files.same_endings(module.added(text, capture_command(name), server_command()), text).encode()
         records = record.records()
         mine = records.setdefault(name, {}).get(str(file))
-        done = "already" if after == before else ("updated" if mine or others else "added")
-        made = files.write(file, after) if done != "already" else []
+        done = ("already" if after == before else "put back" if mine and not stores
+                else "updated" if mine or others else "added")
+        entry = {"before": (mine or {}).get("before", files.encoded(before)), "after": files.digest(after),
+                 "made": (mine or {}).get("made", files.missing(file)),
+                 **({"project": str(project)} if project is not None else {})}
+        if project is not None:
+            entry["excluded"] = (mine or {}).get("excluded") or exclude.keep_out(project, file)
+        if entry != mine:
+            records[name][str(file)] = entry
+            _save(records)  # first: a record conv cannot keep leaves the settings as they were
+        if done != "already":
+            _write(file, after, records, name, mine)
     except (Unparsable, UnicodeDecodeError) as exc:
-        return Change(name, str(file), "refused", _why(exc), AGAIN)
+        return Change(name, str(file), "refused", reason(exc), AGAIN)
     except ConvError as exc:
         return Change(name, str(file), "refused", exc.message, exc.hint)
-    if mine is None or done != "already":
-        records[name][str(file)] = {"before": (mine or {}).get("before", files.encoded(before)),
-                                     "after": files.digest(after), "made": (mine or {}).get("made", made)}
-        record.save(records)
-    if project is not None:
-        _kept_out_of_git(project, file, True)
     return Change(name, str(file), done, f"it captured into {', '.join(others)} before" if others else "",
-                  events=list(module.EVENTS), also=module.registered(server_command()))
+                  events=list(module.EVENTS), also=module.register(server_command(), project))
 
 
 def disconnect(source, project: Path | None = None) -> Change:
     """conv's entry out of ``source``'s settings: the file as it was before
-    ``connect`` when nothing changed it since, else only conv's entries removed."""
+    ``connect`` when nothing changed it since, else only conv's entries removed;
+    a project's connection only (the user-wide one, MCP included, is another)."""
     module, name = source.settings(), source.name
     try:
         file = module.settings_file(project)
@@ -120,70 +119,46 @@ def disconnect(source, project: Path | None = None) -> Change:
             if done == "removed":
                 files.write(file, after)
     except (Unparsable, UnicodeDecodeError) as exc:
-        return Change(name, str(file), "refused", _why(exc), AGAIN)
+        return Change(name, str(file), "refused", reason(exc), AGAIN)
     except ConvError as exc:
         return Change(name, str(file), "refused", exc.message, exc.hint)
     records.get(name, {}).pop(str(file), None)
     if not records.get(name):
         records.pop(name, None)
-    record.save(records)
-    if project is not None:
-        _kept_out_of_git(project, file, False)
-    return Change(name, str(file), done, also=module.unregistered() if mine is not None else "")
+    try:
+        _save(records)
+    except ConvError as exc:
+        return Change(name, str(file), done, exc.message)
+    if project is not None and (mine or {}).get("excluded"):
+        exclude.let_in(project, file)
+    return Change(name, str(file), done, also=module.unregister(project) if mine is not None else "")
 
 
-def statuses(sources: list) -> list[Status]:
-    """Each of ``sources`` as its settings files say, not as conv remembers: a hook
-    taken out, or repointed to another store, is said."""
-    records = record.records()
-    out = []
-    for source in sources:
-        module, name = source.settings(), source.name
-        file = module.settings_file(None)
-        held, problems = [], []
-        for recorded in sorted({*records.get(name, {}), str(file)}):
-            try:
-                data = files.read(Path(recorded))
-                lines = module.captures(data.decode("utf-8") if data is not None else None)
-            except (Unparsable, UnicodeDecodeError, ConvError) as exc:
-                problems.append(f"{recorded}: conv cannot read it ({_why(exc)})")
-                continue
-            stores = {capture_parts(line, name)[0] for line in lines}
-            if this_store() in stores:
-                held.append(recorded)
-                if not module.holds(data.decode("utf-8"), capture_command(name), server_command()):
-                    problems.append(f"{recorded}: conv's entries are incomplete or run another conv "
-                                    f"(conv connect {name} puts them right)")
-            elif stores:
-                problems.append(f"{recorded}: its hook captures into {', '.join(sorted(stores))}")
-            elif recorded in records.get(name, {}):
-                problems.append(f"{recorded}: conv's hook was taken out (conv connect {name} puts it back)")
-        out.append(Status(name, str(file), file.parent.is_dir(), held, problems))
-    return out
+def _save(records: dict) -> None:
+    try:
+        record.save(records)
+    except OSError as exc:
+        raise ConvError(f"conv's state folder cannot be written ({exc.strerror or exc}): nothing changed",
+                        f"Make {record.folder()} writable, then connect again") from None
 
 
-def _why(exc: Exception) -> str:
+def _write(file: Path, data: bytes, records: dict, name: str, mine: dict | None) -> None:
+    """The settings written; when they cannot be, the record as it was."""
+    try:
+        files.write(file, data)
+    except ConvError:
+        if mine is None:
+            records[name].pop(str(file), None)
+        else:
+            records[name][str(file)] = mine
+        try:
+            record.save(records)
+        except OSError:
+            pass
+        raise
+
+
+def reason(exc: Exception) -> str:
     if isinstance(exc, UnicodeDecodeError):
         return "it is not UTF-8"
     return exc.message if isinstance(exc, ConvError) else str(exc)
-
-
-def _kept_out_of_git(project: Path, file: Path, keep_out: bool) -> None:
-    """A project's settings file that names this machine's conv, in the
-    project's own .git/info/exclude (never in a file the project shares)."""
-    from ..home.project import excludes
-
-    found = excludes(str(project))
-    if found is None:
-        return
-    try:
-        exclude = Path(found)
-        line = "/" + str(file.relative_to(project))
-        lines = exclude.read_text().splitlines() if exclude.exists() else []
-        if keep_out and line not in lines:
-            exclude.parent.mkdir(parents=True, exist_ok=True)
-            exclude.write_text("\n".join([*lines, line]) + "\n")
-        elif not keep_out and line in lines:
-            exclude.write_text("".join(f"{kept}\n" for kept in lines if kept != line))
-    except (OSError, ValueError):
-        pass  # an exclude file conv cannot write: git status shows the settings file; nothing else is wrong

@@ -6,9 +6,12 @@ record (base64), to be put back by ``--remove``."""
 import base64
 import hashlib
 import os
+import stat
 from pathlib import Path
 
 from ..errors import ConvError
+
+MOST_BYTES = 4 << 20  # a settings file is kilobytes; past this it is something else
 
 
 def real(file: Path) -> Path:
@@ -16,20 +19,38 @@ def real(file: Path) -> Path:
 
 
 def read(file: Path) -> bytes | None:
+    """The settings file's bytes (None: there is none); anything but a plain
+    file of a settings file's size is refused, never waited on or read whole
+    (a pipe, a device: a link to /dev/zero)."""
     try:
-        return real(file).read_bytes()
+        fd = os.open(real(file), os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         return None
-    except IsADirectoryError:
-        raise ConvError(f"{file} is a folder, not a settings file", "Move it away, then connect again") from None
     except OSError as exc:
         raise ConvError(f"cannot read {file}: {exc.strerror or exc}", "Check its permissions") from None
+    with open(fd, "rb") as found:
+        kind = os.fstat(found.fileno()).st_mode
+        if stat.S_ISDIR(kind):
+            raise ConvError(f"{file} is a folder, not a settings file", "Move it away, then connect again")
+        if not stat.S_ISREG(kind):
+            raise ConvError(f"{file} is not a plain file (a pipe or a device)", "Make it a plain file, then "
+                            "connect again")
+        data = found.read(MOST_BYTES + 1)
+    if len(data) > MOST_BYTES:
+        raise ConvError(f"{file} is over {MOST_BYTES >> 20} MB: no settings file conv will rewrite",
+                        "Check what it is, then connect again")
+    return data
 
 
-def write(file: Path, data: bytes) -> list[str]:
-    """``data`` into the settings file whole (beside, then renamed over); the folders it made, to be removed again."""
+def missing(file: Path) -> list[str]:
+    """The folders writing ``file`` will make (to be removed again with it), outermost first."""
     target = real(file)
-    made = [str(p) for p in reversed([target.parent, *target.parent.parents]) if not p.exists()]
+    return [str(p) for p in reversed([target.parent, *target.parent.parents]) if not p.exists()]
+
+
+def write(file: Path, data: bytes) -> None:
+    """``data`` into the settings file whole (beside, then renamed over)."""
+    target = real(file)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -49,7 +70,6 @@ def write(file: Path, data: bytes) -> list[str]:
     except OSError as exc:
         raise ConvError(f"cannot write {file}: {exc.strerror or exc}",
                         "Make its folder writable, then connect again") from None
-    return made
 
 
 def remove(file: Path, made: list[str]) -> None:

@@ -160,11 +160,8 @@ class Turn:
 
 def _injected(value: Any) -> list[dict] | None:
     """A turn's ``injected`` as read: the notes that have a kind and a text (a hand edit may have left others)."""
-    if not isinstance(value, list):
-        return None
-    found = [{"kind": str(n["kind"]), "text": str(n["text"])} for n in value
-             if isinstance(n, dict) and n.get("kind") is not None and n.get("text") is not None]
-    return found or None
+    return [{"kind": str(n["kind"]), "text": str(n["text"])} for n in value if isinstance(n, dict) and None not in (
+        n.get("kind"), n.get("text"))] or None if isinstance(value, list) else None
 
 
 @dataclass
@@ -263,11 +260,8 @@ def _str_or_none(value: Any) -> str | None:
 
 
 def order_turns(turns: list[Turn]) -> list[Turn]:
-    """Transcript order: by time, each answer placed right after its question.
-
-    Names sort by time. When several askers interleave (Q1, Q2, A1, A2), each
-    answer's ``parent`` pulls it back beside the question it answers.
-    """
+    """Transcript order: by time (names sort by time), each answer right after its question: when several askers
+    interleave (Q1, Q2, A1, A2), an answer's ``parent`` pulls it back beside the question it answers."""
     # within one millisecond a system prompt comes before its question, and that before its answer
     rank = {"system": 0, "user": 1, "assistant": 2}
     by_time = sorted(turns, key=lambda t: (t.name[:19], rank.get(t.role, 3), t.name))
@@ -286,8 +280,7 @@ def order_turns(turns: list[Turn]) -> list[Turn]:
 
 
 def going_on_with(turns, started_with: str | None) -> str | None:
-    """The model of the last answer among ``turns`` (anything with a name,
-    a role and a model: names sort by time), else ``started_with``."""
+    """The model of the last answer among ``turns`` (with a name, a role, a model), else ``started_with``."""
     answered = max((t for t in turns if t.role == "assistant" and t.model), key=lambda t: t.name, default=None)
     return answered.model if answered else started_with
 

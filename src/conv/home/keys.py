@@ -15,6 +15,7 @@ from .values import (
     duration_within,
     endpoint_model,
     env_name,
+    folders,
     header_map,
     http_url,
     idle_time,
@@ -73,6 +74,8 @@ KEYS: dict[str, Key] = {
                      "(at most once a minute)"),
     "import.auto": Key(switch, False, "take in the sessions of every tool conv imports, in the background "
                        "(at most once a minute, after any conv command): tools with no hook, and what a hook missed"),
+    "capture.never": Key(folders, None, "folders whose agent sessions are never captured or caught up "
+                         "(e.g. ~/private), whatever conv connect connected"),
     "hooks.timeout": Key(seconds(HOUR), 10.0, "seconds a store hook may take before conv gives up on it"),
     "local.model": Key(one_line, None, "GGUF file for the local provider (default: SmolLM2-135M-Instruct, "
                        "fetched by conv models pull)"),

@@ -172,6 +172,18 @@ def comma_list(value: Any) -> tuple[str, ...]:
     return found
 
 
+def folders(value: Any) -> tuple[str, ...]:
+    """Folders, each absolute or under ``~`` (in YAML a list, or typed as ``~/private, /srv/clients``)."""
+    try:
+        found = comma_list(value)
+    except ValueError:
+        raise ValueError("use folders separated by commas, e.g. ~/private, /srv/clients") from None
+    for folder in found:
+        if not os.path.isabs(os.path.expanduser(folder)):
+            raise ValueError(f"{folder!r} is no absolute folder: give it from / or ~")
+    return found
+
+
 def render_mode(value: Any) -> str:
     value = one_line(value).strip().lower()
     if value not in ("markdown", "plain"):

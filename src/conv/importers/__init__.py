@@ -42,7 +42,7 @@ def read(tool, path: Path, changed: Callable[[list[Path]], list[Path]] | None = 
 
     files = tool.files(Path(path))
     to_read = changed(files) if changed is not None and tool.per_session else files
-    out = Read([], unchanged=len(files) - len(to_read), files=len(files))
+    out = Read([], unchanged=len(files) - len(to_read), files=len(files), stamps=_stamps(to_read))
     seen: dict[str, ImportedConversation] = {}
     with steps("reading sessions", len(to_read)) if steps else nullcontext(lambda: None) as advance:
         for file, found in zip(to_read, _each(read_file, tool, to_read)):
@@ -54,6 +54,18 @@ def read(tool, path: Path, changed: Callable[[list[Path]], list[Path]] | None = 
                 out.whole[file] = found.conversations
             if each is not None and kept:
                 each(kept)
+    return out
+
+
+def _stamps(files: list[Path]) -> dict:
+    from ..home.imports import fingerprint
+
+    out = {}
+    for file in files:
+        try:
+            out[file] = fingerprint(file)
+        except OSError:
+            pass
     return out
 
 

@@ -45,5 +45,7 @@ class Read:
     conversations: list
     said: list = field(default_factory=list)
     whole: dict = field(default_factory=dict)  # file -> its conversations, for files read with nothing left out
+    stamps: dict = field(default_factory=dict)  # file -> its size and time before it was read (what was read is
+    # that or more: a file that grew meanwhile differs next time, and is read again)
     unchanged: int = 0  # files passed over: as they were when last imported
     files: int = 0  # files looked at

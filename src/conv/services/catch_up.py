@@ -30,7 +30,8 @@ def due(ws, start) -> None:
 
 def catch_up(importing) -> None:
     """``importing(source)`` (True when it went in) for each tool whose files
-    changed since the last catch-up; a coding agent's only when it is connected."""
+    changed since the last catch-up; a coding agent's only when it is connected
+    (the capture's ``keep`` passes over what it is not connected for)."""
     from .. import sources
     from ..home.connected import connected
 

@@ -6,10 +6,12 @@ from pathlib import Path
 
 from .. import connect as connecting
 from .. import sources
-from ..errors import UsageError
+from ..connect.status import statuses
+from ..errors import ConvError, UsageError
 from ..home import project
 from ..home.to_say import last_logged
 from ..records import dataclass
+from .capture import backlog
 from .workspace import Workspace
 
 ALL = "all"
@@ -17,15 +19,18 @@ ALL = "all"
 
 @dataclass
 class Connected:
-    """What ``conv connect`` with no agent shows: each agent's state, the catch-up's, the last capture."""
+    """What ``conv connect`` with no tool shows: each tool's state, the folders never captured, what the capture
+    has still to do, the catch-up's state, the last capture."""
 
     tools: list
+    never: list
+    backlog: object
     import_auto: bool
     last_capture: float | None
 
     def to_dict(self) -> dict:
-        return {"tools": [a.to_dict() for a in self.tools], "import_auto": self.import_auto,
-                "last_capture": self.last_capture}
+        return {"tools": [a.to_dict() for a in self.tools], "never": self.never, "backlog": self.backlog.to_dict(),
+                "import_auto": self.import_auto, "last_capture": self.last_capture}
 
 
 @dataclass
@@ -40,14 +45,26 @@ class Changed:
 
 
 def state(ws: Workspace) -> Connected:
-    return Connected(connecting.statuses(sources.every("settings")), bool(ws.config.get("import.auto")), last_logged())
+    return Connected(statuses(sources.every("settings")), list(_setting(ws, "capture.never") or ()), backlog(),
+                     bool(_setting(ws, "import.auto")), last_logged())
 
 
 def change(ws: Workspace, tool: str, remove: bool, here: bool) -> Changed:
-    """Connect (or with ``remove`` disconnect) ``tool`` (``all``: each), user-wide or, ``here``, for this project."""
+    """Connect (or with ``remove`` disconnect) ``tool`` (``all``: each on this
+    machine), user-wide or, ``here``, for this project alone."""
     where = _project() if here else None
-    doing = connecting.disconnect if remove else connecting.connect
-    return Changed([doing(source, where) for source in _chosen(tool)], remove, bool(ws.config.get("import.auto")))
+    if remove:
+        done = [connecting.disconnect(source, where) for source in _chosen(tool)]
+    else:
+        done = [connecting.connect(source, where, only_present=tool == ALL) for source in _chosen(tool)]
+    return Changed(done, remove, bool(_setting(ws, "import.auto")))
+
+
+def _setting(ws: Workspace, key: str):
+    try:
+        return ws.config.get(key)
+    except ConvError:
+        return None  # a config conv cannot read: said by the command's own start
 
 
 def _chosen(tool: str) -> list:

@@ -46,18 +46,24 @@ class Imported:
                 "unchanged_files": self.unchanged}
 
 
-def import_from(ws: Workspace, source: str, path: str | None, scan: bool = False) -> Imported:
+def import_from(ws: Workspace, source: str, path: str | None, scan: bool = False, keep=None) -> Imported:
     """Bring another tool's conversations in, in one commit. Ids and turn names
     are derived from the source's own ids, so importing again adds only what
     is new (nothing, if nothing changed; a session that grew, its new turns).
     Without a path, the source's own place (for the sources that have one).
     ``scan``: keys kept out even without the store's secret scan (a capture:
-    what no person looked at before it went in)."""
+    what no person looked at before it went in). ``keep(conversation)``: which
+    of the conversations read to take (a capture's: none from a folder kept out)."""
     reader = _reader(source)
     where = _place(reader, source, path)
     ids_by_source, made, incoming, said = {}, [], [], []
 
+    left_out: set = set()  # source ids ``keep`` passed over: their files are read again next time
+
     def take(conversations: list) -> None:  # a file's, made conv's while the workers read the next ones
+        if keep is not None:
+            left_out.update(c.source_id for c in conversations if not keep(c))
+            conversations = [c for c in conversations if c.source_id not in left_out]
         if reader.keeps_no_ids:
             for imported in conversations:
                 continue_stored(imported, lambda conv_id: _stored_turns(ws, conv_id))
@@ -96,9 +102,10 @@ def import_from(ws: Workspace, source: str, path: str | None, scan: bool = False
         by_id = {conv.id: (conv, turns) for conv, turns in made}
         ws.index.record_written({conv_id: by_id[conv_id] for conv_id in done.added}, done.old, done.new)
     ws.index.refresh()
-    imports.remember(source, {os.fspath(file): [*imports.fingerprint(file),
+    imports.remember(source, {os.fspath(file): [*read.stamps[file],
                                                 [ids_by_source[c.source_id] for c in conversations]]
-                              for file, conversations in read.whole.items()})
+                              for file, conversations in read.whole.items() if file in read.stamps
+                              and not any(c.source_id in left_out for c in conversations)})
     return Imported(source, len(found), len(done.added), done.turns, done.new, str(where), read.said, read.unchanged,
                     done.updated, done.forks, done.in_trash)
 

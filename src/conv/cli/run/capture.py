@@ -20,9 +20,10 @@ def run(args: list[str]) -> None:
     if args in (["--help"], ["-h"]):
         return print(USAGE)
     if args[:1] == ["--work"]:
+        from ...services.capture_worker import work
         from ...services.workspace import Workspace
 
-        return capture.work(Workspace(notice=lambda line: None), catch_up=args[1:] == ["--catch-up"])
+        return work(Workspace(notice=lambda line: None), catch_up=args[1:] == ["--catch-up"])
     handed = capture.handed(args[0], args[1:], sys.stdin) if args else None
     if handed is not None:
         return capture.hand_over(args[0], handed)

@@ -53,23 +53,24 @@ def holds(text: str | None, command: list[str], server: dict) -> bool:
     return _parsed(added(text, command, server)) == _parsed(text)
 
 
-def registered(server: dict) -> str:
-    """``conv mcp`` as a user-wide MCP server, by Claude Code's own command
-    (its MCP servers are kept in ~/.claude.json, beside its state, which only
-    it should write); without ``claude`` on PATH, the command to run."""
+def register(server: dict, project: Path | None) -> str:
+    """``conv mcp`` as an MCP server, by Claude Code's own command (its MCP
+    servers are kept in ~/.claude.json, beside its state, which only it should
+    write): user-wide, or for ``project`` alone (its local scope, private to
+    this user); without ``claude`` on PATH, the command to run."""
     env = [arg for key, value in server["env"].items() for arg in ("-e", f"{key}={value}")]
-    command = ["mcp", "add", "--scope", "user", SERVER, *env, "--", server["command"], *server["args"]]
-    said = "conv mcp is its MCP server (claude mcp add): its tools search, show and list the store"
-    now = _server_now()
-    if now is not None and [now.get("command"), now.get("args"), now.get("env") or {}] == \
-            [server["command"], server["args"], server["env"]]:
+    scope = _scope(project)
+    command = ["mcp", "add", "--scope", scope, SERVER, *env, "--", server["command"], *server["args"]]
+    said = f"conv mcp is its MCP server{' for this project' if project else ''} (claude mcp add --scope {scope}): " \
+           "its tools search, show and list the store"
+    now = _server_now(project)
+    if _same(now, server):
         return said
-    if now is not None and not (isinstance(now.get("args"), list) and now["args"][-1:] == ["mcp"]
-                                and os.path.basename(str(now.get("command"))) in ("conv", "python", "python3")):
+    if now is not None and not _is_conv(now):
         return f"an MCP server named {SERVER} is registered already, and it is not conv mcp: left as it is"
     if now is not None:  # conv mcp of another conv or store: this one's from now on
-        _claude(["mcp", "remove", "--scope", "user", SERVER])
-    done = _claude(command)
+        _claude(["mcp", "remove", "--scope", scope, SERVER], project)
+    done = _claude(command, project)
     if done is None:
         return f"conv mcp, its MCP server: claude is not on PATH; run: {shlex.join(['claude', *command])}"
     if done.returncode == 0:
@@ -77,24 +78,58 @@ def registered(server: dict) -> str:
     return f"conv mcp, its MCP server: claude mcp add failed: {(done.stderr or done.stdout).strip()[-200:]}"
 
 
-def _server_now() -> dict | None:
-    """The MCP server named conv in Claude Code's user settings (~/.claude.json, read only), if any."""
+def unregister(project: Path | None) -> str:
+    """conv mcp out of the scope ``register`` put it in (a project's never touches the user-wide one)."""
+    now = _server_now(project)
+    if now is None or not _is_conv(now):
+        return ""
+    scope = _scope(project)
+    done = _claude(["mcp", "remove", "--scope", scope, SERVER], project)
+    if done is None or done.returncode:
+        return f"conv mcp stays its MCP server: run claude mcp remove --scope {scope} {SERVER}"
+    return f"conv mcp is no longer its MCP server{' for this project' if project else ''} (claude mcp remove)"
+
+
+def mcp(project: Path | None, server: dict) -> str:
+    """What its MCP server named conv is, user-wide or for ``project``: conv mcp of this store, of another, another
+    program, or none ("")."""
+    now = _server_now(project)
+    if now is None:
+        return ""
+    if _same(now, server):
+        return "conv mcp"
+    if _is_conv(now):
+        return f"conv mcp of {(now.get('env') or {}).get('CONV_HOME') or 'the default store'}"
+    return f"another program ({str(now.get('command'))[:100]}), not conv mcp"
+
+
+def _scope(project: Path | None) -> str:
+    return "local" if project is not None else "user"
+
+
+def _same(now: dict | None, server: dict) -> bool:
+    return now is not None and [now.get("command"), now.get("args"), now.get("env") or {}] == \
+        [server["command"], server["args"], server["env"]]
+
+
+def _is_conv(now: dict) -> bool:
+    return isinstance(now.get("args"), list) and now["args"][-1:] == ["mcp"] and \
+        os.path.basename(str(now.get("command"))) in ("conv", "python", "python3")
+
+
+def _server_now(project: Path | None) -> dict | None:
+    """The MCP server named conv in Claude Code's state (~/.claude.json, read only), user-wide or ``project``'s."""
     try:
-        found = json.loads(state_file().read_text()).get("mcpServers", {}).get(SERVER)
+        state = json.loads(state_file().read_text())
+        servers = state.get("projects", {}).get(str(project), {}) if project is not None else state
+        found = servers.get("mcpServers", {}).get(SERVER)
     except (OSError, ValueError, AttributeError, RecursionError):
         return None
     return found if isinstance(found, dict) else None
 
 
-def unregistered() -> str:
-    done = _claude(["mcp", "remove", "--scope", "user", SERVER])
-    if done is None or done.returncode:
-        return f"conv mcp stays its MCP server: run claude mcp remove --scope user {SERVER}"
-    return "conv mcp is no longer its MCP server (claude mcp remove)"
-
-
-def _claude(args: list[str]):
-    """``claude ARGS`` (None when there is no claude), at most 60 s."""
+def _claude(args: list[str], project: Path | None):
+    """``claude ARGS`` in ``project`` (None when there is no claude), at most 60 s."""
     import shutil
     import subprocess
 
@@ -104,7 +139,7 @@ def _claude(args: list[str]):
     quiet = {"DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
     try:
         return subprocess.run([program, *args], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
-                              env={**os.environ, **quiet})  # conv connect sends nothing anywhere
+                              env={**os.environ, **quiet}, cwd=project)  # conv connect sends nothing anywhere
     except (OSError, subprocess.TimeoutExpired) as exc:
         return subprocess.CompletedProcess([program, *args], 1, "", str(exc))
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ...connect import Unparsable
 from ...connect.commands import capture_parts
+from ...errors import ConvError
 from . import home
 
 AGENT = "codex"
@@ -25,29 +26,77 @@ def settings_file(project: Path | None) -> Path:
 
 
 def added(text: str | None, command: list[str], server: dict) -> str:
-    import tomlkit
-
+    """``text`` with conv's notify (the user's own kept after ``--then``) and
+    ``[mcp_servers.conv]``, written the way the file already writes its MCP
+    servers (tables, an inline table, dotted keys); what the TOML means is
+    checked afterwards: nothing of the user's moved, or conv changes nothing."""
     doc = _parsed(text)
+    meant = doc.unwrap()
     now = _notify(doc)
     theirs = _theirs(now) if now is not None and _is_capture(now) else now
     wanted = [*command, *([THEN, *theirs] if theirs else [])]
     if now != wanted:
         doc["notify"] = wanted
+    meant["notify"] = wanted
     servers = doc.get("mcp_servers")
+    if servers is not None and not hasattr(servers, "get"):
+        raise Unparsable("its mcp_servers is not a table")
+    mine = servers.get(SERVER) if servers is not None else None
+    entry = {k: v for k, v in server.items() if v}
+    if mine is None or (_ours(mine) and _plain(mine) != entry):
+        _put(doc, servers, entry)
+        meant.setdefault("mcp_servers", {})[SERVER] = entry
+    return _checked(doc, meant, f"add notify = {wanted!r} and [mcp_servers.{SERVER}] by hand")
+
+
+def _put(doc, servers, entry: dict) -> None:
+    """conv's MCP server into ``doc``, in the form its other servers take."""
+    import tomlkit
+
+    if servers is not None and SERVER in servers:
+        del servers[SERVER]
+    if isinstance(servers, tomlkit.items.InlineTable):  # mcp_servers = { other = {…} }
+        inline = tomlkit.inline_table()
+        inline.update(entry)
+        servers[SERVER] = inline
+        return
+    if servers is not None and _dotted(doc):  # mcp_servers.other.command = "…" at the top
+        for key, value in entry.items():
+            doc.add(tomlkit.key(["mcp_servers", SERVER, key]), _value(value))
+        return
     if servers is None:
         servers = doc["mcp_servers"] = tomlkit.table(is_super_table=True)
-    elif not hasattr(servers, "get"):
-        raise Unparsable("its mcp_servers is not a table")
-    mine = servers.get(SERVER)
-    entry = {k: v for k, v in server.items() if v}
-    if mine is None or (_ours(mine) and mine.unwrap() != entry):
-        table = tomlkit.table()
-        for key, value in entry.items():
-            table[key] = tomlkit.inline_table() if isinstance(value, dict) else value
-            if isinstance(value, dict):
-                table[key].update(value)
-        servers[SERVER] = table
-    return doc.as_string()
+    table = tomlkit.table()
+    for key, value in entry.items():
+        table[key] = _value(value)
+    servers[SERVER] = table
+
+
+def _dotted(doc) -> bool:
+    """Whether the document's mcp_servers is written as dotted keys of the top table."""
+    return any(key is not None and key.is_dotted() and key.key == "mcp_servers" for key, _ in doc.body)
+
+
+def _value(value):
+    import tomlkit
+
+    if isinstance(value, dict):
+        inline = tomlkit.inline_table()
+        inline.update(value)
+        return inline
+    return value
+
+
+def _checked(doc, meant: dict, by_hand: str) -> str:
+    """The new text, when it means ``meant``; else conv changes nothing, and says what to do by hand."""
+    out = doc.as_string()
+    if _parsed(out).unwrap() != meant:
+        raise Unparsable(f"conv cannot change it without moving keys of yours around: {by_hand}")
+    return out
+
+
+def _plain(item):
+    return item.unwrap() if hasattr(item, "unwrap") else item
 
 
 def holds(text: str | None, command: list[str], server: dict) -> bool:
@@ -55,16 +104,42 @@ def holds(text: str | None, command: list[str], server: dict) -> bool:
     return added(text, command, server) == (text or "")
 
 
-def registered(server: dict) -> str:
-    return "conv mcp is its MCP server [mcp_servers.conv]: its tools search, show and list the store"
-
-
-def unregistered() -> str:
+def register(server: dict, project: Path | None) -> str:
+    """conv mcp is in config.toml (``added`` wrote it): said as it is there."""
+    said = mcp(project, server)
+    if said == "conv mcp":
+        return "conv mcp is its MCP server [mcp_servers.conv]: its tools search, show and list the store"
+    if said:
+        return f"its [mcp_servers.{SERVER}] runs {said}: left as it is"
     return ""
+
+
+def unregister(project: Path | None) -> str:
+    return ""
+
+
+def mcp(project: Path | None, server: dict) -> str:
+    """What its [mcp_servers.conv] runs: conv mcp of this store, of another, another program, or none ("")."""
+    from ...connect import files
+
+    try:
+        data = files.read(settings_file(None))
+        found = _parsed(data.decode("utf-8") if data else "").get("mcp_servers")
+        now = _plain(found.get(SERVER)) if hasattr(found, "get") else None
+    except (Unparsable, UnicodeDecodeError, ValueError, OSError, ConvError):
+        return ""
+    if not isinstance(now, dict):
+        return ""
+    if _ours(now):
+        env = now.get("env") if isinstance(now.get("env"), dict) else {}
+        return "conv mcp" if now == {k: v for k, v in server.items() if v} else \
+            f"conv mcp of {env.get('CONV_HOME') or 'the default store'}"
+    return f"another program ({str(now.get('command'))[:100]}), not conv mcp"
 
 
 def removed(text: str) -> str:
     doc = _parsed(text)
+    meant = doc.unwrap()
     now = _notify(doc)
     servers = doc.get("mcp_servers")
     server = servers.get(SERVER) if hasattr(servers, "get") else None
@@ -73,14 +148,18 @@ def removed(text: str) -> str:
     if now is not None and _is_capture(now):
         theirs = _theirs(now)
         if theirs:
-            doc["notify"] = theirs
+            doc["notify"] = meant["notify"] = theirs
         else:
             del doc["notify"]
+            del meant["notify"]
     if server is not None and _ours(server):
         del servers[SERVER]
+        del meant["mcp_servers"][SERVER]
         if not servers:
             del doc["mcp_servers"]
-    out = doc.as_string()  # the blank lines conv's tables stood between, closed up
+            del meant["mcp_servers"]
+    out = _checked(doc, meant, "take out conv's notify and [mcp_servers.conv] by hand")
+    # the blank lines conv's tables stood between, closed up
     out = out.lstrip("\n") if not text.startswith("\n") else out
     return out.rstrip("\n") + "\n" if out.strip() else ""
 
