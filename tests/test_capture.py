@@ -214,7 +214,7 @@ def late_transcript(folder: Path, answer: str, at: str = "2026-11-28T10:00:0") -
     only its metadata lines yet; the exchange (returned, asked at ``at`` and
     answered 2 s later) is written seconds later."""
     session = folder / "-home-dev-late" / "7a7a7a7a-0000-4000-8000-000000000000.jsonl"
-    session.parent.mkdir(parents=True)
+    session.parent.mkdir(parents=True, exist_ok=True)
     base = {"sessionId": "7a7a7a7a-0000-4000-8000-000000000000", "cwd": "/home/dev/late", "isSidechain": False}
     session.write_text("".join(json.dumps(r) + "\n" for r in (
         {"type": "mode", "mode": "normal"}, {"type": "permission-mode", "permissionMode": "auto"})))
