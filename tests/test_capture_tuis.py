@@ -111,6 +111,7 @@ def test_codex_tui_is_captured_and_its_title_thread_is_no_failure(codex, tmp_pat
         tui.ask("explain git rebase", "Rebase replays your commits.")
         conv = stored(2)
         assert [t["content"] for t in conv["turns"]] == ["explain git rebase", "Rebase replays your commits."]
+        assert [n["kind"] for n in conv["turns"][0]["injected"]] == ["environment"]  # Codex's, kept, no question
         server.script = [[message("Add -i for interactive mode.")]]
         tui.ask("and interactive mode?", "Add -i for interactive mode.")
         stored(4)

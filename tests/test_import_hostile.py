@@ -20,7 +20,6 @@ from conftest import fails, fsck_clean, git, newest, ok, run_conv
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conv import importers, sources
 from conv.format import ids
 from conv.importers import turn_name
 
@@ -88,6 +87,8 @@ CONV = [{"id": "k3f9x2ab7q4m", "title": "t", "created": T0, "tags": ["a"], "stat
 
 def read(source: str, path):
     """The reader of ``source`` (the one registry) through the ingest boundary."""
+    from conv import importers, sources
+
     return importers.read(sources.source(source).reader(), path)
 
 
@@ -402,6 +403,8 @@ def test_a_folder_of_another_tools_files_is_named_not_zero_new(tmp_path):
     (other / "x.jsonl").write_text("not json at all\n")
     said = fails("import", "--from", "claude-code", str(other), code=1)
     assert "could be read as claude-code's" in said and "line 1 is no JSON" in said
+    from conv import sources
+
     assert set(sources.NAMES) >= {"claude-code"}
 
 

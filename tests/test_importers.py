@@ -17,7 +17,6 @@ from conftest import fails, git, ok, pip_tools
 from real_tools import ToolRuns
 from ruamel.yaml import YAML
 
-from conv import importers, sources
 from conv.errors import UsageError
 from conv.format import ids
 from conv.format.ids import conversation_path
@@ -26,6 +25,8 @@ from conv.importers import ImportedConversation, ImportedTurn, conversation_id, 
 
 def read(source: str, path):
     """The reader of ``source`` (the one registry) through the ingest boundary."""
+    from conv import importers, sources
+
     return importers.read(sources.source(source).reader(), path)
 
 

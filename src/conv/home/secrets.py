@@ -44,15 +44,25 @@ def redact(text: str) -> str:
     return masked(text, spans(text)) if text else text
 
 
-def redacted(data, then=None):
-    """``data`` (JSON-like: texts, lists, mappings) with every text ``redact``-ed, keys too,
-    and then passed through ``then`` when given."""
+def outward(text: str) -> str:
+    """``text`` as conv hands it to someone outside the store (an agent through
+    conv mcp, another tool's session through conv handoff, a shared page):
+    every secret conv knows masked, and what only looks like one (the
+    pre-commit hook's shapes, a private key's block) too. One rule for all of them."""
+    return masked(text, spans(text, looking_alike=True)) if text else text
+
+
+def redacted(data, first=None, rule=redact):
+    """``data`` (JSON-like: texts, lists, mappings) with every text, keys too,
+    passed through ``first`` when given (what would act on a terminal taken
+    out, so that a key coloured by grep reads whole) and then masked by
+    ``rule`` (``redact``, or ``outward``)."""
     if isinstance(data, str):
-        return then(redact(data)) if then else redact(data)
+        return rule(first(data) if first else data)
     if isinstance(data, dict):
-        return {redacted(k, then): redacted(v, then) for k, v in data.items()}
+        return {redacted(k, first, rule): redacted(v, first, rule) for k, v in data.items()}
     if isinstance(data, (list, tuple)):
-        return [redacted(v, then) for v in data]
+        return [redacted(v, first, rule) for v in data]
     return data
 
 
@@ -76,7 +86,7 @@ def spans(text: str, looking_alike: bool = False) -> list[tuple[int, int, str | 
         found += [(at[m.start()], at[m.end() - 1] + 1, what) for what, pattern in _shapes()
                   for m in pattern.finditer(folded)]
     joined: list[tuple[int, int, str | None]] = []
-    for start, end, what in sorted(found):
+    for start, end, what in sorted(found, key=lambda span: span[:2]):
         if joined and start < joined[-1][1]:  # overlapping: one; side by side: two, as each is masked
             last = joined[-1]
             joined[-1] = (last[0], max(last[1], end), last[2] or what)

@@ -1,19 +1,21 @@
 """What conv keeps about a conversation outside the store, erased with it by
 a purge: the session files of terminals that were in it, the file ``conv
-edit`` left in the cache, and the chat history's lines that were its
-questions. Each file is replaced whole (written beside, renamed over), so
-no block of the old one stays in it."""
+edit`` left in the cache, the chat history's lines that were its questions,
+and the sessions ``conv handoff`` wrote of it into another tool's folder.
+Each file is replaced whole (written beside, renamed over), so no block of
+the old one stays in it."""
 
 import os
 import re
 
-from . import paths, session
+from . import handoffs, paths, session
 
 _LIBEDIT = "_HiStOrY_V2_"  # the first line of a history file libedit (macOS) wrote; it escapes as \040
 
 
 def erase(conv_ids, questions) -> None:
     session.forget(set(conv_ids))
+    handoffs.forget(conv_ids)
     for conv_id in conv_ids:
         paths.edit_file(conv_id).unlink(missing_ok=True)
     _drop_history(questions)

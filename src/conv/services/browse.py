@@ -32,20 +32,27 @@ class Listed:
         }
 
 
+FIRST, LAST = "0001-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z"  # the calendar's ends, as conv writes times
+
+
 def since(text: str | None) -> str | None:
     """``--since``: an age (``7d``, ``12h``) or a date (``2026-11-01``) as an ISO time."""
     if not text:
         return None
     try:
-        return iso(datetime.now(timezone.utc) - timedelta(seconds=duration(text)))
+        age = duration(text)
     except ValueError:
-        pass
+        age = None
     try:
+        if age is not None:
+            return iso(datetime.now(timezone.utc) - timedelta(seconds=age))
         moment = datetime.fromisoformat(text)
+        return iso(moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc))
     except ValueError:
         raise UsageError(f"--since {text!r} is neither an age nor a date",
                          "e.g. --since 7d or --since 2026-11-01") from None
-    return iso(moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc))
+    except OverflowError:  # past the calendar's ends once in UTC (0001-01-01T00:00+14:00): as far as it goes
+        return FIRST if age is not None or moment.year < 5000 else LAST
 
 
 def filters_from(agent: str | None = None, tag: str | None = None, since_text: str | None = None,

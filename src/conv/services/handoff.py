@@ -1,14 +1,18 @@
 """``conv handoff REF --to TOOL``: a conversation carried on in another tool.
-It is written as a session of the tool (conv/handoff/), its turns in order,
-and remembered (home/handoffs.py), so that the tool's new turns come back
-into the same conversation when the capture or an import reads the session
-(services/imports.py). What the tool's format cannot hold is said."""
+It is written as a session of the tool (its handoff.py under sources/), its
+turns in order, masked as all conv hands outside the store (a key, a URL's
+password, a bearer token: home/secrets.outward), and remembered
+(home/handoffs.py), so that the tool's new turns come back into the same
+conversation when the capture or an import reads the session
+(services/imports.py), and a purge takes the file too. What the tool's
+format cannot hold is said."""
 
 import os
 
 from ..errors import UsageError
 from ..format.words import plural
-from ..records import dataclass, field
+from ..home.secrets import outward
+from ..records import dataclass, field, replace
 from .workspace import Workspace
 
 
@@ -35,15 +39,33 @@ def hand_off(ws: Workspace, ref: str | None, to: str) -> HandedOff:
     from ..home import handoffs
     from ..home.connected import connected
 
-    writer = sources.named(to, "handoff", "conv hands off to no tool called {name!r}").handoff()
+    tool = sources.named(to, "handoff", "conv hands off to no tool called {name!r}")
+    writer = tool.handoff()
     conv = ws.conversation(ws.resolve(ref))
     carried = [t for t in conv.turns if t.role in ("user", "assistant") and t.content.strip() and not _failed(t)]
     if not carried:
         raise UsageError(f"{conv.id} has no question or answer to hand off", "ask in it first")
-    written = _written(writer, to, carried, _here(), conv.title)
-    handoffs.remember(to, written.session_id, conv.id, [t.role for t in carried], carried[-1].name)
+    sent = [replace(t, content=outward(t.content)) for t in carried]  # what leaves the store: masked
+    written = _written(writer, to, sent, _here(), outward(conv.title))
+    handoffs.remember(to, written.session_id, conv.id, _read_back(tool, written.file) or [t.role for t in carried],
+                      carried[-1].name, written.file)
+    masked = sum(a.content != b.content for a, b in zip(sent, carried))
+    left_out = _left_out(conv, carried) + ([f"what looked like a key or a password in {plural(masked, 'turn')} "
+                                            "(masked as ***)"] if masked else [])
     return HandedOff(conv.id, ws.index.queries.short_id(conv.id), to, written.session_id, written.file,
-                     written.resume, len(carried), _left_out(conv, carried), connected(to))
+                     written.resume, len(carried), left_out, connected(to))
+
+
+def _read_back(tool, file: str) -> list[str]:
+    """The roles of the turns the tool's own reader makes of the session just
+    written (two answers in a row read as one, a question the tool takes for
+    its own context as none): what the import, later, knows as handed off."""
+    from pathlib import Path
+
+    from .. import importers
+
+    read = importers.read(tool.reader(), Path(file))
+    return [turn.role for turn in read.conversations[0].turns] if read.conversations else []
 
 
 def _failed(turn) -> bool:

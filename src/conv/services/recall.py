@@ -1,11 +1,12 @@
 """The store read for an agent (``conv mcp``'s tools): search, one
 conversation, the recent ones. Each answer is plain data, capped so that it
 never floods the agent's context (what is left out is said, with how to get
-it), and masked as ``conv show`` masks what it prints: a secret conv knows of
-is never handed to a model."""
+it), and masked as everything conv hands outside the store (home/secrets.outward,
+conv share's rule): a secret conv knows of, or what only looks like one, is
+never handed to a model."""
 
 from ..errors import RefError, UsageError
-from ..home.secrets import redacted
+from ..home.secrets import outward, redacted
 from ..index import Filters
 from ..inert import strip
 from . import browse
@@ -41,7 +42,7 @@ def filters(here: str | None = None, source: str | None = None, since: str | Non
 def search(ws: Workspace, text: str, limit: int, chosen: Filters) -> list[dict]:
     hits = browse.search(ws, text, min(limit, SEARCH_MOST), chosen)
     return [_masked({**_summary(hit.row, short), "turn": hit.turn, "role": hit.role,
-                     "snippet": _cut("".join(piece for piece, _ in hit.spans()), SNIPPET_MOST)})
+                     "snippet": _cut(_masked("".join(piece for piece, _ in hit.spans())), SNIPPET_MOST)})
             for hit, short in hits]
 
 
@@ -66,7 +67,7 @@ def conversation(ws: Workspace, ref: str, last: int | None = None, before: int =
     shown, size = [], 0
     for turn in reversed(turns):
         entry = _masked({"turn": turn.name, "role": turn.role, "model": turn.model,
-                         "content": _cut(turn.content, TURN_MOST)})
+                         "content": _cut(_masked(turn.content), TURN_MOST)})  # masked whole, then cut
         size += len(json.dumps(entry))  # as the agent gets it: escapes count
         if shown and size > SHOW_MOST:
             break
@@ -95,5 +96,6 @@ def _cut(text: str, most: int) -> str:
 
 
 def _masked(data):
-    """Secrets masked, and what would act on a terminal taken out (an agent may print it)."""
-    return redacted(data, strip)
+    """What would act on a terminal taken out (an agent may print it), then
+    secrets masked as conv masks all it hands outside the store (``outward``)."""
+    return redacted(data, strip, outward)

@@ -5,9 +5,11 @@ session goes on in its file.
 
 ``session_meta`` names the session (its id, cwd, git branch); ``turn_context``
 the model; ``response_item`` records are what went to and came from the
-model: messages (the user's, the assistant's; the developer's instructions
-and the context Codex adds as a user message in one XML-like element are
-not the conversation), ``reasoning`` (its summary is kept as thinking),
+model: messages (the user's, the assistant's; the developer's instructions,
+Codex's system prompt, are not the conversation; what Codex writes as a user
+message itself, in one of its own wrappers (``<environment_context>``, an
+AGENTS.md's instructions, ``<turn_aborted>``…), is kept with the turn before
+it, ``injected``, and never a question), ``reasoning`` (its summary is kept as thinking),
 tool calls (``function_call``, ``custom_tool_call``, ``local_shell_call``)
 and their outputs. The tokens each model call used come as
 ``token_usage_record`` (newer Codex, one a response) or as ``event_msg``
@@ -28,7 +30,12 @@ from ...importers.boundary import Loaded, Reader
 from ...importers.shape import Anything, Count, ListOf, Maybe, Misfit, Record, Text, Time
 from . import sessions
 
-_CONTEXT = re.compile(r"\s*<([a-z_]+)>.*</\1>\s*", re.S)  # <environment_context>…</environment_context> and the like
+# What Codex itself writes as a user message (read from 0.169.0): its wrapper -> what conv calls it
+INJECTED = {"environment_context": "environment", "user_instructions": "instructions", "turn_aborted": "turn aborted",
+            "user_shell_command": "shell command", "subagent_notification": "subagent notification",
+            "context_window_reminder": "context window", "collaboration_mode": "collaboration mode",
+            "user_action": "user action"}
+_INJECTED = re.compile(r"\s*(?:<(" + "|".join(INJECTED) + r")>|(# AGENTS\.md instructions for ))")
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")
 _TOKENS = Record({"input_tokens": Maybe(Count), "output_tokens": Maybe(Count)})
@@ -103,7 +110,10 @@ def _item(turns: AgentTurns, p: dict, model, time, source_id: str):
     kind = p["type"]
     if kind == "message" and p["role"] == "user":
         text = "\n\n".join(c["text"] or "" for c in p["content"] or ())
-        if text.strip() and not _CONTEXT.fullmatch(text):
+        wrapped = _INJECTED.match(text)
+        if wrapped:
+            turns.injected(INJECTED.get(wrapped.group(1), "instructions"), text)
+        elif text.strip():
             turns.typed(text, time, p["id"] or source_id)
     elif kind == "message" and p["role"] == "assistant":
         if model:
