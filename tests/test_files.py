@@ -6,11 +6,16 @@ with nothing stored or sent, where they cannot go."""
 
 import base64
 import json
+import os
 import struct
+import subprocess
+import sys
+import threading
+import time
 import zlib
 
 import pytest
-from conftest import fails, git, ok
+from conftest import conv_env, fails, git, ok
 
 QUESTION = "what is in these?"
 
@@ -124,6 +129,7 @@ def test_exports_and_dry_run_hold_the_files(fake, files):
     (lambda d: (d / "red.png").write_bytes(png(1, 1)), ["-m", "cmd:cat", "-f", "red.png"],
      "cmd:cat takes no images (red.png)"),
     (None, ["-f", "-"], "-f - reads stdin, but nothing was piped"),
+    (lambda d: (d / "zero").symlink_to("/dev/zero"), ["-f", "zero"], "zero is neither a file nor a pipe"),
 ])
 def test_files_that_cannot_go_are_refused_before_anything_is_stored_or_sent(fake, tmp_path, monkeypatch, store_path,
                                                                             make, args, said):
@@ -197,3 +203,33 @@ def test_an_export_imported_into_another_store_keeps_its_files(fake, files, tmp_
                    '"files": [{"name": "a.png"}]}]}')
     said = fails("import", "--from", "conv", str(bad), code=1)  # nothing in it could be read: said, not "0 new"
     assert "turns[0].files[0].data_base64: missing" in said
+
+
+def test_a_pipe_or_a_fifo_is_read_to_its_end_as_stdin_is(fake, tmp_path, monkeypatch):
+    """conv ask -f <(git diff) "review": bash hands conv /dev/fd/63, a pipe; a named FIFO too."""
+    done = subprocess.run(["bash", "-c", f'{sys.executable} -m conv ask -f <(printf "diff --git a/x b/x\\n") '
+                                         '--json "review this"'], capture_output=True, env=conv_env(), timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "diff --git a/x b/x" in json.dumps(fake.requests[-1]["messages"])
+    fifo = tmp_path / "later"
+    os.mkfifo(fifo)
+
+    def write_later():
+        time.sleep(1)
+        with open(fifo, "w") as out:
+            out.write("written a second later\n")
+
+    threading.Thread(target=write_later).start()
+    ok("ask", "-n", "-f", str(fifo), "and this?")
+    assert "written a second later" in json.dumps(fake.requests[-1]["messages"])
+
+
+def test_a_pipe_that_never_ends_is_refused_with_nothing_stored(fake, tmp_path, monkeypatch, store_path):
+    from conv.services.ask import attachments
+
+    monkeypatch.setattr(attachments, "PIPE_SECONDS", 1)
+    fifo = tmp_path / "silent"
+    os.mkfifo(fifo)  # no writer ever comes
+    said = fails("ask", "-f", str(fifo), "anything?", code=2)
+    assert "is a pipe that did not end within 1 s; nothing was stored or sent" in said
+    assert not store_path.exists() and fake.requests == []

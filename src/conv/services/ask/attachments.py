@@ -18,6 +18,7 @@ from ...records import dataclass
 IMAGES = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF87a": "image/gif",
           b"GIF89a": "image/gif"}  # and webp: RIFF....WEBP (image_type)
 STDIN = "-"
+PIPE_SECONDS = 30  # the most a pipe given to -f is waited on for its end
 
 
 @dataclass
@@ -87,9 +88,12 @@ def _read(path: str, most: int) -> bytes:
     try:
         if os.path.isdir(path):
             raise UsageError(f"{path} is a directory", "Name the files in it, e.g. -f DIR/a.py -f DIR/b.py")
-        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb", buffering=0) as f:  # a FIFO: never waited on
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # a FIFO, a device: no file to send
-                raise UsageError(f"{path} is not a regular file", "Send a file; for what a command prints, "
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb", buffering=0) as f:  # opened without waiting
+            kind = os.fstat(f.fileno()).st_mode
+            if stat.S_ISFIFO(kind):  # -f <(git diff), a named pipe: read as stdin is, to its end
+                return _drained(f.fileno(), path, most)
+            if not stat.S_ISREG(kind):  # a device (/dev/zero), a socket: no end to wait for
+                raise UsageError(f"{path} is neither a file nor a pipe", "Send a file; for what a command prints, "
                                  "pipe it in: COMMAND | conv ask -f - …")
             return f.read(most + 1)
     except FileNotFoundError:
@@ -98,6 +102,33 @@ def _read(path: str, most: int) -> bytes:
         raise UsageError(f"cannot read {path}: permission denied", "Check its permissions") from None
     except OSError as exc:  # a loop of links, a socket, a name too long, /proc/self/mem …
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}", "Send a regular file") from None
+
+
+def _drained(fd: int, path: str, most: int) -> bytes:
+    """A pipe's bytes to its end, as stdin is read: at most ``most`` + 1 of them, within PIPE_SECONDS
+    (a writer that never comes, or never stops, is refused, nothing stored or sent)."""
+    import select
+    import time
+
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP)
+    chunks, size, deadline = [], 0, time.monotonic() + PIPE_SECONDS
+    while size <= most:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise UsageError(f"{path} is a pipe that did not end within {PIPE_SECONDS} s; nothing was stored or sent",
+                             "Write the output to a file first, and send that")
+        if not poller.poll(left * 1000):
+            continue
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            continue
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def refuse_images(images: list[str], provider: object, provider_name: str, model: str) -> None:
