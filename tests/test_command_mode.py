@@ -28,11 +28,21 @@ FENCED = "Here it is:\n```bash\nfind . -size +100M -mtime -7\n```\nOr with fd:\n
     ("```python\nimport os\n```\nor:\n```console\nls -la\n```", "ls -la"),  # a shell's fence first
     ("```python\nimport os\n```", None),  # another language's fence is never taken (ImageMagick has import)
     ("```python\nimport os\n```\nThen run:\n\n    make test", "make test"),  # the text outside it is read
-    ("Listing all files by size: `ls -lS`.\nThis lists …", None),  # inline code only when it is the whole command
+    ("Listing all files by size: `ls -lS`.\nThis lists …", "ls -lS"),  # the answer's one code span
     ("echo `date`", "echo `date`"),
     ("```\n\n```", None),
     ("I cannot help with that.", None),  # no command: nothing goes in the line
-    ("You can use `find . -size +100M` for that.", None),  # the backticks would run on Enter
+    ("You can use `find . -size +100M` for that.", "find . -size +100M"),  # the span, never its backticks
+    ("Run this: `du -sh .`.", "du -sh ."),
+    ("Use `ls -la` or `ls -lA`.", None),  # two spans in prose: which one is no guess to make
+    ("Edit `config.yaml` to change it.", None),  # a span that is no command
+    ("Call `os.listdir('.')` in Python.", None),
+    ("os.listdir('.')", None),  # another language's call, not a shell's line
+    ("print(len(files))", None),
+    ("```bash\nsubprocess.run(['ls', '-la'])\n```", None),
+    ("```bash\nprintf \"%s\\n\", len(out), size\nls -la\n```", "ls -la"),
+    ("greet() { echo hi; }", "greet() { echo hi; }"),  # a shell function is a shell's line
+    ("See:\nhttps://example.com/2019/06/list-files.html\nls -l", "ls -l"),  # a link is no program (the local model)
     ("```bash\n# find big files\nfind . -size +100M\n```", "find . -size +100M"),  # a comment first
     ("`find . -name '*.log'`", "find . -name '*.log'"),  # a whole inline span is the command
     ("Sure! Here it is:\nfind . -size +100M", "find . -size +100M"),  # a sentence, then the command

@@ -13,7 +13,12 @@ from ..inert import strip
 _FENCE = re.compile(r"(```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:\1|\Z)", re.S)
 SHELL_FENCES = {"sh", "bash", "zsh", "fish", "shell", "console", "shell-session", "terminal"}
 _SPAN = re.compile(r"`([^`]+)`[.;]?")  # a line that is one inline code span, the whole command: `ls -la`
+_ANY_SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")  # a code span in a sentence: "Run this: `du -sh .`."
+# A call in a programming language (os.listdir('.'), print(len(x)), "…", len(out)), never a shell's line;
+# a shell function's definition (name() {) is one.
+_PROGRAM = re.compile(r"^[A-Za-z_][\w.]*\((?!\)\s*\{)|,\s*[A-Za-z_][\w.]*\(")
 _MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)]|\$|%|>|#\s*\$)\s+")  # a list item's marker or a prompt sign
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 _HEREDOC = re.compile(r"<<-?[ ]*(['\"]?)([A-Za-z_]\w*)\1")
 
 
@@ -23,9 +28,11 @@ def first_command(answer: str, shell: str | None = None) -> str | None:
     shell, else of its first unnamed fence (``` or ~~~); a fence of another
     language is never taken. In an unnamed fence or without one, a line that
     is one whole inline code span, or that starts with something a shell runs
-    and reads as no sentence. A list item's marker or a prompt sign is taken
-    off; a command continued over lines (a trailing backslash, a
-    here-document) is kept whole."""
+    and reads as no sentence; failing those, with no fence, the answer's one
+    code span ("Run this: `du -sh .`."). Never a sentence, never another
+    language's call. A list item's marker or a prompt sign is taken off; a
+    command continued over lines (a trailing backslash, a here-document) is
+    kept whole."""
     answer = answer.replace("\r\n", "\n").replace("\r", "\n")  # a carriage return ends a line: never joins two
     fences = [(language.lower(), code) for _, language, code in _FENCE.findall(answer)]
     chosen = next((f for f in fences if f[0] == shell), None) \
@@ -39,11 +46,18 @@ def first_command(answer: str, shell: str | None = None) -> str | None:
             continue  # a blank line or a comment before the command
         spoken = _SPAN.fullmatch(line)
         if spoken:
-            return spoken[1].strip()
-        if _sentence(line, trusted) or not (trusted or _runs(line)):
-            continue  # a sentence, not a command
+            return spoken[1].strip() if _command(spoken[1].strip()) else None
+        if _PROGRAM.search(line) or _sentence(line, trusted) or not (trusted or _runs(line)):
+            continue  # a sentence, or another language's call, not a command
         return _whole(line, lines[n + 1:], trusted)
-    return None
+    spans = _ANY_SPAN.findall(text) if chosen is None else []
+    return spans[0].strip() if len(spans) == 1 and _command(spans[0].strip()) else None
+
+
+def _command(text: str) -> bool:
+    """Whether a code span's text is a command a shell runs (one line, no sentence, no other language's call)."""
+    return bool(text) and "\n" not in text and not _PROGRAM.search(text) and not _sentence(text, False) \
+        and _runs(text)
 
 
 def _visible(text: str) -> str:
@@ -97,7 +111,8 @@ _BUILTINS = {":", "alias", "bg", "bind", "builtin", "case", "cd", "command", "de
              "umask", "unalias", "unset", "until", "wait", "while"}
 _KEYWORDS = {"for", "while", "until", "if", "case", "select", "function", "do", "done", "then", "else", "fi", "esac",
              "begin", "end", "switch", "{", "}"}  # a line they lead is shell syntax, whatever words follow
-_SYNTAX = re.compile(r"(?:\.{0,2}/|~/|\$[A-Za-z_{(]|\[\[? |\(|! |\{ |\. )")  # a path, a variable, a test, a group
+_SYNTAX = re.compile(r"(?:\.{0,2}/|~/|\$[A-Za-z_{(]|\[\[? |\(|! |\{ |\. |[A-Za-z_][\w-]*\(\)\s*\{)")  # a path,
+# a variable, a test, a group, a function's definition
 _CONTRACTION = re.compile(r"(?<=[A-Za-z])['’](?=[A-Za-z])")  # I'm, can't: no quotes
 # What a command line has and prose has not: a flag, a pipe, a list or a redirection, an assignment, a path, a
 # quote, a glob, a variable, a backslash, the home folder.
@@ -159,6 +174,8 @@ def _runs(line: str) -> bool:
         words = words[1:]  # FOO=bar cmd
     if not words:
         return False
+    if _URL.match(words[0]):
+        return False  # a link, no program
     first = re.split(r"[;&|<>()]", words[0])[0] or words[0]  # ls; pwd
     return (_SYNTAX.match(" ".join(words)) is not None or first in _BUILTINS or "/" in first
             or shutil.which(first) is not None)
