@@ -121,7 +121,9 @@ def test_a_session_holding_a_key_is_kept_out_and_said_once(claude):
     hook("claude-code", stdin=handed(claude[1]))
     until(lambda: queue_empty() and to_say().exists())
     said = ok("list").stderr.decode()
-    assert "holds what looks like an OpenAI API key: not imported" in said
+    assert f"claude-code session {claude[0]}: turn 1 holds what looks like an OpenAI API key, so it and the 3 " \
+        "turns after it stay out of the store" in said
+    assert f"CONV_ALLOW_SECRETS=1 conv import --from claude-code {claude[0]} takes them in" in said
     assert len(listed()) == 1  # the other session is in
     assert ok("list").stderr.decode() == ""  # said by the first command after it, only
     hook("claude-code", stdin=handed(claude[0]))  # the same session ends again: not said again
@@ -287,3 +289,21 @@ def test_after_conv_clear_a_capture_is_not_what_c_continues(claude, fake):
     ok("import", "--from", "claude-code")  # an import by hand is no choice of what -c continues either
     again = json.loads(ok("ask", "-c", "and squashing?", "--json").stdout)["conversation"]
     assert again == done
+
+
+def test_the_turns_before_a_key_are_captured_and_those_after_it_said_and_taken_in_by_the_command(claude):
+    records = claude[0].read_text().splitlines()
+    third = json.loads(records[9])  # the second question (records: a queue line, then a message and an attachment)
+    assert third["type"] == "user" and isinstance(third["message"]["content"], str)
+    third["message"]["content"] = f"with {KEY} it says 401"
+    claude[0].write_text("\n".join([*records[:9], json.dumps(third), *records[10:]]) + "\n")
+    hook("claude-code", stdin=handed(claude[0]))
+    until(lambda: queue_empty() and to_say().exists())
+    said = ok("list").stderr.decode()
+    assert "turn 3 holds what looks like an OpenAI API key, so it and the 1 turn after it stay out" in said
+    assert [c["turns"] for c in listed()] == [2]
+    path = f"{Path(sys.executable).parent}:{os.environ['PATH']}"  # conv on PATH, as installed
+    done = subprocess.run(["sh", "-c", said.split("; ")[-1].split(" takes them in")[0]], capture_output=True,
+                          env=conv_env({"PATH": path}), timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert [c["turns"] for c in listed()] == [4]  # the exact command printed took them in

@@ -31,13 +31,14 @@ PARALLEL_FROM = 50  # session files from which worker processes read them
 
 
 def read(tool, path: Path, changed: Callable[[list[Path]], list[Path]] | None = None,
-         steps=None, each: Callable[[list[ImportedConversation]], None] | None = None) -> Read:
+         steps=None, each: Callable[[list[ImportedConversation], Path], None] | None = None) -> Read:
     """The conversations at ``path`` as ``tool`` (a boundary.Reader) wrote them. For a source kept
     as a file a session, ``changed`` keeps those to read (the others are as
     they were when last imported whole), ``steps(what, total)`` is where
     progress goes (home/progress.py's); many files are read by worker
-    processes (reading is half of an import), and ``each`` takes a file's
-    conversations in this process as they come, while the workers read on."""
+    processes (reading is half of an import), and ``each(conversations, file)``
+    takes a file's conversations in this process as they come, while the
+    workers read on."""
     from .boundary import read_file
 
     files = tool.files(Path(path))
@@ -53,7 +54,7 @@ def read(tool, path: Path, changed: Callable[[list[Path]], list[Path]] | None = 
             if found.whole:
                 out.whole[file] = found.conversations
             if each is not None and kept:
-                each(kept)
+                each(kept, file)
     return out
 
 

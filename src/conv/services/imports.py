@@ -58,9 +58,10 @@ def import_from(ws: Workspace, source: str, path: str | None, scan: bool = False
     where = _place(reader, source, path)
     ids_by_source, made, incoming, said = {}, [], [], []
 
-    left_out: set = set()  # source ids ``keep`` passed over: their files are read again next time
+    left_out: set = set()  # source ids passed over (``keep``, a key held out): their files are read again next time
+    scanning = scan or ws.store.hooks.scanning()
 
-    def take(conversations: list) -> None:  # a file's, made conv's while the workers read the next ones
+    def take(conversations: list, file) -> None:  # a file's, made conv's while the workers read the next ones
         if keep is not None:
             left_out.update(c.source_id for c in conversations if not keep(c))
             conversations = [c for c in conversations if c.source_id not in left_out]
@@ -73,6 +74,12 @@ def import_from(ws: Workspace, source: str, path: str | None, scan: bool = False
             if not imported.turns:
                 continue
             conv, turns = _made(imported, ids_by_source, source, said)
+            if scanning:
+                turns = _key_free(turns, source, file, said)
+                if len(turns) < len(imported.turns):
+                    left_out.add(imported.source_id)
+                if not turns:
+                    continue
             back = handed.get(id(imported))  # conv handoff's session going on: after the turns it was handed
             if back:
                 turns[0].parent = back["last"]
@@ -87,7 +94,6 @@ def import_from(ws: Workspace, source: str, path: str | None, scan: bool = False
     _found_any(read, source, where, reader.hint)
     read.said += said
     found = read.conversations
-    incoming = _past_the_scan(ws, incoming, read.said, scan)
     if reader.keeps_no_ids:  # the turns matched by text are the stored ones: the session is those, then these
         for item in incoming:
             trashed = _in_trash(ws, item.conv_id)
@@ -200,23 +206,23 @@ def _made(imported, ids_by_source: dict, source: str, said: list[str]) -> tuple[
     return conv, turns
 
 
-def _past_the_scan(ws: Workspace, incoming: list, said: list[str], always: bool) -> list:
-    """With the store's secret scan on (its pre-commit hook), or ``always``,
-    the conversations it would refuse are left out, each said, so that one
-    key in one session does not stop the whole import (the hook still judges
-    what goes in)."""
-    if not (always or ws.store.hooks.scanning()):
-        return incoming
-    kept = []
-    for item in incoming:
-        leak = next((what for data in item.files.values() if isinstance(data, bytes)
+def _key_free(turns: list, source: str, file, said: list[str]) -> list:
+    """The turns before the first one that holds what looks like a key (the
+    store's scan would refuse it: a capture's are always looked at, as nobody
+    read them before), that one and those after it held out and said, with
+    the command that takes them in all the same."""
+    for n, turn in enumerate(turns):
+        leak = next((what for data in (turn.to_text().encode(), *turn.attached.values())
                      if (what := key_shaped(data.decode("utf-8", "replace")))), None)
-        if leak is None:
-            kept.append(item)
-        else:
-            said.append(f"{item.conv_id} holds what looks like {leak}: not imported, as conv keeps keys out of "
-                        "the store (CONV_ALLOW_SECRETS=1 imports it)")
-    return kept
+        if leak is not None:
+            import shlex
+
+            after = f" and the {plural(len(turns) - n - 1, 'turn')} after it stay" if n + 1 < len(turns) else " stays"
+            said.append(f"{source} session {file}: turn {n + 1} holds what looks like {leak}, so it{after} "
+                        "out of the store (conv keeps keys out of it); "
+                        f"CONV_ALLOW_SECRETS=1 conv import --from {source} {shlex.quote(str(file))} takes them in")
+            return turns[:n]
+    return turns
 
 
 def _file(name: str, data: bytes, sent: bool, said: list[str]):

@@ -3,7 +3,7 @@ terminal, plain Markdown when piped."""
 
 from ..format.model import Conversation
 from ..format.usage import usage_totals
-from ..format.words import plural
+from ..format.words import folder, plural
 from .render import ago, count, dollars, transcript
 
 
@@ -32,7 +32,7 @@ def _project(conv: Conversation) -> str:
         return ""
     branch = p.get("branch") or (conv.imported_from or {}).get("git_branch")
     commit = (p.get("commit") or "")[:10]
-    return f"\nin {where}" + (f" on {branch}" if branch else "") + (f" at {commit}" if commit else "")
+    return f"\nin {folder(where)}" + (f" on {branch}" if branch else "") + (f" at {commit}" if commit else "")
 
 
 def _options(options: dict | None) -> str:
