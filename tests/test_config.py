@@ -171,3 +171,24 @@ def test_config_get_shows_aliases_and_unset_puts_a_default_back(conv_home):
     assert "aliases.fast = groq:llama-3.3-70b" in listed and "timeout.read = 30" in listed
     ok("config", "unset", "timeout.read")
     assert ok("config", "get", "timeout.read").stdout.decode().strip() == "120.0"
+
+
+def test_a_typo_written_dotted_is_said_as_its_nested_twin_and_each_printed_fix_works(conv_home):
+    path = conv_home / "config" / "config.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    said = {}
+    for form in ("sesion:\n  expiry: 8h\n", "sesion.expiry: 8h\n"):
+        path.write_text(form)
+        said[form] = ok("config", "get", "session.expiry").stderr.decode()
+        assert "no such setting (did you mean session.expiry?), left out" in said[form]
+    fix = said["sesion.expiry: 8h\n"].split("left out (")[1].split(")")[0]
+    assert fix == "conv config unset sesion.expiry"
+    ok(*fix.split()[1:])
+    assert path.read_text() == "{}\n" and ok("config", "get", "session.expiry").stderr.decode() == ""
+    path.write_text("session.expiry: 8h\n")  # a real key, dotted: refused, with a fix that works
+    line = fails("config", "get", "session.expiry", code=2)
+    fix = line.split("Write it as conv config set does: ")[1]
+    assert fix == "conv config unset session.expiry && conv config set session.expiry 8h"
+    for command in fix.split(" && "):
+        ok(*command.split()[1:])
+    assert ok("config", "get", "session.expiry").stdout.decode().strip() == "8h"

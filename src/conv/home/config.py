@@ -98,8 +98,14 @@ class Config:
             if value is None:
                 continue  # written without a value: unset
             if "." in here[-1] and not (len(path) == 1 and path[0] in SECTIONS):  # only names (of models) hold dots
+                if kind([*path, *here[-1].split(".")]) == "unknown":
+                    self._left_out(key)  # a typo, written dotted: as it would be said nested
+                    continue
+                import shlex
+
                 raise UsageError(f"{key} in {self.path} is written as one dotted key, not nested",
-                                 f"Write it as conv config set does: conv config set {key} VALUE")
+                                 f"Write it as conv config set does: conv config unset {key} && "
+                                 f"conv config set {key} {shlex.quote(str(value))}")
             if what == "section":
                 if not isinstance(value, dict):
                     raise UsageError(f"{key} in {self.path} must be a mapping of settings, not a single value",
