@@ -45,6 +45,8 @@ def test_unknown_source_names_the_known_ones(tmp_path):
     said = fails("import", "--from", "projekt", code=2)  # conv import --from project is a source too
     assert "project" in said.split("Use one of:")[1] and "did you mean project?" in said
     assert "did you mean claude-code?" in fails("import", "--from", "claud-code", code=2)
+    assert "did you mean claude-code?" in fails("list", "--source", "claud-code", code=2)
+    assert "did you mean claude-code?" in fails("search", "x", "--source", "claud-code", code=2)
 
 
 def test_ids_and_names_are_deterministic_and_valid():
