@@ -74,9 +74,8 @@ def llm_venv() -> tuple[Path, str]:
     if not llm.exists():
         print(f"bench_manage: installing llm into {LLM_VENV}", flush=True)
         t = time.perf_counter()
-        subprocess.run([common.PYTHON, "-m", "venv", "--clear", str(LLM_VENV)], check=True)
-        subprocess.run([str(LLM_VENV / "bin" / "pip"), "install", "-q", "--disable-pip-version-check", "llm"],
-                       check=True)
+        if not common.venv(LLM_VENV, ["llm"], "import llm"):
+            sys.exit(f"bench_manage: installing llm into {LLM_VENV} failed")
         print(f"bench_manage: llm installed in {time.perf_counter() - t:.1f} s", flush=True)
     version = subprocess.run([str(LLM_VENV / "bin" / "python"), "-c",
                               "from importlib.metadata import version; print(version('llm'))"],

@@ -376,7 +376,7 @@ class _ArrivalHandler(BaseHTTPRequestHandler):
         except ValueError:
             body = {}
         self.server.count += 1
-        reply = f"bench answer {self.server.count}."
+        reply = f"echo bench answer {self.server.count}"  # an answer, and a command Alt-K puts in the line
         model = body.get("model") or "fake"
         usage = {"prompt_tokens": 1, "completion_tokens": 3, "total_tokens": 4}
         if not body.get("stream"):  # conv cmd waits for the whole answer (no "stream" is false)
@@ -484,7 +484,7 @@ def keypress(shell: str, keys: int) -> list[dict]:
                 raise RuntimeError(f"{shell}: request asks {users[-1:]!r}, expected {text!r}")
             if k > 1 and len(users) < 2:
                 raise RuntimeError(f"{shell}: request {k} is not a follow-up: {body.get('messages')!r}")
-            tmux.wait(prompt_back(f"bench answer {server.count}."), "the answer and the prompt")
+            tmux.wait(prompt_back(f"echo bench answer {server.count}"), "the answer and the prompt")
             return (arrived - t0) * 1000
 
         output = base / "pane-output"  # what the shell writes, as tmux reads it from the pane
@@ -499,7 +499,7 @@ def keypress(shell: str, keys: int) -> list[dict]:
             text = f"list the files, take {k}"
             tmux("send-keys", "-t", tmux.target, "-l", text)
             tmux.wait(lambda t: last_line(t).endswith(text), f"{text!r} on screen")
-            command = f"bench answer {server.count + 1}.".encode()
+            command = f"echo bench answer {server.count + 1}".encode()
             offset = output.stat().st_size
             t0 = time.time()
             tmux("send-keys", "-t", tmux.target, "M-k")

@@ -20,7 +20,8 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent.parent
-OUT = BENCH / "out"
+OUT = Path(os.environ.get("CONV_BENCH_OUT") or BENCH / "out")  # where stores and tools are made (the suite's
+# smoke runs, tests/test_benchmarks.py, give each its own)
 FAKESERVER = ROOT / "tests" / "fakeserver.py"
 PYTHON = sys.executable
 CONV = Path(PYTHON).parent / "conv"  # the console script a user runs
@@ -210,3 +211,23 @@ def stop_hosts(runtime: Path) -> None:
         except (ValueError, ProcessLookupError):
             pass
         Host(str(ready.with_suffix(""))).gone(10)
+
+
+def venv(where: Path, packages: list[str], probe: str, env: dict | None = None) -> bool:
+    """A venv at ``where`` holding ``packages`` from the package index (made
+    once: ``probe``, a Python statement, must succeed in it, or it is made
+    again), by uv when the test extra put it beside this Python (seconds where
+    pip takes tens), else by its own pip. False when the install failed."""
+    import subprocess
+
+    python = where / "bin" / "python"
+    if python.exists() and subprocess.run([python, "-c", probe], capture_output=True, env=env).returncode == 0:
+        return True
+    subprocess.run([PYTHON, "-m", "venv", "--clear", str(where)], check=True)
+    uv = Path(PYTHON).parent / "uv"
+    install = ([uv, "pip", "install", "-q", "--python", python] if uv.exists()
+               else [where / "bin" / "pip", "install", "-q", "--disable-pip-version-check"])
+    done = subprocess.run([*install, *packages], capture_output=True, text=True, env=env)
+    if done.returncode:
+        print(done.stdout[-2000:], done.stderr[-2000:], file=sys.stderr)
+    return done.returncode == 0 and subprocess.run([python, "-c", probe], capture_output=True, env=env).returncode == 0

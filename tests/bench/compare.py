@@ -164,23 +164,11 @@ def scratch_env() -> dict:
 
 
 def venv(where: Path, packages: list[str], probe: str, what: str) -> None:
-    """A venv at ``where`` holding ``packages`` (made once: ``probe``, a
-    Python statement, must succeed in it, or it is made again)."""
-    python = where / "bin" / "python"
-    env = scratch_env()
-    if python.exists() and subprocess.run([python, "-c", probe], capture_output=True, env=env).returncode == 0:
-        return
-    say(f"installing {what} into {where}")
+    """A venv at ``where`` holding ``packages`` (common.venv), said as it is made."""
     t = time.perf_counter()
-    if not python.exists():
-        sh([common.PYTHON, "-m", "venv", where])
-    log = OUT / f"{where.name}-install.log"
-    with open(log, "w") as f:
-        done = subprocess.run([where / "bin" / "pip", "install", "--disable-pip-version-check", *packages],
-                              stdout=f, stderr=subprocess.STDOUT, env=env)
-    if done.returncode or subprocess.run([python, "-c", probe], capture_output=True, env=env).returncode:
-        sys.exit(f"compare: installing {what} failed; see {log}")
-    say(f"{what} installed in {time.perf_counter() - t:.0f} s")
+    if not common.venv(where, packages, probe, scratch_env()):
+        sys.exit(f"compare: installing {what} into {where} failed")
+    say(f"{what} ready in {where} ({time.perf_counter() - t:.0f} s)")
 
 
 def version_in(where: Path, dist: str) -> str:
