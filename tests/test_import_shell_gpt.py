@@ -8,7 +8,7 @@ import os
 import subprocess
 
 import pytest
-from conftest import git, ok, pip_tools
+from conftest import git, newest, ok, pip_tools
 from real_tools import ToolRuns
 
 SGPT_COMMAND = """if 1:
@@ -61,7 +61,7 @@ def sgpt(sgpt_bin, tmp_path, fake, monkeypatch):
 
 
 def shown(short: str | None = None) -> list[tuple[str, str]]:
-    turns = json.loads(ok("show", *([short] if short else []), "--json").stdout)["turns"]
+    turns = (json.loads(ok("show", short, "--json").stdout) if short else newest())["turns"]
     return [(t["role"], t["content"]) for t in turns]
 
 

@@ -40,15 +40,12 @@ _STARTS = (*_HEADERS, "://")  # what a streamed piece may end in the middle of
 
 
 def redact(text: str) -> str:
-    """``text`` with every secret replaced by ``***``."""
-    return masked(text, spans(text)) if text else text
+    return masked(text, spans(text)) if text else text  # every secret conv knows as ***
 
 
 def outward(text: str) -> str:
-    """``text`` as conv hands it to someone outside the store (an agent through
-    conv mcp, another tool's session through conv handoff, a shared page):
-    every secret conv knows masked, and what only looks like one (the
-    pre-commit hook's shapes, a private key's block) too. One rule for all of them."""
+    """``text`` as conv hands it outside the store (conv mcp, conv handoff, a shared page): every secret conv
+    knows masked, and what only looks like one (the pre-commit hook's shapes, a private key's block) too."""
     return masked(text, spans(text, looking_alike=True)) if text else text
 
 
