@@ -35,6 +35,7 @@ class _TUI:
     def __init__(self, tmux: Tmux, name: str, argv: list[str], env: dict, cwd: Path):
         self.pane = tmux.start(name, argv, {**env, "TERM": "xterm-256color", "LANG": "C.UTF-8"}, cwd)
         self.pane.kind = name
+        tmux.tmux("set-option", "-t", self.pane.target, "remain-on-exit", "on")  # a crash's last screen stays
         self.pane.wait_text(self.ready, timeout=60)
 
     def type_line(self, text: str) -> None:
@@ -48,8 +49,9 @@ class _TUI:
         """``question`` typed and sent; back when ``answer`` is on the screen."""
         shown = len(re.findall(re.escape(answer), self.pane.screen()))
         self.type_line(question)
-        self.pane.wait(lambda p: len(re.findall(re.escape(answer), p.screen())) > shown, f"the answer {answer!r}",
-                       timeout)
+        self.pane.wait(lambda p: len(re.findall(re.escape(answer), p.screen())) > shown or not self.alive(),
+                       f"the answer {answer!r}", timeout)
+        assert self.alive(), f"{self.pane.name} ended while answering; its last screen:\n{self.pane.screen()}"
 
     def command(self, line: str, shows: str, timeout: float = 90) -> None:
         """A slash command; back when ``shows`` (a pattern) is on the screen."""
@@ -58,7 +60,16 @@ class _TUI:
         self.pane.wait(lambda p: len(re.findall(shows, p.screen())) > before, f"/{shows}/ after {line}", timeout)
 
     def alive(self) -> bool:
-        return self.pane.name in self.pane.tmux.tmux("list-sessions", "-F", "#{session_name}", check=False).split()
+        return self.pane.tmux.tmux("display-message", "-p", "-t", self.pane.target, "#{pane_dead}",
+                                   check=False).strip() == "0"
+
+    def leave(self, command: str) -> None:
+        """``command`` (/exit, /quit) typed and sent; back once the TUI, and with it the tmux server, is gone."""
+        self.type_line(command)
+        deadline = time.monotonic() + 30
+        while self.alive():
+            assert time.monotonic() < deadline, f"{self.pane.name} did not end after {command}"
+            time.sleep(0.1)
 
 
 class ClaudeTUI(_TUI):
@@ -81,8 +92,7 @@ class ClaudeTUI(_TUI):
         self.sessions = home / ".claude" / "projects"
 
     def quit(self) -> None:
-        self.type_line("/exit")
-        self.pane.wait(lambda p: not self.alive(), "Claude Code to end", 30)
+        self.leave("/exit")
 
 
 class CodexTUI(_TUI):
@@ -95,11 +105,23 @@ class CodexTUI(_TUI):
         trusted = f'\n[projects."{project}"]\ntrust_level = "trusted"\n'
         if trusted not in config.read_text():
             config.write_text(config.read_text() + trusted)
+        self.home = home
         super().__init__(tmux, "codex", [str(binary)], {**env, "CODEX_HOME": str(home)}, project)
 
     def quit(self) -> None:
-        self.type_line("/quit")
-        self.pane.wait(lambda p: not self.alive(), "Codex to end", 30)
+        self.leave("/quit")
+
+    def __enter__(self) -> "CodexTUI":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        """Its app-server daemon (the TUI starts one, in a session of its own, that outlives it) stopped."""
+        for proc in Path("/proc").iterdir():
+            try:
+                if proc.name.isdigit() and str(self.home).encode() in (proc / "cmdline").read_bytes():
+                    os.kill(int(proc.name), 9)
+            except OSError:
+                pass
 
 
 def tui_env() -> dict:

@@ -106,16 +106,16 @@ def test_codex_tui_is_captured_and_its_title_thread_is_no_failure(codex, tmp_pat
     with ResponsesFake() as server, Tmux(tmp_path) as tmux:
         agent = Codex(codex, project, tmp_path / "codex-home", server)  # its config.toml, pointing at the fake
         ok("connect", "codex", env={"CODEX_HOME": str(agent.home)})
-        tui = CodexTUI(tmux, codex, project, agent.home, {**tui_env(), "FAKE_KEY": "sk-test"})
-        server.script = [[message("Rebase replays your commits.")], [message("Explain git rebase")]]
-        tui.ask("explain git rebase", "Rebase replays your commits.")
-        conv = stored(2)
-        assert [t["content"] for t in conv["turns"]] == ["explain git rebase", "Rebase replays your commits."]
-        assert [n["kind"] for n in conv["turns"][0]["injected"]] == ["environment"]  # Codex's, kept, no question
-        server.script = [[message("Add -i for interactive mode.")]]
-        tui.ask("and interactive mode?", "Add -i for interactive mode.")
-        stored(4)
-        tui.quit()
+        with CodexTUI(tmux, codex, project, agent.home, {**tui_env(), "FAKE_KEY": "sk-test"}) as tui:
+            server.script = [[message("Rebase replays your commits.")], [message("Explain git rebase")]]
+            tui.ask("explain git rebase", "Rebase replays your commits.")
+            conv = stored(2)
+            assert [t["content"] for t in conv["turns"]] == ["explain git rebase", "Rebase replays your commits."]
+            assert [n["kind"] for n in conv["turns"][0]["injected"]] == ["environment"]  # Codex's, no question
+            server.script = [[message("Add -i for interactive mode.")]]
+            tui.ask("and interactive mode?", "Add -i for interactive mode.")
+            stored(4)
+            tui.quit()
     settled_queue()
     said = ok("list").stderr.decode() + kept_to_say()
     assert "rollout" not in said and "failed" not in said, said

@@ -14,7 +14,7 @@ from conftest import fails, ok, run_conv
 
 
 @pytest.mark.parametrize("kind", ["link loop", "socket", "proc mem", "long name", "fifo"])
-def test_a_file_that_cannot_be_sent_is_one_line(kind, fake, tmp_path, store_path):
+def test_a_file_that_cannot_be_sent_is_one_line(kind, fake, tmp_path, store_path, monkeypatch):
     if kind == "link loop":
         (tmp_path / "a").symlink_to(tmp_path / "b")
         (tmp_path / "b").symlink_to(tmp_path / "a")
@@ -30,7 +30,10 @@ def test_a_file_that_cannot_be_sent_is_one_line(kind, fake, tmp_path, store_path
     else:
         path = tmp_path / "fifo"
         os.mkfifo(path)
-        writer = os.open(path, os.O_RDWR | os.O_NONBLOCK)  # opening it for reading does not wait
+        writer = os.open(path, os.O_RDWR | os.O_NONBLOCK)  # a writer that never ends it: waited on, then refused
+        from conv.services.ask import attachments
+
+        monkeypatch.setattr(attachments, "PIPE_SECONDS", 1)
     said = fails("ask", "-f", str(path), "what is this?")
     assert str(path)[:40] in said
     assert fake.requests == [] and not store_path.exists()  # nothing sent, nothing stored

@@ -23,6 +23,7 @@ from .capture import again, queued, tries
 
 TRIES = 5  # a session that failed is tried again by the next workers, this many times in all
 SETTLE_MOST = 30.0  # seconds a job waits for its session file to hold what the hook said
+NO_FILE_MOST = 5.0  # seconds it waits for a session file that is not there at all
 QUIET = 1.0  # seconds a session file must stay as it is when the hook named no answer to wait for
 POLL = 0.2  # seconds between looks at files still being written
 
@@ -97,7 +98,7 @@ def _settled(hook, job: dict, file: str | None, seen: list) -> bool:
     if tries(job) or waited >= SETTLE_MOST:
         return True
     if file is None:
-        return False
+        return waited >= NO_FILE_MOST  # a thread the tool never writes down (Codex's TUI titles): not long
     if job.get("answer"):
         return hook.settled(job, file)
     try:
