@@ -353,6 +353,7 @@ def main(argv=None) -> dict:
                    help="store sizes for the follow-up (the first and last are the table's; the largest is "
                         "used for listing, search and size)")
     p.add_argument("--png", type=Path, default=common.ROOT / "docs" / "benchmarks.png")
+    p.add_argument("--no-plot", dest="plot", action="store_false", help="the table alone (no matplotlib)")
     p.add_argument("--no-aggressive", dest="aggressive", action="store_false",
                    help="skip the extra size row: a copy of store.git after git gc --aggressive (about a minute)")
     p.add_argument("--plot-only", type=Path, metavar="RESULTS_JSON", help=argparse.SUPPRESS)
@@ -368,7 +369,8 @@ def main(argv=None) -> dict:
     venv(LLM_VENV, ["llm"], "import llm", "llm")
     venv(SGPT_VENV, ["shell-gpt", "click>=8,<9"],  # importing sgpt reads (or asks for) its config: not here
          "import click, openai, typer, importlib.metadata as m; m.version('shell-gpt')", "shell-gpt")
-    venv(PLOT_VENV, ["matplotlib"], "import matplotlib", "matplotlib")
+    if a.plot:
+        venv(PLOT_VENV, ["matplotlib"], "import matplotlib", "matplotlib")
     versions = {"llm": version_in(LLM_VENV, "llm"), "shell-gpt": version_in(SGPT_VENV, "shell-gpt")}
     info = machine(versions)
     say(f"{info['cores']} cores ({info['cpu']}), load average {info['load_start'][0]:.2f}; python {info['python']}, "
@@ -446,10 +448,12 @@ def main(argv=None) -> dict:
     print("\n" + table, flush=True)
     (OUT / "table.md").write_text(table)
     (OUT / "results.json").write_text(json.dumps(results, indent=1) + "\n")
-    a.png.parent.mkdir(parents=True, exist_ok=True)
-    sh([PLOT_VENV / "bin" / "python", __file__, "--plot-only", OUT / "results.json", "--png", a.png],
-       env=scratch_env())
-    say(f"plot: {a.png}; results: {OUT / 'results.json'}, {OUT / 'table.md'}; {info['seconds']:.0f} s in all")
+    if a.plot:
+        a.png.parent.mkdir(parents=True, exist_ok=True)
+        sh([PLOT_VENV / "bin" / "python", __file__, "--plot-only", OUT / "results.json", "--png", a.png],
+           env=scratch_env())
+    say(f"plot: {a.png if a.plot else 'none'}; results: {OUT / 'results.json'}, {OUT / 'table.md'}; "
+        f"{info['seconds']:.0f} s in all")
     return results
 
 

@@ -5,8 +5,7 @@ slows or breaks the tool. It reads what the tool handed it (the tool's
 queue, starts a worker in the background (capture_worker.py) and returns,
 printing nothing; whatever goes wrong is kept to be said later, never raised.
 What the background kept to be said is said by the next conv command a
-person runs (``on_command``), which also starts the catch-up of
-``import.auto`` when it is due; ``backlog`` is what is still to do, for
+person runs (catch_up.on_command); ``backlog`` is what is still to do, for
 ``conv connect``."""
 
 import json
@@ -14,7 +13,7 @@ import os
 import time
 
 from .. import sources
-from ..home.to_say import aside, keep_to_say, tell
+from ..home.to_say import aside, keep_to_say
 from ..home.to_say import folder as _dir
 from ..records import dataclass
 from ..sources.source import Unusable
@@ -126,11 +125,3 @@ def _listed(folder) -> list:
         return [p for p in folder.iterdir() if p.suffix == ".json"]
     except OSError:
         return []
-
-
-def on_command(ws) -> None:
-    """As a person's command starts: what the background kept to be said, and the catch-up when it is due."""
-    from .catch_up import due
-
-    tell(ws.notice)
-    due(ws, lambda: start_worker(["--catch-up"]))

@@ -16,6 +16,21 @@ from ..home.to_say import folder
 EVERY = 60  # seconds between catch-ups
 
 
+def on_command(ws) -> None:
+    """As a person's command starts: what the background kept to be said, and
+    the catch-up when it is due (kept light: a follow-up's start-up runs it)."""
+    from ..home.to_say import tell
+
+    tell(ws.notice)
+
+    def start() -> None:
+        from .capture import start_worker
+
+        start_worker(["--catch-up"])
+
+    due(ws, start)
+
+
 def due(ws, start) -> None:
     """``start()`` the catch-up when ``import.auto`` is on and the last one
     started a minute ago or more (a config conv cannot read is the command's to say)."""

@@ -37,7 +37,7 @@ def run(command: AskCommand, how=None) -> None:
     """Ask (or, with ``how``, e.g. retry) and print the answer as it arrives."""
     from ...services.ask.options import Output
     from ...services.ask.pipeline import Asker
-    from ...services.capture import on_command
+    from ...services.catch_up import on_command
     from ...services.workspace import Workspace
     from ...terminal import render
 

@@ -3,7 +3,7 @@ what the background has to say is said as it opens (services/capture.py)."""
 
 
 def workspace():
-    from ...services.capture import on_command
+    from ...services.catch_up import on_command
     from ...services.workspace import Workspace
     from ...terminal.render import notice
 
