@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import StoreError
 
-SCHEMA = 13  # bump when the tables change: an old cache is rebuilt, never migrated
+SCHEMA = 14  # bump when the tables change: an old cache is rebuilt, never migrated
 BUSY_SECONDS = 30
 
 # The index keeps no turn text: turn_body(sha), a function conv registers on
@@ -38,7 +38,7 @@ CREATE TABLE turns (
 );
 CREATE INDEX turns_conv ON turns (conv_id);
 CREATE VIRTUAL TABLE turn_fts USING fts5(
-    content, content='turn_text', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2'
+    content, content='turn_text', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2'
 );
 CREATE VIEW turn_text AS SELECT rowid, turn_body(sha) AS content FROM turns;
 CREATE TABLE history (sha TEXT NOT NULL, conv_id TEXT, time INTEGER, message TEXT);

@@ -10,8 +10,6 @@ from ..records import dataclass
 
 HIT_START, HIT_END = "\ue000", "\ue001"  # around matches in snippets (see Hit.spans)
 OWN = "conv"  # --source conv: conversations asked in conv (and conv's own exports imported)
-_TERMS = re.compile(r'"([^"]*)"?|([^\s"]+)')  # a "quoted phrase" (its closing quote may be missing), or a word
-COMMON = 20_000  # turns holding a word beyond which search takes the latest of them rather than ranking all
 MOST = 1 << 62  # a limit past SQLite's integers (conv list -n 99999999999999999999) is no limit at all
 HITS_MOST = 1_000_000  # conversations a search ranks at most
 
@@ -126,8 +124,8 @@ def snippet(text: str, words: list[str], before: int = 80, after: int = 160) -> 
     from ..home.secrets import redact
 
     text = redact(text)
-    found = [re.escape(w) for word in words for w in re.findall(r"\w+", word)]
-    pattern = re.compile(r"(?<!\w)(?:" + "|".join(found) + r")(?!\w)", re.IGNORECASE) if found else None
+    found = [re.escape(_stem(w)) for word in words for w in re.findall(r"\w+", word)]
+    pattern = re.compile(r"(?<!\w)(?:" + "|".join(found) + r")\w*", re.IGNORECASE) if found else None
     first = pattern.search(text) if pattern else None
     at = first.start() if first else 0
     start, end = max(0, at - before), min(len(text), at + after)
@@ -139,6 +137,11 @@ def snippet(text: str, words: list[str], before: int = 80, after: int = 160) -> 
     if pattern:
         piece = pattern.sub(lambda m: HIT_START + m.group(0) + HIT_END, piece)
     return ("…" if start else "") + " ".join(piece.split()) + ("…" if end < len(text) else "")
+
+
+def _stem(word: str) -> str:
+    """What a word's forms begin with, near enough to mark them ("retries", "retry": "retr")."""
+    return word if len(word) <= 4 else word[:max(4, len(word) - 3)]
 
 
 class Queries:
@@ -177,55 +180,24 @@ class Queries:
         return Row.from_sql(rows[0]) if rows else None
 
     def search(self, text: str, limit: int = 20, filters: Filters | None = None) -> list[Hit]:
-        """Conversations whose turns hold every word of ``text`` (and each
-        "quoted phrase", its words side by side), best first (by relevance,
-        the latest first among equals), each with its best matching turn and
-        a snippet around the match."""
-        terms = [phrase or word for phrase, word in _TERMS.findall(text) if (phrase or word).strip()]
-        words = [w for term in terms for w in term.split()]
-        if not words:
-            return []
-        query = " ".join('"' + term.replace('"', '""') + '"' for term in terms)
-        where, args = (filters or Filters()).sql()
-        columns = ", ".join("c." + col.strip() for col in Row.COLUMNS.split(","))
-        # The best-ranked matches (a pool) are grouped to each conversation's
-        # best, and snippets (the costly part) cut only for the few shown; a
-        # pool that yields too few conversations (a narrow filter) grows.
-        limit = min(limit, HITS_MOST)
-        pool = max(200, 20 * limit)
-        # Words in most turns ("the") would have every one of them ranked:
-        # then the pool is the latest turns that hold them, ranked among themselves.
-        order = "rowid DESC" if self._common(words) else "rank"
-        while True:
-            rows = self._rows(
-                f"""WITH matched AS MATERIALIZED (
-                    SELECT rowid AS rid, rank AS score FROM turn_fts WHERE turn_fts MATCH :query
-                    ORDER BY {order} LIMIT :pool),
-                ranked AS (
-                    SELECT t.conv_id, m.rid, m.score,
-                           row_number() OVER (PARTITION BY t.conv_id ORDER BY m.score) AS n
-                    FROM matched m JOIN turns t ON t.rowid = m.rid),
-                shown AS MATERIALIZED (
-                    SELECT r.conv_id, r.rid, r.score FROM ranked r JOIN conversations c ON c.id = r.conv_id
-                    WHERE r.n = 1 AND {where} ORDER BY r.score, c.updated DESC LIMIT :limit)
-                SELECT {columns}, t.name, t.role, turn_body(t.sha)
-                FROM shown s JOIN turns t ON t.rowid = s.rid JOIN conversations c ON c.id = s.conv_id
-                ORDER BY s.score, c.updated DESC""",
-                {"query": query, "limit": limit, "pool": pool, **args},
-            )
-            if (len(rows) >= limit
-                    or pool >= self._rows("SELECT count(*) FROM turn_fts WHERE turn_fts MATCH ?", (query,))[0][0]):
-                break
-            pool *= 10
-        return [Hit(Row.from_sql(r[:-3]), r[-3], r[-2], snippet(r[-1] or "", words)) for r in rows]
+        """The conversations that hold what ``text`` asks, best first
+        (index/search.py says how a query is read and ranked), each with its
+        best matching turn and a snippet around the match."""
+        from .search import Query, ranked
 
-    def _common(self, words: list[str]) -> bool:
-        """Whether more than COMMON turns hold all of ``words`` (counted up to
-        that, in the full-text index's own order: a few ms at 500,000 turns,
-        where reading each word's count from turn_vocab took 25 ms a word)."""
-        query = " ".join('"' + w.replace('"', '""') + '"' for w in words)
-        return self._rows("SELECT count(*) FROM (SELECT 1 FROM turn_fts WHERE turn_fts MATCH ? LIMIT ?)",
-                          (query, COMMON + 1))[0][0] > COMMON
+        query = Query(text)
+        if not query:
+            return []
+        found = ranked(self._rows, query, min(limit, HITS_MOST), filters or Filters())
+        if not found:
+            return []
+        columns = ", ".join("c." + col.strip() for col in Row.COLUMNS.split(","))
+        shown = {r[-4]: r for r in self._rows(
+            f"""SELECT {columns}, t.rowid, t.name, t.role, turn_body(t.sha) FROM turns t
+                JOIN conversations c ON c.id = t.conv_id WHERE t.rowid IN (SELECT value FROM json_each(?))""",
+            (json.dumps([rid for _, rid, _ in found]),))}
+        return [Hit(Row.from_sql(r[:-4]), r[-3], r[-2], snippet(r[-1] or "", query.marks))
+                for _, rid, _ in found if (r := shown.get(rid))]
 
     def history(self, conv_id: str) -> list[Event]:
         """Newest first, as git log shows it."""

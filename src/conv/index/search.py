@@ -1,0 +1,149 @@
+"""Search that answers a question: what a person or an agent types, read as
+they mean it, and the conversations that hold it, best first.
+
+A query is phrases ("retry policy"), words and prefixes (``retr*``); word
+endings are folded by the full-text index's Porter stemmer ("retries" finds
+"retry"), and the common words of English are not required (unless the query
+is nothing else). Ranking is by conversation, in two tiers: first those with
+a turn that holds every term, then those that hold some; within a tier, the
+BM25 scores of its best three matching turns (each half the one before: a
+conversation where several turns match ranks above one stray turn) and how
+much of the query it covers, each term weighted by how rare it is. Measured
+on LoCoMo's questions (docs/benchmarks.md).
+
+Terms held by a great many turns ("like" in a large store) would have every
+one of those turns scored: they are counted (cheap) and left out of the
+ranked pool, still counting toward every-term and coverage where they are."""
+
+import math
+import re
+
+from .queries import Filters
+
+_TERMS = re.compile(r'"([^"]*)"?|([^\s"]+)')  # a "quoted phrase" (its closing quote may be missing), or a word
+_WORD = re.compile(r"\w+")
+POOL = 2_000  # best-ranked matching turns a search scores
+COMMON = 20_000  # a term held by more turns than this is counted, not ranked turn by turn
+DECAY = 0.5  # a conversation's second best turn counts half its best, the third a quarter
+CANDIDATES = 200  # conversations whose coverage is weighed
+STOP = frozenset("""a about above after again against all am an and any are as at be because been before being below
+between both but by can could did do does doing down during each few for from further had has have having he her here
+hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on once
+only or other our ours ourselves out over own same she should so some such than that the their theirs them themselves
+then there these they this those through to too under until up very was we were what whats when where which while who
+whom why will with would you your yours yourself yourselves""".split())
+
+
+class Query:
+    """What was asked: its terms as the full-text index reads them, and the words to mark in a snippet."""
+
+    def __init__(self, text: str):
+        phrases, words, prefixes = [], [], []
+        for phrase, word in _TERMS.findall(text):
+            found = _WORD.findall((phrase or word).lower())
+            if phrase and found:
+                phrases.append(" ".join(found))
+            elif word.endswith("*") and found:
+                prefixes.append(found[0])
+            else:
+                words += found
+        meant = [w for w in words if w not in STOP] or (words if not (phrases or prefixes) else [])
+        self.terms = [*(f'"{p}"' for p in dict.fromkeys(phrases)), *(f'"{w}"' for w in dict.fromkeys(meant)),
+                      *(f'"{p}" *' for p in dict.fromkeys(prefixes))]
+        self.marks = [*(w for p in phrases for w in p.split()), *meant, *prefixes]
+
+    def __bool__(self) -> bool:
+        return bool(self.terms)
+
+
+def ranked(rows, query: Query, limit: int, filters: Filters) -> list[tuple[str, int, float]]:
+    """(conversation id, its best turn's rowid, its score) of the best ``limit``
+    conversations passing ``filters``; ``rows(sql, args)`` reads the cache."""
+    where, args = filters.sql()
+    total = rows("SELECT count(*) FROM turns")[0][0] or 1
+    counts = {term: _count(rows, term) for term in query.terms}
+    if not any(counts.values()):
+        return []
+    ranked_terms = [t for t in query.terms if 0 < counts[t] <= COMMON] or [t for t in query.terms if counts[t]]
+    latest = all(counts[t] > COMMON for t in ranked_terms)  # only common terms: the latest of their turns
+    pool = POOL
+    while True:
+        found = rows(
+            f"""WITH matched AS MATERIALIZED (
+                SELECT rowid AS rid, rank AS score FROM turn_fts WHERE turn_fts MATCH :query
+                ORDER BY {'rowid DESC' if latest else 'rank'} LIMIT :pool)
+            SELECT m.rid, m.score, t.conv_id, c.updated FROM matched m JOIN turns t ON t.rowid = m.rid
+            JOIN conversations c ON c.id = t.conv_id WHERE {where}""",
+            {"query": " OR ".join(ranked_terms), "pool": pool, **args})
+        convs = {r[2] for r in found}
+        if len(convs) >= limit or pool >= sum(counts[t] for t in ranked_terms):
+            break
+        pool *= 10
+    turns: dict[str, list] = {}
+    updated = {}
+    for rid, score, conv_id, when in found:
+        turns.setdefault(conv_id, []).append((-score, rid))
+        updated[conv_id] = when or ""
+    strength = {c: sum(s * DECAY ** n for n, (s, _) in enumerate(sorted(ts, reverse=True)[:3]))
+                for c, ts in turns.items()}
+    candidates = sorted(strength, key=lambda c: -strength[c])[:max(CANDIDATES, limit)]
+    cover = _coverage(rows, query, counts, total, candidates)
+    whole = _every_term(rows, query, counts, [rid for c in candidates for _, rid in turns[c]])
+    top_s, top_c = max(strength.values(), default=1) or 1, max(cover.values(), default=1) or 1
+    score = {c: strength[c] / top_s + cover.get(c, 0) / top_c for c in candidates}
+    order = sorted(candidates, key=lambda c: (not (whole & {rid for _, rid in turns[c]}), -score[c],
+                                              _newest_first(updated[c])))
+    out = []
+    for conv_id in order[:limit]:
+        best = sorted(turns[conv_id], reverse=True)
+        rid = next((r for _, r in best if r in whole), best[0][1])
+        out.append((conv_id, rid, score[conv_id]))
+    return out
+
+
+def _count(rows, term: str) -> int:
+    """How many turns hold ``term`` (counted, never ranked: a few ms at 100,000 matches)."""
+    return rows("SELECT count(*) FROM turn_fts WHERE turn_fts MATCH ?", (term,))[0][0]
+
+
+def _coverage(rows, query: Query, counts: dict, total: int, candidates: list[str]) -> dict[str, float]:
+    """Of each candidate conversation, the query's terms it holds (any turn),
+    each weighted by how rare it is in the store (inverse document frequency);
+    a common term, which weighs little, is not looked for turn by turn."""
+    out: dict[str, float] = {}
+    if not candidates or len(query.terms) < 2:
+        return out
+    for term in query.terms:
+        if not 0 < counts[term] <= COMMON:
+            continue
+        idf = math.log(1 + total / counts[term])
+        held = rows("""SELECT DISTINCT t.conv_id FROM turns t WHERE t.conv_id IN (SELECT value FROM json_each(:convs))
+                       AND t.rowid IN (SELECT rowid FROM turn_fts WHERE turn_fts MATCH :term)""",
+                    {"convs": _json(candidates), "term": term})
+        for (conv_id,) in held:
+            out[conv_id] = out.get(conv_id, 0.0) + idf
+    return out
+
+
+def _every_term(rows, query: Query, counts: dict, rowids: list[int]) -> set[int]:
+    """Of ``rowids``, the turns that hold every term (the query's phrases side by side)."""
+    if not rowids or len(query.terms) < 2:
+        return set(rowids) if query.terms else set()
+    if not all(counts.values()):
+        return set()
+    every = " AND ".join(query.terms)
+    if min(counts.values()) <= COMMON:  # no more turns than the rarest term's: read them all
+        return set(rowids) & {r[0] for r in rows("SELECT rowid FROM turn_fts WHERE turn_fts MATCH ?", (every,))}
+    return {r[0] for r in rows("""SELECT rowid FROM turn_fts WHERE turn_fts MATCH :query
+                                  AND rowid IN (SELECT value FROM json_each(:rowids))""",
+                               {"query": every, "rowids": _json(rowids)})}
+
+
+def _json(values: list) -> str:
+    import json
+
+    return json.dumps(values)
+
+
+def _newest_first(when: str) -> tuple:
+    return tuple(-ord(c) for c in when)
