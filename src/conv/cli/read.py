@@ -63,10 +63,11 @@ def list_(
 
 
 @app.command(rich_help_panel=PANEL, epilog='Examples:\n\n  conv search rebase\n\n'
+             '  conv search what did we decide about the retry policy\n\n'
              '  conv search "interactive rebase" --tag git -n 5')
 def search(
-    text: Annotated[list[str], typer.Argument(help='Words that must all appear in one turn ("quoted words" side by '
-                                                  'side).')],
+    text: Annotated[list[str], typer.Argument(help='What to find, as you would ask it: words (their other forms '
+                                                  'too: retry finds retries), "quoted phrases", prefixes (retr*).')],
     limit: Annotated[int, typer.Option("-n", "--limit", min=1, help="How many conversations.")] = 20,
     agent: Agent = None,
     tag: Tag = None,
@@ -77,7 +78,8 @@ def search(
     model: Model = None,
     json_out: Json = False,
 ) -> None:
-    """Search every turn of every conversation (best matches first)."""
+    """Search every turn of every conversation: conversations holding every word first, then those holding the
+    most of the rarest ones; each hit names its tool, project, model and turn (conv show ID --turn N)."""
     from .run.search import run
 
     run({"text": text, "limit": limit, "agent": agent, "tag": tag, "since": since, "status": status, "here": here,
@@ -85,7 +87,8 @@ def search(
 
 
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv show\n\n"
-             "  conv show -l            # the conversation updated last\n\n  conv show k3f9x2 --raw")
+             "  conv show -l            # the conversation updated last\n\n  conv show k3f9x2 --raw\n\n"
+             "  conv show k3f9x2 --turn 7   # from the turn a search found")
 def show(
     ref: Annotated[Optional[str], typer.Argument(help="Conversation id, unique prefix or suffix "
                                                       "(default: the current one).", show_default=False)] = None,
@@ -94,6 +97,8 @@ def show(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     raw: Annotated[bool, typer.Option("--raw", help="The files exactly as stored.")] = False,
     last: Annotated[Optional[int], typer.Option("--last", metavar="N", min=1, help="Only the last N turns.")] = None,
+    turn: Annotated[Optional[int], typer.Option("--turn", metavar="N", min=1,
+                                                help="From turn N on (a search hit names its turn).")] = None,
 ) -> None:
     """Show a conversation: Markdown on a terminal, plain text when piped."""
     from ..services import browse
@@ -103,7 +108,8 @@ def show(
         ref = browse.latest(workspace(), ref)
     if raw:
         return views.raw_files(browse.raw_files(workspace(), ref))
-    views.emit(browse.conversation(workspace(), ref), json_out, views.conversation, last, data=views.conversation_data)
+    conv = browse.conversation(workspace(), ref, turn)
+    views.emit(conv, json_out, views.conversation, last, turn, data=lambda c: views.conversation_data(c, turn))
 
 
 @app.command(rich_help_panel=PANEL, epilog="Examples:\n\n  conv log\n\n  conv log k3f9x2 --json")

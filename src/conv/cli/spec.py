@@ -42,7 +42,7 @@ OPTIONS: dict[str, dict[str, tuple[str, int]]] = {  # command -> spelling -> (pa
     "list": LISTED,
     "search": {**FOUND, **HERE, **JSON},
     "show": {**_option("latest", SWITCH, "-l", "--latest"), **JSON, **_option("raw", SWITCH, "--raw"),
-             **_option("last", VALUE, "--last")},
+             **_option("last", VALUE, "--last"), **_option("turn", VALUE, "--turn")},
     "log": JSON,
     "diff": {**_option("rev", VALUE, "--rev"), **JSON},
     "fork": {**_option("at", VALUE, "--at"), **_option("title", VALUE, "--title"), **JSON},

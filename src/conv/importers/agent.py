@@ -11,6 +11,7 @@ from ..format.fence import fenced
 from . import ImportedTurn
 
 CLIP = 2000  # characters of a tool's result kept in the turn; the whole is kept beside it
+OWN_TOOLS = "mcp__conv__"  # conv mcp's tools as the agents name them: their results are conv's own words
 
 
 class AgentTurns:
@@ -69,12 +70,20 @@ class AgentTurns:
 
     def result(self, call_id: str, text: str, error: bool, time, source_id: str) -> None:
         name = self._calls.get(call_id, "tool")
-        self.noted(text, f"tool result: {name}" + (" (error)" if error else ""), f"{name}-result", time, source_id)
+        self.noted(text, f"tool result: {name}" + (" (error)" if error else ""), f"{name}-result", time, source_id,
+                   whole=not name.startswith(OWN_TOOLS))
 
-    def noted(self, text: str, heading: str, kept_as: str, time, source_id: str) -> None:
+    def noted(self, text: str, heading: str, kept_as: str, time, source_id: str, whole: bool = True) -> None:
         """A block the agent's side added to the answer under way (a tool's
-        result, the agent's own notice), cut past CLIP and kept whole beside it."""
+        result, the agent's own notice), cut past CLIP and kept whole beside it;
+        not ``whole``: kept beside it only (what conv mcp answered: conv's own
+        search results, which would otherwise be found again as this session's)."""
         turn = self._answer(time, source_id)
+        if not whole:
+            kept = f"{kept_as}-{len(turn.kept) + 1}.txt"
+            turn.kept.append((kept, text.encode()))
+            self._append(turn, fenced(f"[conv's own answer, kept beside this turn as {kept}]", heading))
+            return
         if len(text) > CLIP:
             kept = f"{kept_as}-{len(turn.kept) + 1}.txt"
             turn.kept.append((kept, text.encode()))

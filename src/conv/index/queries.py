@@ -97,6 +97,7 @@ class Hit:
     turn: str  # the best matching turn's name
     role: str
     snippet: str  # the text around the match, matches between HIT_START and HIT_END
+    number: int = 0  # that turn's place in the conversation, from 1 (conv show REF --turn N)
 
     def spans(self) -> list[tuple[str, bool]]:
         """The snippet as (text, is a match) pieces, for whoever shows it."""
@@ -188,15 +189,16 @@ class Queries:
         query = Query(text)
         if not query:
             return []
-        found = ranked(self._rows, query, min(limit, HITS_MOST), filters or Filters())
+        found = ranked(self._rows, query, min(limit, HITS_MOST), *(filters or Filters()).sql())
         if not found:
             return []
         columns = ", ".join("c." + col.strip() for col in Row.COLUMNS.split(","))
         shown = {r[-4]: r for r in self._rows(
-            f"""SELECT {columns}, t.rowid, t.name, t.role, turn_body(t.sha) FROM turns t
+            f"""SELECT {columns}, (SELECT count(*) FROM turns x WHERE x.conv_id = t.conv_id AND x.name <= t.name),
+                       t.rowid, t.name, t.role, turn_body(t.sha) FROM turns t
                 JOIN conversations c ON c.id = t.conv_id WHERE t.rowid IN (SELECT value FROM json_each(?))""",
             (json.dumps([rid for _, rid, _ in found]),))}
-        return [Hit(Row.from_sql(r[:-4]), r[-3], r[-2], snippet(r[-1] or "", query.marks))
+        return [Hit(Row.from_sql(r[:-5]), r[-3], r[-2], snippet(r[-1] or "", query.marks), r[-5])
                 for _, rid, _ in found if (r := shown.get(rid))]
 
     def history(self, conv_id: str) -> list[Event]:

@@ -18,8 +18,6 @@ ranked pool, still counting toward every-term and coverage where they are."""
 import math
 import re
 
-from .queries import Filters
-
 _TERMS = re.compile(r'"([^"]*)"?|([^\s"]+)')  # a "quoted phrase" (its closing quote may be missing), or a word
 _WORD = re.compile(r"\w+")
 POOL = 2_000  # best-ranked matching turns a search scores
@@ -56,10 +54,10 @@ class Query:
         return bool(self.terms)
 
 
-def ranked(rows, query: Query, limit: int, filters: Filters) -> list[tuple[str, int, float]]:
+def ranked(rows, query: Query, limit: int, where: str, args: dict) -> list[tuple[str, int, float]]:
     """(conversation id, its best turn's rowid, its score) of the best ``limit``
-    conversations passing ``filters``; ``rows(sql, args)`` reads the cache."""
-    where, args = filters.sql()
+    conversations that pass ``where`` (a Filters' SQL, the conversations as
+    ``c``); ``rows(sql, args)`` reads the cache."""
     total = rows("SELECT count(*) FROM turns")[0][0] or 1
     counts = {term: _count(rows, term) for term in query.terms}
     if not any(counts.values()):
@@ -72,7 +70,7 @@ def ranked(rows, query: Query, limit: int, filters: Filters) -> list[tuple[str, 
             f"""WITH matched AS MATERIALIZED (
                 SELECT rowid AS rid, rank AS score FROM turn_fts WHERE turn_fts MATCH :query
                 ORDER BY {'rowid DESC' if latest else 'rank'} LIMIT :pool)
-            SELECT m.rid, m.score, t.conv_id, c.updated FROM matched m JOIN turns t ON t.rowid = m.rid
+            SELECT m.rid, m.score, t.conv_id, c.updated, t.name FROM matched m JOIN turns t ON t.rowid = m.rid
             JOIN conversations c ON c.id = t.conv_id WHERE {where}""",
             {"query": " OR ".join(ranked_terms), "pool": pool, **args})
         convs = {r[2] for r in found}
@@ -81,22 +79,22 @@ def ranked(rows, query: Query, limit: int, filters: Filters) -> list[tuple[str, 
         pool *= 10
     turns: dict[str, list] = {}
     updated = {}
-    for rid, score, conv_id, when in found:
-        turns.setdefault(conv_id, []).append((-score, rid))
+    for rid, score, conv_id, when, name in found:
+        turns.setdefault(conv_id, []).append((-score, _earlier_first(name), rid))
         updated[conv_id] = when or ""
-    strength = {c: sum(s * DECAY ** n for n, (s, _) in enumerate(sorted(ts, reverse=True)[:3]))
+    strength = {c: sum(s * DECAY ** n for n, (s, _, _) in enumerate(sorted(ts, reverse=True)[:3]))
                 for c, ts in turns.items()}
     candidates = sorted(strength, key=lambda c: -strength[c])[:max(CANDIDATES, limit)]
     cover = _coverage(rows, query, counts, total, candidates)
-    whole = _every_term(rows, query, counts, [rid for c in candidates for _, rid in turns[c]])
+    whole = _every_term(rows, query, counts, [rid for c in candidates for _, _, rid in turns[c]])
     top_s, top_c = max(strength.values(), default=1) or 1, max(cover.values(), default=1) or 1
     score = {c: strength[c] / top_s + cover.get(c, 0) / top_c for c in candidates}
-    order = sorted(candidates, key=lambda c: (not (whole & {rid for _, rid in turns[c]}), -score[c],
+    order = sorted(candidates, key=lambda c: (not (whole & {rid for _, _, rid in turns[c]}), -score[c],
                                               _newest_first(updated[c])))
     out = []
     for conv_id in order[:limit]:
-        best = sorted(turns[conv_id], reverse=True)
-        rid = next((r for _, r in best if r in whole), best[0][1])
+        best = sorted(turns[conv_id], reverse=True)  # the best scored; among equals, the earliest turn
+        rid = next((r for _, _, r in best if r in whole), best[0][2])
         out.append((conv_id, rid, score[conv_id]))
     return out
 
@@ -147,3 +145,8 @@ def _json(values: list) -> str:
 
 def _newest_first(when: str) -> tuple:
     return tuple(-ord(c) for c in when)
+
+
+def _earlier_first(name: str) -> tuple:
+    """A turn's name as a key that sorts later names first (so that, reversed, the earliest comes first)."""
+    return tuple(-ord(c) for c in name)

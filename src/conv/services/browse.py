@@ -6,12 +6,14 @@ from ..errors import UsageError
 from ..format.model import STATUSES, Conversation, iso
 from ..home import project
 from ..home.values import duration
-from ..index import Filters, Hit, Row
+from ..index import Filters, Row
+from ..index.queries import OWN
 from ..records import dataclass
 from .current import current
 from .workspace import Workspace
 
 WORDS_MOST = 64  # words of a search
+COUNTED_MOST = 1_000  # conversations counted that match a search's words, when its filters leave none
 
 
 @dataclass
@@ -122,14 +124,41 @@ def _as_tree(listed: list[Listed]) -> list[Listed]:
     return out
 
 
-def search(ws: Workspace, text: str, limit: int, filters: Filters | None = None) -> list[tuple[Hit, str]]:
+@dataclass
+class Searched:
+    """What a search found: the hits (each with its conversation's short id), and
+    when filters left none, how many conversations match without them."""
+
+    text: str
+    hits: list  # (Hit, short id)
+    unfiltered: int = 0  # conversations that match the words alone, when the filters left none
+    filtered_by: str = ""  # the filters, as typed (--model sonnet)
+
+    def to_list(self) -> list[dict]:
+        return [{"id": h.row.id, "short": short, "title": h.row.title, "source": h.row.source or OWN,
+                 "project": h.row.project, "model": h.row.model, "date": h.row.updated, "turn": h.turn,
+                 "turn_number": h.number, "role": h.role, "snippet": "".join(t for t, _ in h.spans())}
+                for h, short in self.hits]
+
+
+def search(ws: Workspace, text: str, limit: int, filters: Filters | None = None, said: str = "") -> Searched:
     """Hits with each conversation's short id (a search of more than WORDS_MOST words is refused: each
-    word is matched against every turn, and a pasted page would take minutes)."""
+    word is matched against every turn, and a pasted page would take minutes); ``said``: the filters as
+    the user gave them, to say when they leave nothing."""
+    from ..index.search import Query
+
     if len(text.split()) > WORDS_MOST:
         raise UsageError(f"the search has {len(text.split()):,} words; conv searches with at most {WORDS_MOST}",
                          "search for the few words that matter")
-    hits = ws.index.refresh().search(text, limit, filters)
-    return [(hit, ws.index.queries.short_id(hit.row.id)) for hit in hits]
+    if not Query(text):
+        raise UsageError("nothing to search for" + (f" in {text!r}" if text.strip() else ""),
+                         'Give words, a "quoted phrase" or a prefix*: conv search "retry policy"')
+    index = ws.index.refresh()
+    hits = index.search(text, limit, filters)
+    found = Searched(text, [(hit, ws.index.queries.short_id(hit.row.id)) for hit in hits], filtered_by=said)
+    if not hits and filters is not None and said:
+        found.unfiltered = len(index.search(text, COUNTED_MOST, Filters(trashed=filters.trashed)))
+    return found
 
 
 def latest(ws: Workspace, ref: str | None) -> str:
@@ -142,8 +171,13 @@ def latest(ws: Workspace, ref: str | None) -> str:
     return rows[0].id
 
 
-def conversation(ws: Workspace, ref: str | None) -> Conversation:
-    return ws.conversation(ws.resolve(ref))
+def conversation(ws: Workspace, ref: str | None, turn: int | None = None) -> Conversation:
+    """A conversation (``turn``: it must have that many turns, to be shown from there)."""
+    conv = ws.conversation(ws.resolve(ref))
+    if turn is not None and turn > len(conv.turns):
+        raise UsageError(f"{conv.id} has {len(conv.turns)} turns, not {turn}",
+                         f"conv show {ws.index.queries.short_id(conv.id)} shows them all")
+    return conv
 
 
 def raw_files(ws: Workspace, ref: str | None) -> list[tuple[str, str]]:

@@ -40,8 +40,8 @@ def filters(here: str | None = None, source: str | None = None, since: str | Non
 
 
 def search(ws: Workspace, text: str, limit: int, chosen: Filters) -> list[dict]:
-    hits = browse.search(ws, text, min(limit, SEARCH_MOST), chosen)
-    return [_masked({**_summary(hit.row, short), "turn": hit.turn, "role": hit.role,
+    hits = browse.search(ws, text, min(limit, SEARCH_MOST), chosen).hits
+    return [_masked({**_summary(hit.row, short), "turn": hit.turn, "turn_number": hit.number, "role": hit.role,
                      "snippet": _cut(_masked("".join(piece for piece, _ in hit.spans())), SNIPPET_MOST)})
             for hit, short in hits]
 

@@ -237,14 +237,15 @@ def when(epoch: int) -> str:
     return datetime.fromtimestamp(epoch).strftime("%Y-%m-%d %H:%M")
 
 
-def search_hit(short: str, updated: str, title: str, role: str, spans: list[tuple[str, bool]]) -> None:
-    """One search result: a line about the conversation, then the text around
-    the match (matches bold on a terminal unless NO_COLOR)."""
+def search_hit(short: str, updated: str, title: str, where: str, spans: list[tuple[str, bool]]) -> None:
+    """One search result: a line about the conversation, one saying where the
+    match is, then the text around it (matches bold on a terminal unless NO_COLOR)."""
     styled = is_terminal() and not os.environ.get("NO_COLOR")
     text = "".join(f"\x1b[1m{clean(t)}\x1b[0m" if hit and styled else clean(t) for t, hit in spans)
     text = " ".join(text.split())
     head = f"{short}  {updated}  {clean(title)}"
-    _out((f"\x1b[36m{head}\x1b[0m" if styled else head) + f"\n    {role}: {text}\n")
+    line = f"    {clean(where)}"
+    _out((f"\x1b[36m{head}\x1b[0m\n\x1b[2m{line}\x1b[0m" if styled else f"{head}\n{line}") + f"\n    {text}\n")
 
 
 def rich(renderable) -> None:

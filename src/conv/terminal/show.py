@@ -7,9 +7,9 @@ from ..format.words import folder, plural
 from .render import ago, count, dollars, transcript
 
 
-def print_conversation(conv: Conversation, last: int | None = None) -> None:
-    """A conversation as ``conv show`` prints it (``conv chat``'s /show too)."""
-    first = max(len(conv.turns) - last, 0) if last else 0
+def print_conversation(conv: Conversation, last: int | None = None, turn: int | None = None) -> None:
+    """A conversation as ``conv show`` prints it (``conv chat``'s /show too), from turn ``turn`` when given."""
+    first = max(len(conv.turns) - last, 0) if last else (turn - 1 if turn else 0)
     used = usage_totals(conv.turns)
     spent = used["prompt_tokens"] + used["completion_tokens"]
     usage = f" · {count(spent)} tokens" + (f" · {dollars(used['cost'])}" if used["cost"] is not None else "")

@@ -50,28 +50,36 @@ def listing(items: list, limit: int, asked: str, deleted: bool, total: "Callable
         notice(f"the {limit} most recently updated of {everything:,}; conv list -n {everything} shows them all")
 
 
-def search_data(hits: list) -> list[dict]:
-    return [{"id": h.row.id, "short": short, "title": h.row.title, "turn": h.turn, "role": h.role,
-             "snippet": "".join(t for t, _ in h.spans())} for h, short in hits]
+def search(found) -> None:
+    """conv search: each hit, where it is (the tool, the project, the model, the turn), and the words around it."""
+    from ..format.words import folder, plural
+
+    if not found.hits:
+        if found.unfiltered:
+            more = "or more " if found.unfiltered >= 1_000 else ""
+            return notice(f"{plural(found.unfiltered, 'conversation')} {more}match {found.text!r}; "
+                          f"none with {found.filtered_by}")
+        return notice(f"nothing matches {found.text!r}")
+    for hit, short in found.hits:
+        where = " · ".join(x for x in (hit.row.source or "conv", folder(hit.row.project or ""), hit.row.model or "",
+                                        f"turn {hit.number} ({hit.role})") if x)
+        render.search_hit(short, render.ago(hit.row.updated), hit.row.title or "-", where, hit.spans())
 
 
-def search(hits: list, text: str) -> None:
-    if not hits:
-        return notice(f"nothing matches {text!r}")
-    for hit, short in hits:
-        render.search_hit(short, render.ago(hit.row.updated), hit.row.title or "-", hit.role, hit.spans())
-
-
-def conversation_data(conv) -> dict:
+def conversation_data(conv, turn: int | None = None) -> dict:
     from ..format.usage import usage_totals
 
-    return conv.to_dict() | {"usage": usage_totals(conv.turns)}
+    data = conv.to_dict() | {"usage": usage_totals(conv.turns)}
+    if turn:
+        data["turns"] = data["turns"][turn - 1:]
+        data["first_turn"] = turn
+    return data
 
 
-def conversation(conv, last: int | None) -> None:
+def conversation(conv, last: int | None, turn: int | None = None) -> None:
     from .show import print_conversation
 
-    print_conversation(conv, last)
+    print_conversation(conv, last, turn)
 
 
 def raw_files(files: list[tuple[str, str]]) -> None:

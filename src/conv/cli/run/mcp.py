@@ -29,12 +29,15 @@ FILTERS = {
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 TOOLS = [
     {"name": "search", "title": "Search past conversations",
-     "description": "Full-text search of every turn of the user's past conversations (with models and coding "
-                    "agents), best match first. Words must all appear in one turn; \"quoted words\" must appear "
-                    "side by side. Each hit names the conversation (id, title, date, source, project) and the "
-                    "turn, with a short snippet; read one with show.",
+     "description": "Search every turn of the user's past conversations (with models and coding agents), the "
+                    "best conversation first. Ask as you would ask a person (a question in a sentence works): "
+                    "conversations holding every word come first, then those holding most of the rare ones; other "
+                    "word forms match (retry, retries), \"quoted words\" must be side by side, retr* is a prefix. "
+                    "Each hit names the conversation (id, title, date, source, project, model) and its best turn "
+                    "(turn_number), with a short snippet; read one with show.",
      "inputSchema": {"type": "object", "properties": {
-         "query": {"type": "string", "maxLength": 1000, "description": "The words to find."}, **FILTERS,
+         "query": {"type": "string", "maxLength": 1000, "description": "What to find: a question or words."},
+         **FILTERS,
          "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10}},
          "required": ["query"], "additionalProperties": False},
      "annotations": READ_ONLY},

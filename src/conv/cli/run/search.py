@@ -12,5 +12,8 @@ def run(given: dict) -> None:
     text = " ".join(given["text"])
     filters = browse.filters_from(given.get("agent"), given.get("tag"), given.get("since"), given.get("status"),
                                   here=bool(given.get("here")), source=given.get("source"), model=given.get("model"))
-    hits = browse.search(workspace(), text, given.get("limit", 20), filters)
-    views.emit(hits, bool(given.get("json_out")), views.search, text, data=views.search_data)
+    said = " ".join(f"--{name} {value}" if value is not True else f"--{name}" for name, value in
+                    ((k, given.get(k)) for k in ("agent", "tag", "since", "status", "here", "source", "model"))
+                    if value)
+    found = browse.search(workspace(), text, given.get("limit", 20), filters, said)
+    views.emit(found, bool(given.get("json_out")), views.search, data=lambda searched: searched.to_list())

@@ -44,7 +44,7 @@ _KINDS = {
     "session_meta": Record({"id": Text, "cwd": Text, "git": Record({"branch": Text})}),
     "turn_context": Record({"model": Text}),
     "response_item": Record({"type": Text, "role": Text, "content": _PARTS, "id": Text, "summary": _PARTS,
-                             "call_id": Text, "name": Text, "arguments": Anything, "input": Anything,
+                             "call_id": Text, "name": Text, "namespace": Text, "arguments": Anything, "input": Anything,
                              "action": Anything, "output": Anything}),
     "event_msg": Record({"type": Text, "info": Record({"last_token_usage": _TOKENS})}),
     "token_usage_record": Record({"response_id": Text, "usage": _TOKENS}),
@@ -124,7 +124,9 @@ def _item(turns: AgentTurns, p: dict, model, time, source_id: str):
     elif kind in _CALLS:
         arguments = p["arguments"] if p["arguments"] is not None else (
             p["input"] if p["input"] is not None else p["action"])
-        turns.called(p["call_id"] or p["id"] or "", p["name"] or "shell", arguments, time, source_id)
+        name = p["name"] or "shell"
+        turns.called(p["call_id"] or p["id"] or "", f"{p['namespace']}__{name}" if p["namespace"] else name,
+                     arguments, time, source_id)
     elif kind in _OUTPUTS:
         output = p["output"]
         text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
