@@ -6,11 +6,13 @@
 # Alt-K  replaces the line, a description ("find files over 100 MB"), by the
 #        shell command it asks for, to read, edit and run yourself; press it
 #        again on "make it recursive" to refine. conv never runs the command.
+# Alt-J  searches every turn of every conversation as you type (the line typed
+#        in); Enter makes the one chosen this terminal's conversation.
 # CONV_PROMPT holds the prompt segment (conv:ID·TURNS), refreshed before each
 # prompt; put ${CONV_PROMPT} in PS1 (single-quoted, so no subshell runs).
 # Set CONV_NO_BIND=1 before loading to bind no keys, then bind your own with
-# conv_bind_keys KEY-FOR-FOLLOW-UP KEY-FOR-NEW [KEY-FOR-COMMAND],
-# e.g. conv_bind_keys '\ex' '\ey' '\ez'.
+# conv_bind_keys KEY-FOR-FOLLOW-UP KEY-FOR-NEW [KEY-FOR-COMMAND [KEY-FOR-RESUME]],
+# e.g. conv_bind_keys '\ex' '\ey' '\ez' '\ew'.
 # The line runs as `conv ask -c -- '<the line>'`, single-quoted: it reaches
 # conv as one argument and is never evaluated.
 
@@ -61,7 +63,13 @@ _conv_stash() {
       break
     fi
   done
-  if [[ -z ${READLINE_LINE//[[:space:]]/} ]]; then
+  if [[ $1 == resume ]]; then  # the picker, the line typed into it: every turn of every conversation searched
+    if [[ -z ${READLINE_LINE//[[:space:]]/} ]]; then
+      READLINE_LINE="$command resume"
+    else
+      READLINE_LINE="$command resume --pick -- '${READLINE_LINE//\'/$sq}'"
+    fi
+  elif [[ -z ${READLINE_LINE//[[:space:]]/} ]]; then
     READLINE_LINE="$command show --last 2"
   else
     [[ $1 == follow ]] && command+=" ask -c --" || command+=" ask --"
@@ -108,6 +116,8 @@ conv_bind_keys() {
   for map in emacs vi-insert; do
     bind -m "$map" -x '"\C-x\C-_f": _conv_stash follow'
     bind -m "$map" -x '"\C-x\C-_n": _conv_stash new'
+    bind -m "$map" -x '"\C-x\C-_r": _conv_stash resume'
+    [[ -z ${4-} ]] || bind -m "$map" "\"$4\": \"\C-x\C-_r\C-m\""  # first: another key set to it wins
     bind -m "$map" "\"$1\": \"\C-x\C-_f\C-m\""
     bind -m "$map" "\"$2\": \"\C-x\C-_n\C-m\""
     [[ -z ${3-} ]] || bind -m "$map" -x "\"$3\": _conv_command"
@@ -122,7 +132,7 @@ else
 fi
 
 if [[ -z ${CONV_NO_BIND-} ]]; then
-  conv_bind_keys "${CONV_FOLLOW_KEY:-\ef}" "${CONV_NEW_KEY:-\en}" "${CONV_COMMAND_KEY:-\ek}"
+  conv_bind_keys "${CONV_FOLLOW_KEY:-\ef}" "${CONV_NEW_KEY:-\en}" "${CONV_COMMAND_KEY:-\ek}" "${CONV_RESUME_KEY:-\ej}"
 fi
 
 # Tab completion: conv runs only when TAB is pressed (conv __complete prints

@@ -7,10 +7,13 @@
 # Alt-K  replaces the line, a description ("find files over 100 MB"), by the
 #        shell command it asks for, to read, edit and run yourself; press it
 #        again on "make it recursive" to refine. conv never runs the command.
+# Alt-J  searches every turn of every conversation as you type (the line typed
+#        in); Enter makes the one chosen this terminal's conversation.
 # conv_prompt prints the prompt segment (conv:ID·TURNS): call it from
 # fish_right_prompt or fish_prompt. Set CONV_NO_BIND=1 before loading to bind
-# no keys, and bind conv_follow_up / conv_new_conversation / conv_command
-# yourself; CONV_FOLLOW_KEY / CONV_NEW_KEY / CONV_COMMAND_KEY change the keys. The line runs as
+# no keys, and bind conv_follow_up / conv_new_conversation / conv_command /
+# conv_resume yourself; CONV_FOLLOW_KEY / CONV_NEW_KEY / CONV_COMMAND_KEY /
+# CONV_RESUME_KEY change the keys. The line runs as
 # `conv ask -c -- '<the line>'`, single-quoted: it reaches conv as one argument
 # and is never evaluated.
 
@@ -66,7 +69,13 @@ function _conv_stash
     set -l command conv
     set -l found (command -s conv)  # plain "conv" when PATH finds this one
     test "$found" = "$_conv_bin"; or set command (_conv_quote $_conv_bin | string collect)
-    if string match -qr '^\s*$' -- "$text"
+    if test $argv[1] = resume  # the picker, the line typed into it: every turn of every conversation searched
+        if string match -qr '^\s*$' -- "$text"
+            commandline -r "$command resume"
+        else
+            commandline -r -- "$command resume --pick -- "(_conv_quote $text | string collect)
+        end
+    else if string match -qr '^\s*$' -- "$text"
         commandline -r "$command show --last 2"
     else
         if test $argv[1] = follow
@@ -90,6 +99,10 @@ end
 
 function conv_new_conversation --description 'start a new conversation with the command line'
     _conv_stash new
+end
+
+function conv_resume --description 'search every conversation as you type, and continue the one chosen'
+    _conv_stash resume
 end
 
 # The command comes back on stdout and goes into the command line as data:
@@ -125,7 +138,10 @@ if not set -q CONV_NO_BIND
     set -q CONV_NEW_KEY; and set new_key $CONV_NEW_KEY
     set -l command_key \ek
     set -q CONV_COMMAND_KEY; and set command_key $CONV_COMMAND_KEY
+    set -l resume_key \ej
+    set -q CONV_RESUME_KEY; and set resume_key $CONV_RESUME_KEY
     for mode in default insert
+        bind -M $mode $resume_key conv_resume  # first: another key set to it wins
         bind -M $mode $follow_key conv_follow_up
         bind -M $mode $new_key conv_new_conversation
         bind -M $mode $command_key conv_command

@@ -6,10 +6,12 @@
 # Alt-K  replaces the line, a description ("find files over 100 MB"), by the
 #        shell command it asks for, to read, edit and run yourself; press it
 #        again on "make it recursive" to refine. conv never runs the command.
+# Alt-J  searches every turn of every conversation as you type (the line typed
+#        in); Enter makes the one chosen this terminal's conversation.
 # CONV_PROMPT holds the prompt segment (conv:ID·TURNS); put ${CONV_PROMPT} in
 # PROMPT or RPROMPT. Set CONV_NO_BIND=1 before loading to bind no keys, and
-# bind the widgets conv-follow-up, conv-new-conversation and conv-command yourself;
-# CONV_FOLLOW_KEY / CONV_NEW_KEY / CONV_COMMAND_KEY change the keys. The line runs as `conv ask -c -- '<the line>'`,
+# bind the widgets conv-follow-up, conv-new-conversation, conv-command and conv-resume
+# yourself; CONV_FOLLOW_KEY / CONV_NEW_KEY / CONV_COMMAND_KEY / CONV_RESUME_KEY change the keys. The line runs as `conv ask -c -- '<the line>'`,
 # single-quoted: it reaches conv as one argument and is never evaluated.
 
 # One guarded block, no top-level return: that would end an rc file sourced again.
@@ -60,7 +62,9 @@ _conv_remember_command() {
 _conv_stash() {
   local command=conv
   [[ ${commands[conv]-} -ef $_conv_bin ]] || command=${(qq)_conv_bin}
-  if [[ -z ${BUFFER//[[:space:]]/} ]]; then
+  if [[ $1 == resume ]]; then  # the picker, the line typed into it: every turn of every conversation searched
+    [[ -z ${BUFFER//[[:space:]]/} ]] && BUFFER="$command resume" || BUFFER="$command resume --pick -- ${(qq)BUFFER}"
+  elif [[ -z ${BUFFER//[[:space:]]/} ]]; then
     BUFFER="$command show --last 2"
   else
     [[ $1 == follow ]] && command+=" ask -c --" || command+=" ask --"
@@ -74,8 +78,10 @@ _conv_stash() {
 }
 conv-follow-up() { _conv_stash follow }
 conv-new-conversation() { _conv_stash new }
+conv-resume() { _conv_stash resume }
 zle -N conv-follow-up
 zle -N conv-new-conversation
+zle -N conv-resume
 
 # The command comes back on stdout and goes into BUFFER as data: nothing in
 # it is expanded or run. A failure shows conv's message under the line;
@@ -103,6 +109,7 @@ add-zsh-hook preexec _conv_remember_command
 
 if [[ -z ${CONV_NO_BIND-} ]]; then
   for _conv_keymap in emacs viins; do
+    bindkey -M $_conv_keymap "${CONV_RESUME_KEY:-\ej}" conv-resume  # first: another key set to it wins
     bindkey -M $_conv_keymap "${CONV_FOLLOW_KEY:-\ef}" conv-follow-up
     bindkey -M $_conv_keymap "${CONV_NEW_KEY:-\en}" conv-new-conversation
     bindkey -M $_conv_keymap "${CONV_COMMAND_KEY:-\ek}" conv-command

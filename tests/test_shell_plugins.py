@@ -630,3 +630,27 @@ def test_alt_k_says_it_is_asking_while_it_waits_and_leaves_a_line_with_no_comman
     sh.wait_text("the answer holds no command")
     buffer_is(sh, "do something impossible", None)
 
+
+
+def test_alt_j_searches_every_turn_as_you_type_and_enter_continues_the_one_chosen(start, fake, kind):
+    """Search as you type (atuin's Ctrl-R, for conversations): the line typed in,
+    every turn of every conversation searched, the matching turn previewed."""
+    fake.set(reply="Webhooks are retried five times, then an alert.")
+    ok("ask", "webhook deliveries keep failing")
+    fake.set(reply="Use pg_dump nightly.")
+    ok("ask", "-n", "set up the postgres backups")
+    wanted = [c for c in conversations() if c["title"] == "webhook deliveries keep failing"][0]
+    sh = start()
+    type_text(sh, "retri")  # a word being typed: its start finds "retried"
+    sh.key("M-j")
+    sh.wait_text(r"turn 2 \(assistant\): Webhooks are retried five times", timeout=15)
+    screen = sh.screen()
+    assert "webhook deliveries keep failing" in screen and "postgres" not in screen
+    sh.type("ed fi")  # "retried fi…": still found, the preview follows
+    sh.wait_text(r"> retried fi")
+    sh.key("Enter")
+    prompt = sh.wait_prompt(after=1, timeout=15)
+    assert prompt.segment == f"conv:{wanted['short']}·2", sh.screen()
+    fake.set(reply="ECHO")
+    ask(sh, "and the alert goes where?")
+    assert user_texts(fake.requests[-1]) == ["webhook deliveries keep failing", "and the alert goes where?"]

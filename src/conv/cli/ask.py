@@ -210,14 +210,18 @@ def clear() -> None:
              '  conv ask -c "and then?"     # follows up the one chosen')
 def resume(
     text: Annotated[Optional[list[str]], typer.Argument(
-        metavar="TEXT", help="Words from its title, first question or last turn (fuzzy).", show_default=False)] = None,
+        metavar="TEXT", help="Words from its title or from anything said in it.", show_default=False)] = None,
+    pick: Annotated[bool, typer.Option("--pick", help="Open the picker with TEXT typed in, even when TEXT names "
+                                                      "one conversation (the shell plugins' Alt-J).")] = False,
 ) -> None:
-    """Pick a conversation by its title or text and make it this terminal's current one.
+    """Pick a conversation by its title or anything said in it, and make it this terminal's current one.
 
     With TEXT that clearly names one conversation (the only one whose title
     holds the words, else the only one whose text does, else the only fuzzy
     match), it is chosen at once; otherwise a picker opens with TEXT typed in:
-    type to filter, Up/Down to move, Enter to choose, Esc to cancel (exit 1)."""
+    type to search every turn of every conversation (the matching turn shown
+    below), Up/Down to move, Enter to choose, Esc to cancel (exit 1). Alt-J in
+    the shell plugins opens it with the line typed in."""
     from ..services import resume as resuming
     from ..terminal import picker, render
     from ..terminal.sanitize import clean
@@ -226,11 +230,11 @@ def resume(
     ws = workspace()
     found = resuming.candidates(ws, clean)
     ranked = resuming.rank(query, found)
-    chosen = resuming.clear_choice(ranked) if query else None
+    chosen = resuming.clear_choice(ranked) if query and not pick else None
     if chosen is None:
         if not picker.available():
             raise resuming.unresolved(query, ranked)
-        chosen = picker.pick(found, resuming.rank, query)
+        chosen = picker.pick(found, resuming.searcher(ws, clean), query)
     if chosen is None:
         render.notice("nothing chosen")
         raise typer.Exit(1)

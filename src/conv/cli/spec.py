@@ -37,7 +37,7 @@ OPTIONS: dict[str, dict[str, tuple[str, int]]] = {  # command -> spelling -> (pa
               **QUIET, **PLAIN, **MODEL_OPTION},
     "cmd": {**_option("shell", VALUE, "--shell"), **MODEL, **JSON, **QUIET},
     "chat": {**FOLLOW, **MODEL, **SYSTEM, **AGENT, **PLAIN},
-    "use": {}, "clear": {}, "resume": {},
+    "use": {}, "clear": {}, "resume": _option("pick", SWITCH, "--pick"),
     "c": LISTED,
     "list": LISTED,
     "search": {**FOUND, **HERE, **JSON},

@@ -80,21 +80,21 @@ def ranked(rows, query: Query, limit: int, where: str, args: dict) -> list[tuple
     turns: dict[str, list] = {}
     updated = {}
     for rid, score, conv_id, when, name in found:
-        turns.setdefault(conv_id, []).append((-score, _earlier_first(name), rid))
+        turns.setdefault(conv_id, []).append((score, name, rid))  # FTS5's rank: lower is better
         updated[conv_id] = when or ""
-    strength = {c: sum(s * DECAY ** n for n, (s, _, _) in enumerate(sorted(ts, reverse=True)[:3]))
-                for c, ts in turns.items()}
+    for ts in turns.values():
+        ts.sort()  # the best first; among equals, the earliest turn
+    strength = {c: sum(-s * DECAY ** n for n, (s, _, _) in enumerate(ts[:3])) for c, ts in turns.items()}
     candidates = sorted(strength, key=lambda c: -strength[c])[:max(CANDIDATES, limit)]
     cover = _coverage(rows, query, counts, total, candidates)
     whole = _every_term(rows, query, counts, [rid for c in candidates for _, _, rid in turns[c]])
     top_s, top_c = max(strength.values(), default=1) or 1, max(cover.values(), default=1) or 1
     score = {c: strength[c] / top_s + cover.get(c, 0) / top_c for c in candidates}
-    order = sorted(candidates, key=lambda c: (not (whole & {rid for _, _, rid in turns[c]}), -score[c],
-                                              _newest_first(updated[c])))
+    order = sorted(candidates, key=lambda c: updated[c], reverse=True)  # among equals, the latest first
+    order.sort(key=lambda c: (not any(rid in whole for _, _, rid in turns[c]), -score[c]))
     out = []
     for conv_id in order[:limit]:
-        best = sorted(turns[conv_id], reverse=True)  # the best scored; among equals, the earliest turn
-        rid = next((r for _, _, r in best if r in whole), best[0][2])
+        rid = next((r for _, _, r in turns[conv_id] if r in whole), turns[conv_id][0][2])
         out.append((conv_id, rid, score[conv_id]))
     return out
 
@@ -124,29 +124,18 @@ def _coverage(rows, query: Query, counts: dict, total: int, candidates: list[str
 
 
 def _every_term(rows, query: Query, counts: dict, rowids: list[int]) -> set[int]:
-    """Of ``rowids``, the turns that hold every term (the query's phrases side by side)."""
+    """Of ``rowids``, the turns that hold every term (the query's phrases side
+    by side), looked for between the least and the greatest of them only."""
     if not rowids or len(query.terms) < 2:
         return set(rowids) if query.terms else set()
     if not all(counts.values()):
         return set()
-    every = " AND ".join(query.terms)
-    if min(counts.values()) <= COMMON:  # no more turns than the rarest term's: read them all
-        return set(rowids) & {r[0] for r in rows("SELECT rowid FROM turn_fts WHERE turn_fts MATCH ?", (every,))}
-    return {r[0] for r in rows("""SELECT rowid FROM turn_fts WHERE turn_fts MATCH :query
-                                  AND rowid IN (SELECT value FROM json_each(:rowids))""",
-                               {"query": every, "rowids": _json(rowids)})}
+    return set(rowids) & {r[0] for r in rows(
+        "SELECT rowid FROM turn_fts WHERE turn_fts MATCH :query AND rowid BETWEEN :low AND :high",
+        {"query": " AND ".join(query.terms), "low": min(rowids), "high": max(rowids)})}
 
 
 def _json(values: list) -> str:
     import json
 
     return json.dumps(values)
-
-
-def _newest_first(when: str) -> tuple:
-    return tuple(-ord(c) for c in when)
-
-
-def _earlier_first(name: str) -> tuple:
-    """A turn's name as a key that sorts later names first (so that, reversed, the earliest comes first)."""
-    return tuple(-ord(c) for c in name)

@@ -2,14 +2,17 @@
 matches each one. Pure logic apart from reading the index, so the ranking is
 tested without a terminal (the picker itself is terminal/picker.py).
 
-Matching is fzf-like: every word typed must appear, in order but not
-necessarily adjacent (a subsequence), in the title, the first question or the
-last turn; consecutive letters and letters that start a word score higher.
+Matching is fzf-like over the latest conversations: every word typed must
+appear, in order but not necessarily adjacent (a subsequence), in the title,
+the first question or the last turn; consecutive letters and letters that
+start a word score higher. As you type, every turn of every conversation is
+searched too (``searcher``: the index's full-text search, the word being typed
+taken as a prefix), and the turn that matched is previewed.
 """
 
 from collections.abc import Callable
 
-from ..errors import RefError
+from ..errors import ConvError, RefError
 from ..records import dataclass
 from .current import current
 from .current import use as make_current
@@ -41,6 +44,7 @@ class Candidate:
     last: str
     summary: str = ""
     status: str = "active"
+    preview: str = ""  # the turn a full-text search matched: "turn 3 (assistant): …", one line
 
     def __post_init__(self):
         self.lower = {name: _lower(getattr(self, name)) for name in FIELDS}  # each field lower-cased, computed once
@@ -87,6 +91,59 @@ def rank(query: str, found: list[Candidate]) -> list[Ranked]:
         return [Ranked(c, 0, TIER_FUZZY, {}) for c in found]
     ranked = [r for r in (_match(words, c) for c in found) if r is not None]
     return sorted(ranked, key=lambda r: (-r.tier, -r.score))  # stable: ties stay newest first
+
+
+SEARCHED = 50  # conversations the full-text search offers per keystroke
+TIER_SEARCH = 1  # a full-text hit: after the titles holding the words, with the other text matches
+
+
+def searcher(ws: Workspace, printable: Callable[[str], str]):
+    """``rank(query, found)`` as the picker calls it on each keystroke: the
+    fuzzy matches among ``found`` whose title holds the words, then the
+    conversations a full-text search of every turn finds (the last word, still
+    being typed, as a prefix), best first, each with its matching turn to
+    preview, then the other fuzzy matches."""
+    from ..index.queries import HIT_END, HIT_START
+
+    now = current(ws).conv_id
+
+    def rank_all(query: str, found: list[Candidate]) -> list[Ranked]:
+        fuzzy = rank(query, found)
+        words = query.split()
+        if not words or not any(len(w) > 1 for w in words):
+            return fuzzy
+        typed = " ".join([*words[:-1], words[-1] + ("" if query.endswith(" ") or words[-1].endswith("*") else "*")])
+        try:
+            hits = ws.index.queries.search(typed, SEARCHED)
+        except ConvError:
+            hits = []
+        searched = []
+        for hit in hits:
+            text, marks = _marked(printable(hit.snippet), HIT_START, HIT_END)
+            row = hit.row
+            searched.append(Ranked(Candidate(
+                row.id, ws.index.queries.short_id(row.id), row.updated, row.id == now, " ".join(
+                    printable(row.title).split()), text, "", " ".join(printable(row.summary or "").split()),
+                row.status or "active", f"turn {hit.number} ({hit.role}): {text}"), 0, TIER_SEARCH, {"first": marks}))
+        titled = [r for r in fuzzy if r.tier == TIER_TITLE]
+        seen = {r.candidate.id for r in titled} | {r.candidate.id for r in searched}
+        return [*titled, *(r for r in searched if r.candidate.id not in {t.candidate.id for t in titled}),
+                *(r for r in fuzzy if r.candidate.id not in seen)]
+
+    return rank_all
+
+
+def _marked(snippet: str, start: str, end: str) -> tuple[str, list[int]]:
+    """A snippet's text without its match marks, and the positions the marks held."""
+    out, marks, inside = [], [], False
+    for ch in " ".join(snippet.split()):
+        if ch in (start, end):
+            inside = ch == start
+            continue
+        if inside:
+            marks.append(len(out))
+        out.append(ch)
+    return "".join(out), marks
 
 
 def clear_choice(ranked: list[Ranked]) -> Candidate | None:

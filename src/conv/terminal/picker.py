@@ -1,6 +1,7 @@
-"""The terminal picker of ``conv resume``: type to filter (fuzzy, see
-services/resume.py), Up/Down or Ctrl-P/Ctrl-N to move, Enter to choose,
-Esc or Ctrl-G to cancel, Ctrl-C to interrupt.
+"""The terminal picker of ``conv resume``: type to filter (fuzzy, and a
+search of every turn, see services/resume.py; the matching turn previewed
+under the list), Up/Down or Ctrl-P/Ctrl-N to move, Enter to choose, Esc or
+Ctrl-G to cancel, Ctrl-C to interrupt.
 
 It reads and draws on /dev/tty, so stdout stays clean, and puts the terminal
 back as it found it however it ends (a choice, a cancel, Ctrl-C, SIGTERM,
@@ -154,6 +155,11 @@ class _Picker:
         time_width = max(map(len, times), default=0)
         for n, (ranked, when) in enumerate(zip(shown, times), self.top):
             lines.append(self._row(ranked, when, id_width, time_width, width, n == self.selected))
+        preview = self.ranked[self.selected].candidate.preview if self.ranked else ""
+        if preview and len(lines) < size.lines:  # the turn the search matched, under the list
+            marks = self.ranked[self.selected].marks.get("first", [])
+            at = len(preview) - len(self.ranked[self.selected].candidate.first)
+            lines.append(self._paint("dim", "  " + _fit(preview, [m + at for m in marks], width - 2, self._match)[0]))
         out = "\r\x1b[J" + "\r\n".join(lines)
         if len(lines) > 1:
             out += f"\x1b[{len(lines) - 1}A"
