@@ -32,7 +32,7 @@ ALLOWED = {
     "inert": set(),
     "pool": set(),
     "format": {"errors", "records"},
-    "home": {"errors", "records", "format"},
+    "home": {"errors", "records", "inert", "format"},
     "terminal": {"errors", "records", "signals", "inert", "format", "home"},
     "store": {"errors", "records", "signals", "format", "home"},
     "index": {"errors", "records", "pool", "format", "home", "store"},

@@ -24,6 +24,7 @@ SMOKE = {  # script -> its smallest run
     "bench_list": ["--runs", "1", "--rebuilds", "1", "--after", "1", "--conversations", "20"],
     "bench_manage": ["--runs", "1", "--git-runs", "1", "--conversations", "20", "--no-llm"],  # llm: compare's
     "bench_mcp": ["--runs", "1", "--sizes", "20"],
+    "bench_picker": ["--runs", "1", "--sizes", "20"],
     "bench_network": ["--runs", "1"],
     "bench_render": ["--runs", "1"],
     "bench_shell": ["--quick", "--shells", "bash"],

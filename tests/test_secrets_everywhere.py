@@ -187,7 +187,7 @@ def test_share_to_a_place_it_cannot_write_is_one_line(fake, tmp_path):
 ])
 def test_the_tokens_of_the_usual_services_are_keys_too(what, key, tmp_path):
     """The scan every capture and import goes through, and the pre-commit hook's (one list)."""
-    from conv.home.secrets import key_shaped
+    from conv.home.key_shapes import key_shaped
 
     assert key_shaped(f"here it is: {key} , thanks") == what
     assert key_shaped(f"not quite: {key[:-4]}") is None  # shorter than such a key

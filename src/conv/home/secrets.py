@@ -79,9 +79,9 @@ def spans(text: str, looking_alike: bool = False) -> list[tuple[int, int, str | 
     if "authorization" in lower or "x-api-key" in lower:
         found += [(m.end(2), m.end(), None) for m in _HEADER.finditer(text)]
     if looking_alike:
-        folded, at = _folded(text)
-        found += [(at[m.start()], at[m.end() - 1] + 1, what) for what, pattern in _shapes()
-                  for m in pattern.finditer(folded)]
+        from .key_shapes import shaped
+
+        found += shaped(text)
     joined: list[tuple[int, int, str | None]] = []
     for start, end, what in sorted(found, key=lambda span: span[:2]):
         if joined and start < joined[-1][1]:  # overlapping: one; side by side: two, as each is masked
@@ -99,68 +99,6 @@ def masked(text: str, where: list[tuple[int, int, str | None]]) -> str:
         out += [text[at:start], MASK]
         at = end
     return "".join(out) + text[at:]
-
-
-def look_alikes(text: str) -> list[tuple[str, str]]:
-    """(what it looks like, the text) of each thing in ``text`` shaped like a
-    key: the store's pre-commit hook's own patterns (API keys, tokens, a
-    private key's first line), for a warning before text leaves the machine."""
-    return [(what, found[0]) for what, pattern in _hook().PATTERNS for found in pattern.finditer(text)]
-
-
-def key_shaped(text: str) -> str | None:
-    """What the first thing in ``text`` shaped like a key looks like ("an
-    OpenAI API key"), or None; None too when ``CONV_ALLOW_SECRETS=1`` lets keys
-    through, as it does for the pre-commit hook (every place conv refuses one
-    asks here)."""
-    if os.environ.get("CONV_ALLOW_SECRETS") == "1":
-        return None
-    return next((what for what, pattern in _hook().PATTERNS if pattern.search(text)), None)
-
-
-def _folded(text: str) -> tuple[str, list[int]]:
-    """``text`` as a reader sees it, as the hook reads it: what shows nothing (a
-    zero-width space, a soft hyphen, as a character or an HTML entity) taken
-    out, dashes made hyphens; and where each of its characters is in ``text``
-    (a key with an invisible character inside still reads as one, and is found
-    as one)."""
-    if text.isascii() and "&" not in text:
-        return text, list(range(len(text) + 1))
-    hook = _hook()
-    out, at, last = [], [], 0
-    for found in hook.FOLDED.finditer(text):
-        out.append(text[last:found.start()])
-        at += range(last, found.start())
-        read = hook.fold(found[0])
-        out.append(read)
-        at += range(found.start(), found.start() + len(read))
-        last = found.end()
-    out.append(text[last:])
-    at += range(last, len(text) + 1)
-    return "".join(out), at
-
-
-_PEM = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----.*?(?:-----END \1-----|\Z)", re.S)
-
-
-def _shapes() -> list:
-    """The hook's patterns, a private key taken whole (BEGIN to END, or to the end of the text)."""
-    return [("a private key", _PEM), *((what, p) for what, p in _hook().PATTERNS if what != "a private key")]
-
-
-@cache
-def _hook():
-    """The pre-commit hook, as a module: its PATTERNS (one list of shapes, in the
-    hook, which must run without conv), and what it folds before they look."""
-    from importlib.machinery import SourceFileLoader
-    from importlib.util import module_from_spec, spec_from_loader
-    from pathlib import Path
-
-    loader = SourceFileLoader("conv_pre_commit_hook",
-                              str(Path(__file__).resolve().parent.parent / "hooks" / "pre-commit"))
-    module = module_from_spec(spec_from_loader(loader.name, loader))
-    loader.exec_module(module)
-    return module
 
 
 def gather() -> None:

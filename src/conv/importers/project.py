@@ -16,7 +16,7 @@ from collections.abc import Callable
 from ..errors import ConvError
 from ..format import ids
 from ..format.model import META_FILE, Conversation, Turn
-from ..home.secrets import key_shaped
+from ..home.key_shapes import key_shaped
 from .boundary import fitting
 from .shape import Misfit, Shape
 

@@ -13,7 +13,7 @@ from ..errors import ConvError, UsageError
 from ..format.model import Conversation, Turn
 from ..format.words import plural
 from ..home import imports, progress
-from ..home.secrets import key_shaped
+from ..home.key_shapes import key_shaped
 from ..importers.by_text import continue_stored
 from ..records import dataclass, field, replace
 from ..store import Incoming

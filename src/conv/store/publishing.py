@@ -12,7 +12,8 @@ import os
 from collections.abc import Callable
 
 from ..format.model import META_FILE, Conversation
-from ..home.secrets import key_shaped, spans
+from ..home.key_shapes import key_shaped
+from ..home.secrets import spans
 from .layout import ROOT, TRASH, conversation_ids, folder, purged_ids
 from .merge import Side, fork_name, fork_text, side
 from .repo.git import GitStore
