@@ -70,14 +70,17 @@ def test_a_handed_off_import_comes_back_once_however_it_reads_back(tool, home, t
 
 def test_a_handoff_masks_keys_passwords_and_bearer_tokens_and_says_so(fake, tmp_path, monkeypatch):
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    coloured = "sk-ant-api03-\x1b[31mAbCdEfGhIjKlMnOp\x1b[0mQrStUvWxYz0123456789abcdefGHIJKLmnop-AAAA"
+    emphasised = "sk-proj-**Zy**XwVuTsRqPoNmLkJiHgFeDcBa9876543210zyxwvu"
     fake.reply = (f"Use https://deploy:s3cretpass@git.example.com and {PROJ_KEY}; "
-                  "send Authorization: Bearer zyx987654321abc")
+                  f"send Authorization: Bearer zyx987654321abc; {coloured} {emphasised}")
     ok("ask", "how do I deploy?")
     done = subprocess.run([sys.executable, "-m", "conv", "handoff", "--to", "claude-code"], capture_output=True,
                           env=conv_env(), cwd=tmp_path)
     assert done.returncode == 0
     written = "".join(p.read_text() for p in (tmp_path / "claude" / "projects").rglob("*.jsonl"))
     assert "s3cretpass" not in written and "Zq8Lm2Nx" not in written and "zyx987654321abc" not in written
+    assert "AbCdEfGhIjKlMnOp" not in written and "XwVuTsRqPoNm" not in written
     assert "***" in written and "how do I deploy?" in written
     assert "masked as ***" in done.stderr.decode()
 
@@ -122,4 +125,17 @@ def test_since_at_the_calendars_ends_is_a_date_on_the_command_line_and_for_an_ag
     server = Server()
     found, error = called(server, 1, "list", since=since)
     assert not error and len(found) == expected
+    server.close()
+
+
+def test_conv_mcps_search_never_finds_what_it_masks(fake):
+    """Else it is an oracle: an agent could spell a masked secret out, a prefix at a time."""
+    fake.reply = ("deploy notes: https://alice:hunter2pass@git.example.com/x and AKIAIOSFODNN7EXAMPLE and "
+                  f"{PROJ_KEY} end")
+    ok("ask", "zanzibar deployment")
+    server = Server()
+    assert called(server, 1, "search", query="zanzibar")[0] != []
+    for n, probe in enumerate(("hunter2pas*", "hunter2pass", "akiaiosf*", "AKIAIOSFODNN7EXAMPLE", "Zq8Lm2Nx*",
+                               PROJ_KEY, "alice"), 2):
+        assert called(server, n, "search", query=probe)[0] == [], probe
     server.close()

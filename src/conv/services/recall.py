@@ -40,10 +40,26 @@ def filters(here: str | None = None, source: str | None = None, since: str | Non
 
 
 def search(ws: Workspace, text: str, limit: int, chosen: Filters) -> list[dict]:
-    hits = browse.search(ws, text, min(limit, SEARCH_MOST), chosen).hits
+    hits = browse.search(ws, text.replace("*", " "), min(limit, SEARCH_MOST), chosen).hits
     return [_masked({**_summary(hit.row, short), "turn": hit.turn, "turn_number": hit.number, "role": hit.role,
                      "snippet": _cut(_masked("".join(piece for piece, _ in hit.spans())), SNIPPET_MOST)})
-            for hit, short in hits]
+            for hit, short in hits if _seen(hit)]
+
+
+def _seen(hit) -> bool:
+    """Whether what the hit matched shows once masked: a search must not tell an
+    agent what a masked secret holds, by finding it (prefixes are words here,
+    for the same reason: no secret is spelled out a letter at a time)."""
+    from ..home.secrets import spans
+
+    text, matched, at = "", [], 0
+    for piece, hit_here in hit.spans():
+        if hit_here:
+            matched.append((at, at + len(piece)))
+        text += piece
+        at += len(piece)
+    hidden = spans(text, looking_alike=True)
+    return any(not any(s <= start and end <= e for s, e, _ in hidden) for start, end in matched)
 
 
 def recent(ws: Workspace, limit: int, chosen: Filters) -> list[dict]:

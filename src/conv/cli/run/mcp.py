@@ -32,7 +32,7 @@ TOOLS = [
      "description": "Search every turn of the user's past conversations (with models and coding agents), the "
                     "best conversation first. Ask as you would ask a person (a question in a sentence works): "
                     "conversations holding every word come first, then those holding most of the rare ones; other "
-                    "word forms match (retry, retries), \"quoted words\" must be side by side, retr* is a prefix. "
+                    "word forms match (retry, retries), \"quoted words\" must be side by side. "
                     "Each hit names the conversation (id, title, date, source, project, model) and its best turn "
                     "(turn_number), with a short snippet; read one with show.",
      "inputSchema": {"type": "object", "properties": {
