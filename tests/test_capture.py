@@ -307,3 +307,13 @@ def test_the_turns_before_a_key_are_captured_and_those_after_it_said_and_taken_i
                           env=conv_env({"PATH": path}), timeout=60)
     assert done.returncode == 0, done.stderr
     assert [c["turns"] for c in listed()] == [4]  # the exact command printed took them in
+
+
+def test_conv_use_right_after_conv_clear_is_what_c_continues(fake):
+    ok("ask", "the first topic")
+    ok("ask", "-n", "the second topic")
+    first = [c for c in listed() if c["title"] == "the first topic"][0]["id"]
+    for _ in range(3):  # each within the same second, as a script runs them
+        ok("clear")
+        ok("use", first)
+        assert json.loads(ok("show", "--json").stdout)["id"] == first

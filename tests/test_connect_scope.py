@@ -235,3 +235,14 @@ def test_capture_for_a_tool_conv_does_not_know_is_a_usage_error():
     done = subprocess.run([sys.executable, "-m", "conv", "capture", "cursor"], capture_output=True, env=conv_env(),
                           stdin=subprocess.DEVNULL)
     assert done.returncode == 2 and b"conv captures no tool called 'cursor'" in done.stderr
+
+
+def test_a_folder_where_the_settings_file_goes_is_one_line_and_the_others_go_on(claude, codex):
+    claude.mkdir()
+    done = run_conv("connect", "all")
+    said = done.stderr.decode()
+    assert done.returncode == 1 and "Traceback" not in said and f"{claude} is a folder, not a settings file" in said
+    assert "codex: connected" in done.stdout.decode()
+    status = run_conv("connect")
+    assert status.returncode == 0 and "settings unreadable" in status.stdout.decode()
+    assert "Traceback" not in run_conv("connect", "claude-code", "--remove").stderr.decode()

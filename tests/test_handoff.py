@@ -72,6 +72,9 @@ def test_codex_resumes_what_conv_handed_it_and_its_answer_comes_back(codex, aske
         done = run_conv("handoff", asked[:6], "--to", "codex", env=env, cwd=project)
         resume = done.stdout.decode().split()
         assert resume[:2] == ["codex", "resume"], done.stderr
+        rollout = next(agent.home.glob(f"sessions/*/*/*/rollout-*-{resume[2]}.jsonl"))
+        meta = json.loads(rollout.read_text().splitlines()[0])["payload"]
+        assert meta["model_provider"] == "fake"  # the TUI refuses to resume a rollout of another provider
         server.script = [[message("Both sit behind the proxy on 443.")]]
         agent("resume", resume[2], "and behind the proxy?")
         sent = [(i["role"], i["content"][0]["text"]) for i in server.requests[-1]["input"]

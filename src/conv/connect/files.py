@@ -28,13 +28,14 @@ def read(file: Path) -> bytes | None:
         return None
     except OSError as exc:
         raise ConvError(f"cannot read {file}: {exc.strerror or exc}", "Check its permissions") from None
-    with open(fd, "rb") as found:
-        kind = os.fstat(found.fileno()).st_mode
+    kind = os.fstat(fd).st_mode  # (before open(): a folder's descriptor is refused there with a traceback)
+    if not stat.S_ISREG(kind):
+        os.close(fd)
         if stat.S_ISDIR(kind):
             raise ConvError(f"{file} is a folder, not a settings file", "Move it away, then connect again")
-        if not stat.S_ISREG(kind):
-            raise ConvError(f"{file} is not a plain file (a pipe or a device)", "Make it a plain file, then "
-                            "connect again")
+        raise ConvError(f"{file} is not a plain file (a pipe or a device)", "Make it a plain file, then "
+                        "connect again")
+    with open(fd, "rb") as found:
         data = found.read(MOST_BYTES + 1)
     if len(data) > MOST_BYTES:
         raise ConvError(f"{file} is over {MOST_BYTES >> 20} MB: no settings file conv will rewrite",

@@ -129,13 +129,12 @@ def clear(name: str) -> bool:
     """Forget the current conversation, and the command conversation (conv
     cmd's, which a second description refines); True when there was a current one."""
     _file(name).with_name(name + ".cmd").unlink(missing_ok=True)
-    if name == DEFAULT:
+    if name == DEFAULT:  # and the latest since now, not before, is what -c falls back to
         write_atomic(_file(DEFAULT + ".cleared"), f"{time.time()}\n")
-        return True
     path = _file(name)
     existed = path.exists()
     path.unlink(missing_ok=True)
-    return existed
+    return existed or name == DEFAULT
 
 
 def cleared_at() -> float:

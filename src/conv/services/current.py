@@ -33,9 +33,7 @@ def current(ws: Workspace) -> Current:
     name = session.session_name()
     index = ws.index.refresh()
     expiry = ws.config.get("session.expiry")
-    state = session.load(name or session.DEFAULT)
-    if state is not None and not name and state.last_used < session.cleared_at():
-        state = None  # chosen before the last conv clear
+    state = session.load(name or session.DEFAULT)  # (conv clear removes it: a choice since is the one)
     if state is not None and index.get(state.conv_id) is not None:
         return Current(state.conv_id, "session-expired" if state.idle() > expiry else "session",
                        state.idle(), state.short)

@@ -75,6 +75,8 @@ _WRAPPER = re.compile(r"\s*<(" + "|".join(WRAPPED) + r")>")
 # origin.kind of a user record that no person typed (a person's is "human"; an older Claude Code names none)
 NOT_TYPED = ("task-notification", "auto-continuation", "coordinator", "peer", "plugin", "observer-activity", "channel")
 KEPT_SYSTEM = ("local_command", "compact_boundary")  # system records that say what happened in the session
+_SHELL = re.compile(r"<bash-input>(.*?)</bash-input>", re.S)
+_COMMAND_ONLY = re.compile(r"(?:\s*<(command-(?:message|name|args))>.*?</\1>)+\s*", re.S)
 _COMMAND = re.compile(r"<command-name>\s*(.*?)\s*</command-name>.*?(?:<command-args>(.*?)</command-args>|$)", re.S)
 
 
@@ -160,6 +162,8 @@ def _kind(r: dict) -> str | None:
         return "compaction summary"
     if r["isMeta"]:
         return "caveat" if text.lstrip().startswith("<local-command-caveat>") else "meta"
+    if origin == "human":  # what a person typed, whatever it begins with (a pasted log's tag)
+        return TYPED if _typed(r) else PART
     if origin in NOT_TYPED:
         return str(origin).replace("-", " ")
     wrapped = _WRAPPER.match(text)
@@ -187,7 +191,10 @@ def _text(r: dict) -> str:
 
 
 def _command(text: str) -> str:
-    """A slash command as the person typed it ("/review src"), from its wrapper."""
+    """A slash command or a ``!`` shell command as the person typed it ("/review src", "!ls"), from its wrapper."""
+    shell = _SHELL.search(text)
+    if shell:
+        return "!" + shell.group(1).strip()
     found = _COMMAND.search(text)
     return " ".join(part for part in (found.group(1), (found.group(2) or "").strip()) if part) if found else text
 
@@ -195,7 +202,7 @@ def _command(text: str) -> str:
 def _answered(kinds: list, at: int) -> bool:
     """Whether the model answers the record at ``at`` before anyone types again."""
     for kind in kinds[at + 1:]:
-        if kind in (TYPED, "command"):
+        if kind in (TYPED, "command", "shell command"):
             return False
         if kind == ANSWER:
             return True
@@ -208,11 +215,12 @@ def _turns(chain: list[dict]) -> list:
     turns, kinds = AgentTurns(), [_kind(r) for r in chain]
     for at, (r, kind) in enumerate(zip(chain, kinds)):
         time, source_id = r["timestamp"], r["uuid"]
-        if kind == "command" and _answered(kinds, at):
-            turns.typed(_command(_text(r)), time, source_id)  # a command the model answers: what was asked
+        if kind in ("command", "shell command") and _answered(kinds, at):
+            turns.typed(_command(_text(r)), time, source_id)  # what the model then answers: asked, as typed
             continue
         if kind == TYPED:
-            turns.typed(_text(r), time, source_id)
+            text = _text(r)  # a slash command typed is recorded in its wrapper alone: shown as typed
+            turns.typed(_command(text) if _COMMAND_ONLY.fullmatch(text) else text, time, source_id)
             continue
         if kind == STAND_IN:
             continue  # no model's answer

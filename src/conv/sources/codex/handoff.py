@@ -8,7 +8,7 @@ import time
 import uuid
 
 from ..written import Written, write_lines
-from . import sessions
+from . import home, sessions
 
 
 def write(turns: list, cwd: str, title: str) -> Written:
@@ -20,7 +20,7 @@ def write(turns: list, cwd: str, title: str) -> Written:
     path = sessions() / day / f"rollout-{time.strftime('%Y-%m-%dT%H-%M-%S', time.localtime(now))}-{thread}.jsonl"
     records = [{"timestamp": stamp, "type": "session_meta",
                 "payload": {"id": thread, "timestamp": stamp, "cwd": cwd, "originator": "conv", "source": "cli",
-                            "cli_version": "0.169.0"}}]
+                            "cli_version": "0.169.0", "model_provider": _provider()}}]
     for turn in turns:
         kind = "input_text" if turn.role == "user" else "output_text"
         records.append({"timestamp": turn.created, "type": "response_item",
@@ -28,3 +28,15 @@ def write(turns: list, cwd: str, title: str) -> Written:
                                     "content": [{"type": kind, "text": turn.content}]}})
     write_lines(path, records)
     return Written(thread, str(path), ["codex", "resume", thread])
+
+
+def _provider() -> str:
+    """The model provider Codex is set to use (config.toml's model_provider, else its default, openai): a rollout
+    naming none is one Codex refuses to resume with another provider configured."""
+    import tomllib
+
+    try:
+        found = tomllib.loads((home() / "config.toml").read_text()).get("model_provider")
+    except (OSError, ValueError, UnicodeDecodeError):
+        found = None
+    return found if isinstance(found, str) and found else "openai"

@@ -46,9 +46,12 @@ _KINDS = {
     "response_item": Record({"type": Text, "role": Text, "content": _PARTS, "id": Text, "summary": _PARTS,
                              "call_id": Text, "name": Text, "namespace": Text, "arguments": Anything, "input": Anything,
                              "action": Anything, "output": Anything}),
-    "event_msg": Record({"type": Text, "info": Record({"last_token_usage": _TOKENS})}),
+    "event_msg": Record({"type": Text, "info": Record({"last_token_usage": _TOKENS}),
+                         "item": Record({"type": Text, "content": _PARTS})}),
     "token_usage_record": Record({"response_id": Text, "usage": _TOKENS}),
+    "compacted": Record({"message": Text}),
 }
+_EVENTS = ("token_count", "item_completed")  # of the screen's events: the tokens used, and what was typed and said
 
 
 class _Rollout(Record):
@@ -61,8 +64,8 @@ class _Rollout(Record):
         checked = super().check(value)
         shape, payload = _KINDS.get(checked["type"]), value.get("payload")
         if shape is None or (checked["type"] == "event_msg"
-                             and not (isinstance(payload, dict) and payload.get("type") == "token_count")):
-            return None  # not the conversation (event_msg repeats it for the screen, but for the tokens used)
+                             and not (isinstance(payload, dict) and payload.get("type") in _EVENTS)):
+            return None  # not the conversation (event_msg repeats it for the screen)
         try:
             checked["payload"] = shape.check(payload)
         except Misfit as misfit:
@@ -83,6 +86,7 @@ class Codex(Reader):
         records = loaded.records
         meta = next((r["payload"] for r in records if r["type"] == "session_meta"), None) or {}
         per_response = any(r["type"] == "token_usage_record" for r in records)
+        shown = _shown(records)
         turns, model = AgentTurns(), None
         for n, r in enumerate(records):
             p, kind, time, source_id = r["payload"], r["type"], r["timestamp"], f"{n}"
@@ -95,7 +99,9 @@ class Codex(Reader):
                     turns.used(used["input_tokens"] or 0, used["output_tokens"] or 0,
                                p.get("response_id") or source_id, time, source_id)
             elif kind == "response_item":
-                model = _item(turns, p, model, time, source_id)
+                model = _item(turns, p, model, time, source_id, shown)
+            elif kind == "compacted":
+                turns.injected("compaction", p["message"] or "")
         found = turns.done()
         if not found:
             return []
@@ -105,20 +111,43 @@ class Codex(Reader):
             model=model, turns=found, origin={"cwd": meta.get("cwd"), "git_branch": git.get("branch")})]
 
 
-def _item(turns: AgentTurns, p: dict, model, time, source_id: str):
-    """One response item into the turns; the model the answer is by."""
+def _shown(records: list) -> dict[str, set] | None:
+    """What the screen showed as typed (UserMessage) and said (AgentMessage),
+    by text; None for a rollout that records neither (an older Codex)."""
+    found: dict[str, set] = {"UserMessage": set(), "AgentMessage": set()}
+    for r in records:
+        item = r["payload"].get("item") if r["type"] == "event_msg" else None
+        if item and item["type"] in found:
+            found[item["type"]].add(_joined(item["content"]))
+    return found if any(found.values()) else None
+
+
+def _joined(parts) -> str:
+    return "\n\n".join(c["text"] or "" for c in parts or ())
+
+
+def _item(turns: AgentTurns, p: dict, model, time, source_id: str, shown: dict | None):
+    """One response item into the turns; the model the answer is by. What
+    the screen showed as typed is a question, as said an answer; the rest of
+    the user's and the assistant's messages Codex wrote itself (its context,
+    a compaction's summary): kept, injected. An older rollout, with no such
+    events, is read by Codex's wrappers."""
     kind = p["type"]
     if kind == "message" and p["role"] == "user":
-        text = "\n\n".join(c["text"] or "" for c in p["content"] or ())
+        text = _joined(p["content"])
         wrapped = _INJECTED.match(text)
-        if wrapped:
-            turns.injected(INJECTED.get(wrapped.group(1), "instructions"), text)
+        if shown is not None and text not in shown["UserMessage"] or shown is None and wrapped:
+            turns.injected(INJECTED.get(wrapped.group(1), "instructions") if wrapped else "context", text)
         elif text.strip():
             turns.typed(text, time, p["id"] or source_id)
     elif kind == "message" and p["role"] == "assistant":
+        text = _joined(p["content"])
+        if shown is not None and text not in shown["AgentMessage"]:
+            turns.injected("compaction summary", text)
+            return model
         if model:
             turns.answered_by(model, time, source_id)
-        turns.said("\n\n".join(c["text"] or "" for c in p["content"] or ()), time, p["id"] or source_id)
+        turns.said(text, time, p["id"] or source_id)
     elif kind == "reasoning":
         turns.thought("\n\n".join(s["text"] or "" for s in p["summary"] or ()), time, source_id)
     elif kind in _CALLS:
