@@ -246,3 +246,33 @@ def test_a_folder_where_the_settings_file_goes_is_one_line_and_the_others_go_on(
     status = run_conv("connect")
     assert status.returncode == 0 and "settings unreadable" in status.stdout.decode()
     assert "Traceback" not in run_conv("connect", "claude-code", "--remove").stderr.decode()
+
+
+def test_a_read_only_settings_file_is_left_as_it_is(claude):
+    claude.write_text('{"model": "opus"}\n')
+    claude.chmod(0o444)
+    said = fails("connect", "claude-code", code=1)
+    assert "is read-only (mode 0444)" in said and "chmod u+w" in said
+    assert claude.read_text() == '{"model": "opus"}\n' and oct(claude.stat().st_mode & 0o777) == "0o444"
+
+
+def test_a_hook_taken_out_of_one_event_shows_in_the_table(claude):
+    ok("connect", "claude-code")
+    settings = json.loads(claude.read_text())
+    del settings["hooks"]["Stop"]
+    claude.write_text(json.dumps(settings))
+    assert "connected, incomplete" in ok("connect").stdout.decode()
+
+
+def test_an_import_from_a_tools_own_place_leaves_out_capture_never_too(claude, tmp_path):
+    private = tmp_path / "private"
+    ok("config", "set", "capture.never", str(private))
+    session_in(claude, str(private / "x"), "Secret plans.")
+    session_in(claude, str(tmp_path / "public"), "Open plans.")
+    ok("import", "--from", "claude-code")
+    texts = json.dumps([json.loads(ok("show", c["id"], "--json").stdout) for c in listed()])
+    assert "Open plans." in texts and "Secret plans." not in texts
+    named = sorted((claude.parent / "projects").glob("*/*.jsonl"))
+    for session in named:  # named by hand, a file is taken in whatever it is
+        ok("import", "--from", "claude-code", str(session))
+    assert "Secret plans." in json.dumps([json.loads(ok("show", c["id"], "--json").stdout) for c in listed()])

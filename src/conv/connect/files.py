@@ -58,6 +58,9 @@ def write(file: Path, data: bytes) -> None:
             mode = target.stat().st_mode & 0o7777
         except FileNotFoundError:
             mode = 0o600
+        if not mode & 0o200:  # made read-only on purpose (root could write it all the same)
+            raise ConvError(f"{file} is read-only (mode {mode:04o})",
+                            f"Make it writable (chmod u+w {file}) if conv may change it, then connect again")
         tmp = target.with_name(f".{target.name}.conv-{os.getpid()}.tmp")
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)

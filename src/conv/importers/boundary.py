@@ -135,7 +135,7 @@ def fitting(records: Iterable, shape: Shape) -> tuple[list, list[str]]:
 def _left_out(file: Path, misfits: Counter) -> str:
     count = sum(misfits.values())
     reasons = "; ".join(f"{why}" + (f" ({n})" if n > 1 else "") for why, n in misfits.most_common(3))
-    more = f"; and {len(misfits) - 3} other reasons" if len(misfits) > 3 else ""
+    more = f"; and {plural(len(misfits) - 3, 'other reason')}" if len(misfits) > 3 else ""
     return f"{plural(count, 'record')} of {file} left out: {reasons}{more}"
 
 

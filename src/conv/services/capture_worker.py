@@ -47,7 +47,7 @@ def work(ws, catch_up: bool = False) -> None:
             if catch_up:
                 from .catch_up import catch_up as catching_up
 
-                catching_up(lambda source: _import(ws, source, None, _keep(ws, source)))
+                catching_up(lambda source: _import(ws, source, None, _keep(source)))
                 catch_up = False
         if not queued():
             return
@@ -115,25 +115,17 @@ def _capture(ws, job: dict, file: str | None) -> bool:
     if file is None:  # a thread the tool never wrote down (Codex's TUI titles its sessions in one)
         log(f"{job['source']} {job.get('thread')}: no session file, nothing to capture")
         return True
-    return _import(ws, job["source"], file, _keep(ws, job["source"]))
+    return _import(ws, job["source"], file, _keep(job["source"]))
 
 
-def _keep(ws, source: str):
-    """Which conversations of ``source`` to take: none worked on in a folder
-    of ``capture.never``, and of a tool connected for projects alone, theirs."""
-    from ..home.connected import covers, kept_out
+def _keep(source: str):
+    """Which conversations of ``source`` to take: of a tool connected for projects alone, theirs (what
+    capture.never keeps out, import_from leaves out for every capture)."""
+    from ..home.connected import covers
 
-    try:
-        never = ws.config.get("capture.never")
-    except ConvError:
-        never = None  # a config conv cannot read: the next command a person runs says so
-    hooked = sources.source(source).offers("hook")
-
-    def keep(conversation) -> bool:
-        cwd = conversation.origin.get("cwd")
-        return not kept_out(cwd, never) and (not hooked or covers(source, cwd))
-
-    return keep
+    if not sources.source(source).offers("hook"):
+        return None
+    return lambda conversation: covers(source, conversation.origin.get("cwd"))
 
 
 def _keep_failed(key: tuple, job: dict) -> None:

@@ -56,6 +56,8 @@ def import_from(ws: Workspace, source: str, path: str | None, scan: bool = False
     of the conversations read to take (a capture's: none from a folder kept out)."""
     reader = _reader(source)
     where = _place(reader, source, path)
+    if path is None or scan:  # a capture, or a tool's own place: never what capture.never keeps out
+        keep = _outside_never(ws, keep)
     ids_by_source, made, incoming, said = {}, [], [], []
 
     left_out: set = set()  # source ids passed over (``keep``, a key held out): their files are read again next time
@@ -114,6 +116,19 @@ def import_from(ws: Workspace, source: str, path: str | None, scan: bool = False
                               and not any(c.source_id in left_out for c in conversations)})
     return Imported(source, len(found), len(done.added), done.turns, done.new, str(where), read.said, read.unchanged,
                     done.updated, done.forks, done.in_trash)
+
+
+def _outside_never(ws: Workspace, keep):
+    """``keep``, and none worked on in a folder of ``capture.never``."""
+    from ..home.connected import kept_out
+
+    try:
+        never = ws.config.get("capture.never")
+    except ConvError:
+        never = None
+    if not never:
+        return keep
+    return lambda c: not kept_out(c.origin.get("cwd"), never) and (keep is None or keep(c))
 
 
 def _reader(source: str):

@@ -21,7 +21,9 @@ def connected(state) -> None:
         unreadable = any("conv cannot read it" in p for p in tool.problems)
         scope = f"connected for {', '.join(folder(p) for p in tool.projects)}" if tool.projects and \
             len(tool.projects) == len(tool.connected) else "connected"
-        rows.append([tool.tool, scope if tool.connected else "settings unreadable" if unreadable
+        incomplete = any("incomplete" in p for p in tool.problems)
+        rows.append([tool.tool, (scope + (", incomplete" if incomplete else "")) if tool.connected
+                     else "settings unreadable" if unreadable
                      else "could be" if tool.present else "not on this machine",
                      ", ".join(folder(f) for f in tool.connected) or folder(tool.file)])
     table(["TOOL", "STATE", "SETTINGS"], rows)

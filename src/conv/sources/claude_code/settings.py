@@ -75,7 +75,8 @@ def register(server: dict, project: Path | None) -> str:
         return f"conv mcp, its MCP server: claude is not on PATH; run: {shlex.join(['claude', *command])}"
     if done.returncode == 0:
         return said
-    return f"conv mcp, its MCP server: claude mcp add failed: {(done.stderr or done.stdout).strip()[-200:]}"
+    said = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
+    return f"conv mcp, its MCP server: claude mcp add failed ({(said or ['no reason given'])[-1].strip()[:200]})"
 
 
 def unregister(project: Path | None) -> str:
