@@ -180,16 +180,17 @@ class Queries:
         rows = self._rows(f"SELECT {Row.COLUMNS} FROM conversations WHERE id = ?", (conv_id,))
         return Row.from_sql(rows[0]) if rows else None
 
-    def search(self, text: str, limit: int = 20, filters: Filters | None = None) -> list[Hit]:
+    def search(self, text: str, limit: int = 20, filters: Filters | None = None, pool: int | None = None) -> list[Hit]:
         """The conversations that hold what ``text`` asks, best first
         (index/search.py says how a query is read and ranked), each with its
-        best matching turn and a snippet around the match."""
-        from .search import Query, ranked
+        best matching turn and a snippet around the match; ``pool``: how many
+        matching turns to score at least (fewer: sooner, as a keystroke needs)."""
+        from .search import POOL, Query, ranked
 
         query = Query(text)
         if not query:
             return []
-        found = ranked(self._rows, query, min(limit, HITS_MOST), *(filters or Filters()).sql())
+        found = ranked(self._rows, query, min(limit, HITS_MOST), *(filters or Filters()).sql(), pool=pool or POOL)
         if not found:
             return []
         columns = ", ".join("c." + col.strip() for col in Row.COLUMNS.split(","))

@@ -54,17 +54,16 @@ class Query:
         return bool(self.terms)
 
 
-def ranked(rows, query: Query, limit: int, where: str, args: dict) -> list[tuple[str, int, float]]:
+def ranked(rows, query: Query, limit: int, where: str, args: dict, pool: int = POOL) -> list[tuple[str, int, float]]:
     """(conversation id, its best turn's rowid, its score) of the best ``limit``
     conversations that pass ``where`` (a Filters' SQL, the conversations as
-    ``c``); ``rows(sql, args)`` reads the cache."""
+    ``c``), scoring at least ``pool`` matching turns; ``rows(sql, args)`` reads the cache."""
     total = rows("SELECT count(*) FROM turns")[0][0] or 1
     counts = {term: _count(rows, term) for term in query.terms}
     if not any(counts.values()):
         return []
     ranked_terms = [t for t in query.terms if 0 < counts[t] <= COMMON] or [t for t in query.terms if counts[t]]
     latest = all(counts[t] > COMMON for t in ranked_terms)  # only common terms: the latest of their turns
-    pool = POOL
     while True:
         found = rows(
             f"""WITH matched AS MATERIALIZED (
@@ -100,8 +99,10 @@ def ranked(rows, query: Query, limit: int, where: str, args: dict) -> list[tuple
 
 
 def _count(rows, term: str) -> int:
-    """How many turns hold ``term`` (counted, never ranked: a few ms at 100,000 matches)."""
-    return rows("SELECT count(*) FROM turn_fts WHERE turn_fts MATCH ?", (term,))[0][0]
+    """How many turns hold ``term``, counted up to one past COMMON (never ranked: a common term costs
+    what COMMON turns cost, however many hold it)."""
+    return rows("SELECT count(*) FROM (SELECT 1 FROM turn_fts WHERE turn_fts MATCH ? LIMIT ?)",
+                (term, COMMON + 1))[0][0]
 
 
 def _coverage(rows, query: Query, counts: dict, total: int, candidates: list[str]) -> dict[str, float]:

@@ -82,18 +82,20 @@ def choose(ws: Workspace, candidate: Candidate) -> None:
     make_current(ws, candidate.id)
 
 
-def rank(query: str, found: list[Candidate]) -> list[Ranked]:
-    """The candidates that match ``query``, best first: words as typed in the
+def rank(query: str, found: list[Candidate], fields: tuple = FIELDS) -> list[Ranked]:
+    """The candidates that match ``query`` in ``fields``, best first: words as typed in the
     title, then words as typed anywhere, then fuzzy matches; by score within
     each, the most recent first on a tie. An empty query keeps them all, newest first."""
     words = query.lower().split()
     if not words:
         return [Ranked(c, 0, TIER_FUZZY, {}) for c in found]
-    ranked = [r for r in (_match(words, c) for c in found) if r is not None]
+    ranked = [r for r in (_match(words, c, fields) for c in found) if r is not None]
     return sorted(ranked, key=lambda r: (-r.tier, -r.score))  # stable: ties stay newest first
 
 
-SEARCHED = 50  # conversations the full-text search offers per keystroke
+SEARCHED = 20  # conversations the full-text search offers per keystroke (the picker shows 10)
+KEYSTROKE_POOL = 500  # matching turns scored a keystroke (a search's 2,000: the rest make no visible difference)
+PREFIX_LEAST = 3  # letters of the word being typed before it is searched for as a prefix (re* is most words)
 TIER_SEARCH = 1  # a full-text hit: after the titles holding the words, with the other text matches
 
 
@@ -108,13 +110,16 @@ def searcher(ws: Workspace, printable: Callable[[str], str]):
     now = current(ws).conv_id
 
     def rank_all(query: str, found: list[Candidate]) -> list[Ranked]:
-        fuzzy = rank(query, found)
         words = query.split()
-        if not words or not any(len(w) > 1 for w in words):
-            return fuzzy
-        typed = " ".join([*words[:-1], words[-1] + ("" if query.endswith(" ") or words[-1].endswith("*") else "*")])
+        if words and not query.endswith(" ") and not words[-1].endswith("*"):
+            last = words.pop()  # the word being typed: a prefix, once it has PREFIX_LEAST letters
+            if len(last) >= PREFIX_LEAST:
+                words.append(last + "*")
+        if not words:
+            return rank(query, found)
+        fuzzy = rank(query, found, ("title", "summary"))  # the turns are the full-text search's
         try:
-            hits = ws.index.queries.search(typed, SEARCHED)
+            hits = ws.index.queries.search(" ".join(words), SEARCHED, pool=KEYSTROKE_POOL)
         except ConvError:
             hits = []
         searched = []
@@ -192,13 +197,13 @@ def fuzzy(term: str, text: str, lower: str | None = None) -> tuple[int, list[int
     return best
 
 
-def _match(words: list[str], c: Candidate) -> Ranked | None:
+def _match(words: list[str], c: Candidate, fields: tuple = FIELDS) -> Ranked | None:
     """Every word must match some field; each counts where it matches best."""
     marks: dict[str, set[int]] = {}
     total = 0
     for word in words:
         hits = [(hit[0] + (IN_TITLE if name == "title" else 0), name, hit[1])
-                for name in FIELDS if (hit := fuzzy(word, getattr(c, name), c.lower[name]))]
+                for name in fields if (hit := fuzzy(word, getattr(c, name), c.lower[name]))]
         if not hits:
             return None
         score, name, positions = max(hits, key=lambda h: h[0])
@@ -206,7 +211,7 @@ def _match(words: list[str], c: Candidate) -> Ranked | None:
         marks.setdefault(name, set()).update(positions)
     if all(w in c.lower["title"] for w in words):
         tier = TIER_TITLE
-    elif all(any(w in c.lower[name] for name in FIELDS) for w in words):
+    elif all(any(w in c.lower[name] for name in fields) for w in words):
         tier = TIER_TEXT
     else:
         tier = TIER_FUZZY
