@@ -102,3 +102,21 @@ def test_codex_what_its_screen_showed_typed_is_a_question_and_its_compaction_no_
         ("assistant", "Codex writes it when a turn is stopped.")]
     assert [n["kind"] for n in conv["turns"][1]["injected"]] == ["compaction summary", "compaction"]
     assert json.loads(ok("search", "SUMMARY", "--json").stdout) == []
+
+
+def test_a_line_of_the_session_that_holds_no_turn_of_its_own_is_no_second_conversation(tmp_path):
+    records = [typed("Q1 hello there"), answer("A1 general kenobi")]
+    session = tmp_path / "s1.jsonl"
+    chained = [{**BASE, **r, "uuid": f"r{n}", "parentUuid": f"r{n - 1}" if n else None,
+                "timestamp": f"2026-11-28T10:00:0{n}.000Z"} for n, r in enumerate(records)]
+    chained += [  # two answers to A1: an unreadable message (written first), then the session going on
+        {**BASE, "type": "user", "uuid": "w3", "parentUuid": "r1", "timestamp": "2026-11-28T10:00:03.000Z",
+         "message": {"role": "user", "content": [{"type": "text", "text": None}]}},
+        {**BASE, **typed("Q2 second question"), "uuid": "q2", "parentUuid": "r1",
+         "timestamp": "2026-11-28T10:00:04.000Z"},
+        {**BASE, **answer("A2 second answer"), "uuid": "a2", "parentUuid": "q2", "timestamp": "2026-11-28T10:00:05.000Z"}]
+    session.write_text("".join(json.dumps(r) + "\n" for r in chained))
+    done = json.loads(ok("import", "--from", "claude-code", str(session), "--json").stdout)
+    assert (done["found"], done["added"]) == (1, 1) and "held no turn of its own" in done["skipped"][0]
+    assert [t["content"] for t in newest()["turns"]] == ["Q1 hello there", "A1 general kenobi", "Q2 second question",
+                                                        "A2 second answer"]

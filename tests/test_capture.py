@@ -317,3 +317,13 @@ def test_conv_use_right_after_conv_clear_is_what_c_continues(fake):
         ok("clear")
         ok("use", first)
         assert json.loads(ok("show", "--json").stdout)["id"] == first
+
+
+def test_lines_that_are_no_json_in_the_middle_of_a_session_are_said_by_the_capture(claude):
+    lines = claude[0].read_text().splitlines()
+    claude[0].write_text("\n".join([lines[0], lines[1], "this is not json", *lines[2:]]) + "\n")
+    hook("claude-code", stdin=handed(claude[0]))
+    until(lambda: queue_empty() and to_say().exists())
+    said = ok("list").stderr.decode()
+    assert f"captured from claude-code: 1 record of {claude[0]} left out: line 3 is no JSON" in said
+    assert "half-written" not in said

@@ -79,14 +79,16 @@ def json_lines(file: Path) -> list:
     text = raw(file).decode("utf-8", "replace")
     scan = json.JSONDecoder().scan_once  # the C scanner itself: decode() adds two regex matches a line
     out = []
-    for number, line in enumerate(text.split("\n"), 1):
+    lines = text.split("\n")
+    for number, line in enumerate(lines, 1):
         line = line.strip(" \t\r")  # JSON's own white space only
         if line:
+            unfinished = f" {HALF_WRITTEN}" if number == len(lines) else ""  # the last, with no newline yet
             try:
                 value, end = scan(line, 0)
-                out.append(value if end == len(line) else Unparsed(f"line {number} is no JSON {HALF_WRITTEN}"))
+                out.append(value if end == len(line) else Unparsed(f"line {number} is no JSON{unfinished}"))
             except (ValueError, StopIteration):
-                out.append(Unparsed(f"line {number} is no JSON {HALF_WRITTEN}"))
+                out.append(Unparsed(f"line {number} is no JSON{unfinished}"))
             except RecursionError:
                 out.append(Unparsed(f"line {number} is JSON nested too deeply"))
     return out

@@ -111,6 +111,10 @@ class ClaudeCode(Reader):
                 if (turns := _turns([by_uuid[uuid] for uuid in found.path(end)]))]
         if not made:
             return []
+        empty = [n for n, (_, turns) in enumerate(made) if any(  # a line all of whose turns another holds
+            len(other) > len(turns) and shared_prefix(turns, other) >= len(turns) for _, other in made)]
+        made = [line for n, line in enumerate(made) if n not in empty]
+        made[0] = ("", made[0][1])  # the first line left is the conversation
         main_turns = made[0][1]
         model = next((t.model for t in reversed(main_turns) if t.model), None)
         origin = {"cwd": first["cwd"], "git_branch": first["gitBranch"]}
@@ -121,6 +125,9 @@ class ClaudeCode(Reader):
             fork_at=shared_prefix(main_turns, turns) if name else None, origin=origin)
             for name, turns in made]
         out[0].skipped += said_of(found, f"session {session_id}")
+        if empty:
+            out[0].skipped.append(f"{plural(len(empty), 'line')} of session {session_id} in {file} held no turn of "
+                                  "its own (an empty or unreadable message): left out")
         if reused:
             out[0].skipped.append(f"{plural(reused, 'record')} of {file} reuse an earlier record's "
                                   "uuid with other content: left out, the first kept")
