@@ -114,7 +114,8 @@ def test_a_line_of_the_session_that_holds_no_turn_of_its_own_is_no_second_conver
          "message": {"role": "user", "content": [{"type": "text", "text": None}]}},
         {**BASE, **typed("Q2 second question"), "uuid": "q2", "parentUuid": "r1",
          "timestamp": "2026-11-28T10:00:04.000Z"},
-        {**BASE, **answer("A2 second answer"), "uuid": "a2", "parentUuid": "q2", "timestamp": "2026-11-28T10:00:05.000Z"}]
+        {**BASE, **answer("A2 second answer"), "uuid": "a2", "parentUuid": "q2",
+         "timestamp": "2026-11-28T10:00:05.000Z"}]
     session.write_text("".join(json.dumps(r) + "\n" for r in chained))
     done = json.loads(ok("import", "--from", "claude-code", str(session), "--json").stdout)
     assert (done["found"], done["added"]) == (1, 1) and "held no turn of its own" in done["skipped"][0]

@@ -59,7 +59,7 @@ def ranked(rows, query: Query, limit: int, where: str, args: dict, pool: int = P
     conversations that pass ``where`` (a Filters' SQL, the conversations as
     ``c``), scoring at least ``pool`` matching turns; ``rows(sql, args)`` reads the cache."""
     total = rows("SELECT count(*) FROM turns")[0][0] or 1
-    counts = {term: _count(rows, term) for term in query.terms}
+    counts = _counts(rows, query)
     if not any(counts.values()):
         return []
     ranked_terms = [t for t in query.terms if 0 < counts[t] <= COMMON] or [t for t in query.terms if counts[t]]
@@ -67,7 +67,7 @@ def ranked(rows, query: Query, limit: int, where: str, args: dict, pool: int = P
     while True:
         found = rows(
             f"""WITH matched AS MATERIALIZED (
-                SELECT rowid AS rid, rank AS score FROM turn_fts WHERE turn_fts MATCH :query
+                SELECT rowid AS rid, {'-1.0' if latest else 'rank'} AS score FROM turn_fts WHERE turn_fts MATCH :query
                 ORDER BY {'rowid DESC' if latest else 'rank'} LIMIT :pool)
             SELECT m.rid, m.score, t.conv_id, c.updated, t.name FROM matched m JOIN turns t ON t.rowid = m.rid
             JOIN conversations c ON c.id = t.conv_id WHERE {where}""",
@@ -98,9 +98,27 @@ def ranked(rows, query: Query, limit: int, where: str, args: dict, pool: int = P
     return out
 
 
+def _counts(rows, query: Query) -> dict[str, int]:
+    """How many turns hold each term, counted up to one past COMMON (never
+    ranked: a common term costs what COMMON turns cost, however many hold it).
+    A phrase is common when its rarest word is (its positions, checked turn
+    by turn, cost ten times a word's count): then it is not counted."""
+    words: dict[str, int] = {}
+    out = {}
+    for term in query.terms:
+        inner = term.strip('"* ').split()
+        if len(inner) > 1:
+            for word in inner:
+                words.setdefault(word, _count(rows, f'"{word}"'))
+            if min(words[w] for w in inner) > COMMON:
+                out[term] = COMMON + 1
+                continue
+        out[term] = words[inner[0]] if len(inner) == 1 and term == f'"{inner[0]}"' and inner[0] in words \
+            else _count(rows, term)
+    return out
+
+
 def _count(rows, term: str) -> int:
-    """How many turns hold ``term``, counted up to one past COMMON (never ranked: a common term costs
-    what COMMON turns cost, however many hold it)."""
     return rows("SELECT count(*) FROM (SELECT 1 FROM turn_fts WHERE turn_fts MATCH ? LIMIT ?)",
                 (term, COMMON + 1))[0][0]
 
