@@ -7,18 +7,17 @@ user's other hooks, keys and their order are kept; the file's indent too."""
 
 import json
 import os
-import re
 import shlex
 from pathlib import Path
 
-from ...connect import Unparsable
-from ...connect.commands import capture_parts
+from ...connect.json_settings import Hooks, dumped, parsed
+from ...connect.mcp_entry import SERVER, described, is_conv, same
 from . import home, state_file
 
 AGENT = "claude-code"
 EVENTS = ("Stop", "SessionEnd", "PreCompact")
 SECONDS = 10  # the most Claude Code waits for conv's hook, which returns at once
-SERVER = "conv"  # the MCP server's name: its tools reach the model as mcp__conv__search…
+HOOKS = Hooks(AGENT, EVENTS, {"timeout": SECONDS})
 
 
 def settings_file(project: Path | None) -> Path:
@@ -31,26 +30,14 @@ def settings_file(project: Path | None) -> Path:
 
 
 def added(text: str | None, command: list[str], server: dict) -> str:
-    doc = _parsed(text)
-    hooks = doc.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise Unparsable('its "hooks" is not an object')
-    line = shlex.join(command)
-    for event in EVENTS:
-        groups = hooks.setdefault(event, [])
-        if not isinstance(groups, list):
-            raise Unparsable(f'its "hooks.{event}" is not a list')
-        mine = [g for g in groups if _ours(g)]
-        wanted = {"hooks": [{"type": "command", "command": line, "timeout": SECONDS}]}
-        if mine == [wanted]:
-            continue
-        hooks[event] = [g for g in groups if not _ours(g)] + [wanted]
-    return _dumped(doc, text)
+    doc = parsed(text)
+    HOOKS.add(doc, command)
+    return dumped(doc, text)
 
 
 def holds(text: str | None, command: list[str], server: dict) -> bool:
     """Whether ``text`` has conv's hooks as ``added`` would write them (every event, this conv, this store)."""
-    return _parsed(added(text, command, server)) == _parsed(text)
+    return parsed(added(text, command, server)) == parsed(text)
 
 
 def register(server: dict, project: Path | None) -> str:
@@ -64,9 +51,9 @@ def register(server: dict, project: Path | None) -> str:
     said = f"conv mcp is its MCP server{' for this project' if project else ''} (claude mcp add --scope {scope}): " \
            "its tools search, show and list the store"
     now = _server_now(project)
-    if _same(now, server):
+    if same(now, server):
         return said
-    if now is not None and not _is_conv(now):
+    if now is not None and not is_conv(now):
         return f"an MCP server named {SERVER} is registered already, and it is not conv mcp: left as it is"
     if now is not None:  # conv mcp of another conv or store: this one's from now on
         _claude(["mcp", "remove", "--scope", scope, SERVER], project)
@@ -82,7 +69,7 @@ def register(server: dict, project: Path | None) -> str:
 def unregister(project: Path | None) -> str:
     """conv mcp out of the scope ``register`` put it in (a project's never touches the user-wide one)."""
     now = _server_now(project)
-    if now is None or not _is_conv(now):
+    if not is_conv(now):
         return ""
     scope = _scope(project)
     done = _claude(["mcp", "remove", "--scope", scope, SERVER], project)
@@ -92,30 +79,12 @@ def unregister(project: Path | None) -> str:
 
 
 def mcp(project: Path | None, server: dict) -> str:
-    """What its MCP server named conv is, user-wide or for ``project``: conv mcp of this store, of another, another
-    program, or none ("")."""
-    now = _server_now(project)
-    if now is None:
-        return ""
-    if _same(now, server):
-        return "conv mcp"
-    if _is_conv(now):
-        return f"conv mcp of {(now.get('env') or {}).get('CONV_HOME') or 'the default store'}"
-    return f"another program ({str(now.get('command'))[:100]}), not conv mcp"
+    """What its MCP server named conv is, user-wide or for ``project`` (mcp_entry.described)."""
+    return described(_server_now(project), server)
 
 
 def _scope(project: Path | None) -> str:
     return "local" if project is not None else "user"
-
-
-def _same(now: dict | None, server: dict) -> bool:
-    return now is not None and [now.get("command"), now.get("args"), now.get("env") or {}] == \
-        [server["command"], server["args"], server["env"]]
-
-
-def _is_conv(now: dict) -> bool:
-    return isinstance(now.get("args"), list) and now["args"][-1:] == ["mcp"] and \
-        os.path.basename(str(now.get("command"))) in ("conv", "python", "python3")
 
 
 def _server_now(project: Path | None) -> dict | None:
@@ -146,76 +115,10 @@ def _claude(args: list[str], project: Path | None):
 
 
 def removed(text: str) -> str:
-    doc = _parsed(text)
-    hooks = doc.get("hooks")
-    if not isinstance(hooks, dict):
-        return text
-    changed = False
-    for event in EVENTS:
-        groups = hooks.get(event)
-        if isinstance(groups, list) and any(_ours(g) for g in groups):
-            changed = True
-            kept = [g for g in groups if not _ours(g)]
-            if kept:
-                hooks[event] = kept
-            else:
-                del hooks[event]
-    if not changed:
-        return text
-    if not hooks:
-        del doc["hooks"]
-    return _dumped(doc, text)
+    doc = parsed(text)
+    return dumped(doc, text) if HOOKS.remove(doc) else text
 
 
 def captures(text: str | None) -> list[list[str]]:
     """The conv capture lines of the hooks in ``text`` (each once)."""
-    hooks = _parsed(text).get("hooks")
-    found = []
-    for event in EVENTS:
-        groups = hooks.get(event) if isinstance(hooks, dict) else None
-        for group in groups if isinstance(groups, list) else []:
-            if _ours(group) and (line := _capture_line(group["hooks"][0]["command"])) not in found:
-                found.append(line)
-    return found
-
-
-def _ours(group) -> bool:
-    """A matcher group holding only one hook, conv's capture (an older conv's path or another store's too)."""
-    if not isinstance(group, dict) or not isinstance(group.get("hooks"), list) or len(group["hooks"]) != 1:
-        return False
-    hook = group["hooks"][0]
-    return isinstance(hook, dict) and isinstance(hook.get("command"), str) and _capture_line(hook["command"]) != []
-
-
-def _capture_line(command: str) -> list[str]:
-    """The command as words when it is exactly conv's capture; [] otherwise."""
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return []
-    parts = capture_parts(words, AGENT)
-    return words if parts is not None and parts[1] == [] else []
-
-
-def _parsed(text: str | None) -> dict:
-    if text is None or not text.strip():
-        return {}
-    if text.startswith("\ufeff"):
-        raise Unparsable("it begins with a byte-order mark (U+FEFF), which JSON does not allow")
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise Unparsable(f"it is not JSON ({exc.msg.lower()}, line {exc.lineno})") from None
-    except RecursionError:
-        raise Unparsable("it is JSON nested too deeply") from None
-    if not isinstance(doc, dict):
-        raise Unparsable("it is not a JSON object")
-    return doc
-
-
-def _dumped(doc: dict, text: str | None) -> str:
-    """``doc`` as JSON in the file's own indent (two spaces, Claude Code's, for a new file)."""
-    found = re.search(r"\n([ \t]+)\S", text or "")
-    indent = found.group(1) if found else "  "
-    out = json.dumps(doc, indent=indent, ensure_ascii=False)
-    return out + "\n" if text is None or text.endswith("\n") else out
+    return HOOKS.captures(parsed(text))

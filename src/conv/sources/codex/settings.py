@@ -10,12 +10,12 @@ from pathlib import Path
 
 from ...connect import Unparsable
 from ...connect.commands import capture_parts
+from ...connect.mcp_entry import SERVER, described, is_conv, registered
 from ...errors import ConvError
 from . import home
 
 AGENT = "codex"
 EVENTS = ("agent-turn-complete",)
-SERVER = "conv"  # [mcp_servers.conv]
 THEN = "--then"  # conv capture codex --then PROGRAM ARGS JSON: the user's own notify, run too
 
 
@@ -43,7 +43,7 @@ def added(text: str | None, command: list[str], server: dict) -> str:
         raise Unparsable("its mcp_servers is not a table")
     mine = servers.get(SERVER) if servers is not None else None
     entry = {k: v for k, v in server.items() if v}
-    if mine is None or (_ours(mine) and _plain(mine) != entry):
+    if mine is None or (is_conv(mine) and _plain(mine) != entry):
         _put(doc, servers, entry)
         meant.setdefault("mcp_servers", {})[SERVER] = entry
     return _checked(doc, meant, f"add notify = {wanted!r} and [mcp_servers.{SERVER}] by hand")
@@ -106,12 +106,7 @@ def holds(text: str | None, command: list[str], server: dict) -> bool:
 
 def register(server: dict, project: Path | None) -> str:
     """conv mcp is in config.toml (``added`` wrote it): said as it is there."""
-    said = mcp(project, server)
-    if said == "conv mcp":
-        return "conv mcp is its MCP server [mcp_servers.conv]: its tools search, show and list the store"
-    if said:
-        return f"its [mcp_servers.{SERVER}] runs {said}: left as it is"
-    return ""
+    return registered(mcp(project, server), f"[mcp_servers.{SERVER}]")
 
 
 def unregister(project: Path | None) -> str:
@@ -119,22 +114,15 @@ def unregister(project: Path | None) -> str:
 
 
 def mcp(project: Path | None, server: dict) -> str:
-    """What its [mcp_servers.conv] runs: conv mcp of this store, of another, another program, or none ("")."""
+    """What its [mcp_servers.conv] runs (mcp_entry.described)."""
     from ...connect import files
 
     try:
         data = files.read(settings_file(None))
         found = _parsed(data.decode("utf-8") if data else "").get("mcp_servers")
-        now = _plain(found.get(SERVER)) if hasattr(found, "get") else None
+        return described(_plain(found.get(SERVER)) if hasattr(found, "get") else None, server)
     except (Unparsable, UnicodeDecodeError, ValueError, OSError, ConvError):
         return ""
-    if not isinstance(now, dict):
-        return ""
-    if _ours(now):
-        env = now.get("env") if isinstance(now.get("env"), dict) else {}
-        return "conv mcp" if now == {k: v for k, v in server.items() if v} else \
-            f"conv mcp of {env.get('CONV_HOME') or 'the default store'}"
-    return f"another program ({str(now.get('command'))[:100]}), not conv mcp"
 
 
 def removed(text: str) -> str:
@@ -143,7 +131,7 @@ def removed(text: str) -> str:
     now = _notify(doc)
     servers = doc.get("mcp_servers")
     server = servers.get(SERVER) if hasattr(servers, "get") else None
-    if (now is None or not _is_capture(now)) and not (server is not None and _ours(server)):
+    if (now is None or not _is_capture(now)) and not (server is not None and is_conv(server)):
         return text
     if now is not None and _is_capture(now):
         theirs = _theirs(now)
@@ -152,7 +140,7 @@ def removed(text: str) -> str:
         else:
             del doc["notify"]
             del meant["notify"]
-    if server is not None and _ours(server):
+    if server is not None and is_conv(server):
         del servers[SERVER]
         del meant["mcp_servers"][SERVER]
         if not servers:
@@ -162,12 +150,6 @@ def removed(text: str) -> str:
     # the blank lines conv's tables stood between, closed up
     out = out.lstrip("\n") if not text.startswith("\n") else out
     return out.rstrip("\n") + "\n" if out.strip() else ""
-
-
-def _ours(server) -> bool:
-    """An [mcp_servers.conv] that runs conv mcp (an older conv's path too)."""
-    args = server.get("args") if hasattr(server, "get") else None
-    return isinstance(args, list) and bool(args) and args[-1] == "mcp" and "conv" in str(server.get("command"))
 
 
 def captures(text: str | None) -> list[list[str]]:
