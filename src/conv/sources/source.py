@@ -65,6 +65,34 @@ class Unusable(Exception):
         self.message, self.hint = message, hint
 
 
+STDIN_MOST = 1_000_000  # bytes of a hook's JSON read
+
+
+def stdin_json(args: list[str], stdin) -> dict | None:
+    """A hook's JSON object from stdin, as Claude Code and the tools that copy
+    its hooks hand it (None: not run as a hook is, but on a terminal or with arguments)."""
+    if args or (stdin is not None and stdin.isatty()):
+        return None
+    if stdin is None:  # run with stdin closed
+        return {}
+    try:
+        return json_object(stdin.buffer.read(STDIN_MOST).decode("utf-8", "replace"))
+    except OSError:
+        return {}
+
+
+def transcript_job(title: str, path, cwd, answer) -> dict | None:
+    """The capture's job for a hook that named its session's file (``path``),
+    the folder worked in and the answer the file must come to hold (None: a
+    session that wrote no file, as a ``--version`` run ends one)."""
+    if not (isinstance(path, str) and path.endswith(".jsonl") and "\0" not in path):
+        raise Unusable(f"{title} handed over no session file ({str(path)[:200]!r}): nothing captured")
+    if not os.path.exists(path):
+        return None
+    return {"file": os.path.abspath(path), "cwd": cwd if isinstance(cwd, str) else None,
+            "answer": answer[-200:] if isinstance(answer, str) and answer.strip() else None}
+
+
 def json_object(text: str) -> dict:
     """A hook's JSON object ({} for anything else)."""
     try:

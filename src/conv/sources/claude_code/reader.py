@@ -42,11 +42,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ...format.words import plural
-from ...importers import ImportedConversation, shared_prefix
+from ...importers import ImportedConversation
 from ...importers.agent import AgentTurns
 from ...importers.boundary import Loaded, Reader
-from ...importers.branches import lines, said_of
+from ...importers.session_tree import forks
 from ...importers.shape import Anything, Count, Flag, ListOf, Maybe, OneOf, Record, Tagged, Text, Time
 from . import sessions
 
@@ -91,64 +90,27 @@ class ClaudeCode(Reader):
         return sessions()
 
     def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
-        """One session file: its first line, and a fork for each line a rewind began (branches.py)."""
-        records, by_uuid, reused = loaded.records, {}, 0
-        for r in records:  # a uuid is its first record's: a later one that says otherwise is left out, counted
-            if r.get("uuid") and by_uuid.setdefault(r["uuid"], r) is not r and by_uuid[r["uuid"]] != r:
-                reused += 1
-        messages = [r for r in records if (r["type"] in ("user", "assistant")
-                                           or (r["type"] == "system" and r["subtype"] in KEPT_SYSTEM))
-                    and not r["isSidechain"] and by_uuid[r["uuid"]] is r]
-        if not any(_kind(r) == TYPED for r in messages):
-            return []  # nobody typed anything (/clear, then /exit): no conversation
-        is_message = {r["uuid"] for r in messages}
-        found = lines({r["uuid"]: _message_parent(r, by_uuid, is_message) for r in messages},
-                      [r["uuid"] for r in messages])
-        first = next(r for r in messages if r["type"] != "system")
-        session_id = first["sessionId"] or file.stem
-        titles = [r["summary"] for r in records if r["type"] == "summary" and r["summary"]]
-        made = [(name, turns) for end, name in found.ends
-                if (turns := _turns([by_uuid[uuid] for uuid in found.path(end)]))]
-        if not made:
+        """One session file: its first line, and a fork for each line a rewind began (session_tree.py)."""
+        records = loaded.records
+        first = next((r for r in records if r["type"] in ("user", "assistant") and not r["isSidechain"]), None)
+        if first is None:
             return []
-        empty = [n for n, (_, turns) in enumerate(made) if any(  # a line all of whose turns another holds
-            len(other) > len(turns) and shared_prefix(turns, other) >= len(turns) for _, other in made)]
-        made = [line for n, line in enumerate(made) if n not in empty]
-        made[0] = ("", made[0][1])  # the first line left is the conversation
-        main_turns = made[0][1]
-        model = next((t.model for t in reversed(main_turns) if t.model), None)
-        origin = {"cwd": first["cwd"], "git_branch": first["gitBranch"]}
-        out = [ImportedConversation(
-            source=self.source, source_id=f"{session_id}#{name}" if name else session_id,
-            title=titles[-1] if titles else "", created=turns[0].created if turns else None,
-            model=model, turns=turns, fork_of=session_id if name else None,
-            fork_at=shared_prefix(main_turns, turns) if name else None, origin=origin)
-            for name, turns in made]
-        out[0].skipped += said_of(found, f"session {session_id}")
-        if empty:
-            out[0].skipped.append(f"{plural(len(empty), 'line')} of session {session_id} in {file} held no turn of "
-                                  "its own (an empty or unreadable message): left out")
-        if reused:
-            out[0].skipped.append(f"{plural(reused, 'record')} of {file} reuse an earlier record's "
-                                  "uuid with other content: left out, the first kept")
-        return out
+        titles = [r["summary"] for r in records if r["type"] == "summary" and r["summary"]]
+        return forks(self.source, records, _is_message, _parent, _turns, file, first["sessionId"] or file.stem,
+                     titles[-1] if titles else "", {"cwd": first["cwd"], "git_branch": first["gitBranch"]})
 
 
 READER = ClaudeCode()
 
 
-def _message_parent(r: dict, by_uuid: dict, messages: set) -> str | None:
-    """The nearest earlier message, passing over records that are none (and
-    over a compaction, to the record it names as the one before it)."""
-    seen = {r["uuid"]}  # a record that names itself as its parent has none
-    at = _parent(r)
-    while at in by_uuid and at not in messages and at not in seen:
-        seen.add(at)
-        at = _parent(by_uuid[at])
-    return at if at in messages and at not in seen else None
+def _is_message(r: dict) -> bool:
+    """A message of the main line, or a system record that says what happened in the session."""
+    return (r["type"] in ("user", "assistant") or (r["type"] == "system" and r["subtype"] in KEPT_SYSTEM)) \
+        and not r["isSidechain"]
 
 
 def _parent(r: dict) -> str | None:
+    """The record before it (past a compaction, the one it names)."""
     return r["parentUuid"] or r.get("logicalParentUuid")
 
 
