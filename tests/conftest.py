@@ -206,6 +206,11 @@ def codex() -> Path:
 
 
 @pytest.fixture(scope="session")
+def qwen_code() -> Path:
+    return _fetched(real_tools.agent, "qwen")
+
+
+@pytest.fixture(scope="session")
 def mcp_inspector() -> Path:
     return _fetched(real_tools.agent, "mcp-inspector")
 

@@ -55,6 +55,25 @@ CODEX = [
     {"timestamp": "2026-11-26T10:00:03.000Z", "type": "event_msg",
      "payload": {"type": "token_count", "info": {"last_token_usage": {"input_tokens": 30, "output_tokens": 6}}}},
 ]
+QWEN = [
+    {"type": "user", "uuid": "q1", "parentUuid": None, "timestamp": T0, "sessionId": "s1", "cwd": "/w",
+     "provenance": "real_user", "message": {"role": "user", "parts": [{"text": "run the tests"}]}},
+    {"type": "system", "subtype": "ui_telemetry", "uuid": "q2", "parentUuid": "q1", "timestamp": T0,
+     "systemPayload": {"uiEvent": {"event.name": "qwen-code.api_response"}}},
+    {"type": "assistant", "uuid": "q3", "parentUuid": "q2", "timestamp": "2026-11-26T10:00:01.000Z", "model": "qwen3",
+     "message": {"role": "model", "parts": [{"text": "checking", "thought": True},
+                                            {"functionCall": {"id": "c1", "name": "run_shell_command",
+                                                              "args": {"command": "make test"}}}]},
+     "usageMetadata": {"promptTokenCount": 12, "candidatesTokenCount": 3}},
+    {"type": "tool_result", "uuid": "q4", "parentUuid": "q3", "timestamp": "2026-11-26T10:00:02.000Z",
+     "message": {"role": "user", "parts": [{"functionResponse": {"id": "c1", "name": "run_shell_command",
+                                                                 "response": {"output": "ok"}}}]},
+     "toolCallResult": {"callId": "c1", "status": "success"}},
+    {"type": "assistant", "uuid": "q5", "parentUuid": "q4", "timestamp": "2026-11-26T10:00:03.000Z", "model": "qwen3",
+     "message": {"role": "model", "parts": [{"text": "All tests pass."}]}},
+    {"type": "system", "subtype": "chat_compression", "uuid": "q6", "parentUuid": "q5", "timestamp": T0,
+     "systemPayload": {"compressedHistory": [{"role": "user", "parts": [{"text": "summary"}]}]}},
+]
 GPTME = [
     {"role": "user", "content": "hi", "timestamp": "2026-11-26T10:00:00"},
     {"role": "assistant", "content": "hello", "timestamp": "2026-11-26T10:00:01", "metadata": {"model": "m"}},
@@ -92,7 +111,7 @@ def read(source: str, path):
     return importers.read(sources.source(source).reader(), path)
 
 
-LINES = ("claude-code", "codex", "gptme")  # a JSON record a line
+LINES = ("claude-code", "codex", "gptme", "qwen")  # a JSON record a line
 
 
 def dumped(value) -> str:
@@ -112,8 +131,8 @@ def write(source: str, folder: Path, data) -> Path:
     if source in ("claude-code", "codex"):
         path = folder / ("s1.jsonl" if source == "claude-code" else "rollout-th1.jsonl")
         path.write_text("".join(dumped(r) + "\n" for r in data))
-    elif source == "gptme":
-        path = folder / "chat1" / "conversation.jsonl"
+    elif source in ("gptme", "qwen"):
+        path = folder / ("chat1/conversation.jsonl" if source == "gptme" else "chats/s1.jsonl")
         path.parent.mkdir(exist_ok=True)
         path.write_text("".join(dumped(r) + "\n" for r in data))
     elif source == "aichat":
@@ -122,10 +141,10 @@ def write(source: str, folder: Path, data) -> Path:
     else:
         path = folder / {"shell-gpt": "chat1", "chatgpt": "conversations.json", "conv": "export.json"}[source]
         path.write_text(dumped(data))
-    return folder if source in ("gptme", "claude-code", "codex", "shell-gpt", "aichat") else path
+    return folder if source in ("gptme", "claude-code", "codex", "shell-gpt", "aichat", "qwen") else path
 
 
-VALID = {"claude-code": CLAUDE, "codex": CODEX, "gptme": GPTME, "shell-gpt": SGPT, "aichat": AICHAT,
+VALID = {"claude-code": CLAUDE, "codex": CODEX, "gptme": GPTME, "qwen": QWEN, "shell-gpt": SGPT, "aichat": AICHAT,
          "chatgpt": CHATGPT, "conv": CONV}
 
 
@@ -213,6 +232,11 @@ HOSTILE = {  # source -> (what, data) written as the source keeps it
         "prompt_tokens": "lots", "completion_tokens": 1}}]}])],
     "shell-gpt": [("types", [{"role": "user", "content": ["a", "list"]}, {"role": 3}, *SGPT])],
     "gptme": [("no time", [{**r, "timestamp": 12} for r in GPTME])],
+    "qwen": [("nested", [QWEN[0], {**QWEN[2], "message": {"role": "model", "parts": Deep(5000)}}]),
+             ("types", [{**QWEN[0], "message": {"parts": "no list"}}, {**QWEN[2], "uuid": 7}, *QWEN]),
+             ("cycle", [{**QWEN[0], "parentUuid": "q5"}, *QWEN[1:]]),
+             ("compression of anything", [*QWEN, {**QWEN[5], "uuid": "q7", "systemPayload": {
+                 "compressedHistory": [{"parts": [Deep(300)]}]}}])],
 }
 
 
