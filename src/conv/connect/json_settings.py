@@ -110,14 +110,15 @@ def server_in(doc: dict):
     return servers.get(SERVER) if isinstance(servers, dict) else None
 
 
-def put_server(doc: dict, server: dict) -> None:
-    """conv mcp as ``doc``'s MCP server named conv, unless one that is not conv's is there (left as it is)."""
+def put_server(doc: dict, server: dict, keys: dict | None = None) -> None:
+    """conv mcp as ``doc``'s MCP server named conv (with the tool's own ``keys``
+    when it is new), unless one that is not conv's is there (left as it is)."""
     servers = doc.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
         raise Unparsable('its "mcpServers" is not an object')
     now = servers.get(SERVER)
     if now is None or is_conv(now):
-        servers[SERVER] = {**(now if isinstance(now, dict) else {}), "command": server["command"],
+        servers[SERVER] = {**(now if isinstance(now, dict) else keys or {}), "command": server["command"],
                            "args": server["args"], "env": server["env"]}
 
 

@@ -18,6 +18,7 @@ NAMES = (
     "claude-code",
     "codex",
     "qwen",
+    "copilot",
     "shell-gpt",
     "gptme",
     "aichat",

@@ -81,16 +81,23 @@ def stdin_json(args: list[str], stdin) -> dict | None:
         return {}
 
 
-def transcript_job(title: str, path, cwd, answer) -> dict | None:
+def transcript_job(title: str, path, cwd, answer, late: bool = False) -> dict | None:
     """The capture's job for a hook that named its session's file (``path``),
     the folder worked in and the answer the file must come to hold (None: a
-    session that wrote no file, as a ``--version`` run ends one)."""
+    session that wrote no file, as a ``--version`` run ends one; ``late``: a
+    tool that may write the file only after its hook ran, which the worker
+    waits for)."""
     if not (isinstance(path, str) and path.endswith(".jsonl") and "\0" not in path):
         raise Unusable(f"{title} handed over no session file ({str(path)[:200]!r}): nothing captured")
-    if not os.path.exists(path):
+    if not late and not os.path.exists(path):
         return None
     return {"file": os.path.abspath(path), "cwd": cwd if isinstance(cwd, str) else None,
             "answer": answer[-200:] if isinstance(answer, str) and answer.strip() else None}
+
+
+def is_token(text: str) -> bool:
+    """Whether a session's id as a hook named it is an id, never a path (letters, digits, - and _)."""
+    return 0 < len(text) <= 100 and all(c.isascii() and (c.isalnum() or c in "-_") for c in text)
 
 
 def json_object(text: str) -> dict:

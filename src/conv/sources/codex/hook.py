@@ -11,7 +11,7 @@ import glob
 import os
 
 from ...home.to_say import keep_to_say
-from ..source import json_object, settled_answer
+from ..source import is_token, json_object, settled_answer
 from . import sessions
 from .settings import user_program
 
@@ -26,7 +26,7 @@ def handed(args: list[str], stdin) -> dict | None:
 
 def job(handed: dict) -> dict | None:
     thread = handed.get("thread-id")
-    if handed.get("type") != "agent-turn-complete" or not isinstance(thread, str) or not _token(thread):
+    if handed.get("type") != "agent-turn-complete" or not isinstance(thread, str) or not is_token(thread):
         return None
     answer, cwd = handed.get("last-assistant-message"), handed.get("cwd")
     return {"thread": thread, "home": str(sessions().parent), "cwd": cwd if isinstance(cwd, str) else None,
@@ -49,10 +49,6 @@ def _answers(record: dict) -> list[str]:
     if record.get("type") != "response_item" or not isinstance(payload, dict) or payload.get("role") != "assistant":
         return []
     return [c["text"] for c in payload.get("content") or () if isinstance(c, dict) and isinstance(c.get("text"), str)]
-
-
-def _token(text: str) -> bool:
-    return 0 < len(text) <= 100 and all(c.isascii() and (c.isalnum() or c in "-_") for c in text)
 
 
 def _run_theirs(program: list[str], handed: str) -> None:

@@ -1,0 +1,120 @@
+"""Reader for GitHub Copilot CLI's sessions: ``<session id>/events.jsonl``
+under ``~/.copilot/session-state`` (``COPILOT_HOME`` moves ``~/.copilot``),
+one event a line (``{type, data, id, timestamp, parentId}``), appended as the
+session goes (a resume goes on in the same file). Read from 1.0.102, whose
+schema names 197 kinds of event; these are the conversation:
+
+- ``session.start``: the session's id and the folder it works in;
+- ``user.message``: what a person typed (``content``; what Copilot sent the
+  model, ``transformedContent``, is not kept); one that a skill, another
+  agent or the autopilot put there (``source``, ``isAutopilotContinuation``)
+  is kept with the turn before it, ``injected``, never a question;
+- ``assistant.message``: the model's text, its model and its tool requests;
+  ``tool.execution_complete`` a tool's result; ``session.usage_record`` the
+  tokens of one model call; ``session.compaction_complete`` the summary a
+  compaction leaves (injected).
+
+Events of a sub-agent (``agentId``) are its own: what it found comes back
+as a tool result. Everything else (hooks, turns starting and ending, the
+system prompt, the shutdown's totals) is not the conversation. The turns are
+made as for Claude Code (agent.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ...importers import ImportedConversation
+from ...importers.agent import AgentTurns
+from ...importers.boundary import Loaded, Reader
+from ...importers.shape import Anything, Count, Flag, ListOf, Maybe, Misfit, Record, Text, Time
+from . import sessions
+
+_KINDS = {
+    "session.start": Record({"sessionId": Text, "context": Record({"cwd": Text, "branch": Text})}),
+    "user.message": Record({"content": Text, "source": Text, "isAutopilotContinuation": Flag}),
+    "assistant.message": Record({"content": Text, "model": Text, "messageId": Text,
+                                 "toolRequests": ListOf(Record({"toolCallId": Text, "name": Text,
+                                                                "arguments": Anything}), drop=True)}),
+    "tool.execution_complete": Record({"toolCallId": Text, "success": Flag,
+                                       "result": Record({"content": Anything}),
+                                       "error": Record({"message": Text})}),
+    "session.usage_record": Record({"usage": Record({"inputTokens": Maybe(Count), "outputTokens": Maybe(Count),
+                                                     "apiCallId": Text, "model": Text})}),
+    "session.compaction_complete": Record({"summaryContent": Text}),
+}
+
+
+class _Event(Record):
+    """``{type, data, id, timestamp}``, the data checked by the event's type
+    (other types, and a sub-agent's events, passed over)."""
+
+    def __init__(self):
+        super().__init__({"type": Text, "id": Text, "timestamp": Time, "agentId": Text}, required=("type",))
+
+    def check(self, value):
+        checked = super().check(value)
+        shape = _KINDS.get(checked["type"])
+        if shape is None or checked["agentId"]:
+            return None
+        try:
+            checked["data"] = shape.check(value.get("data"))
+        except Misfit as misfit:
+            raise misfit.inside("data") from None
+        return checked
+
+
+class Copilot(Reader):
+    source = "copilot"
+    hint = "Copilot CLI keeps its sessions in ~/.copilot/session-state"
+    pattern = "**/events.jsonl"  # a session a folder
+    record = _Event()
+
+    def default_path(self) -> Path:
+        return sessions()
+
+    def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
+        records = loaded.records
+        start = next((r["data"] for r in records if r["type"] == "session.start"), None) or {}
+        turns = AgentTurns()
+        for n, r in enumerate(records):
+            _event(turns, r["type"], r["data"], r["timestamp"], r["id"] or f"{n}")
+        found = turns.done()
+        if not any(t.role == "user" for t in found):
+            return []  # nobody typed anything
+        context = start.get("context") or {}
+        return [ImportedConversation(
+            source=self.source, source_id=start.get("sessionId") or file.parent.name, title="",
+            created=found[0].created, model=next((t.model for t in reversed(found) if t.model), None), turns=found,
+            origin={"cwd": context.get("cwd"), "git_branch": context.get("branch")})]
+
+
+READER = Copilot()
+
+
+def _event(turns: AgentTurns, kind: str, data: dict, time, source_id: str) -> None:
+    if kind == "user.message":
+        text = data["content"] or ""
+        if data["source"] or data["isAutopilotContinuation"]:
+            turns.injected(data["source"] or "autopilot", text)
+        elif text.strip():
+            turns.typed(text, time, source_id)
+    elif kind == "assistant.message":
+        if data["model"]:
+            turns.answered_by(data["model"], time, source_id)
+        turns.said(data["content"] or "", time, source_id)
+        for call in data["toolRequests"] or ():
+            turns.called(call["toolCallId"] or "", call["name"] or "tool", call["arguments"], time, source_id)
+    elif kind == "tool.execution_complete":
+        content = (data["result"] or {}).get("content")
+        if content is None and data["error"]:
+            content = data["error"]["message"]
+        text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+        turns.result(data["toolCallId"] or "", text or "", data["success"] is False, time, source_id)
+    elif kind == "session.usage_record":
+        used = data["usage"] or {}
+        if turns.turns:
+            turns.used(used.get("inputTokens") or 0, used.get("outputTokens") or 0, used.get("apiCallId") or source_id,
+                       time, source_id)
+    elif kind == "session.compaction_complete" and data["summaryContent"]:
+        turns.injected("compaction summary", data["summaryContent"])
