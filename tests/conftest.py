@@ -211,6 +211,11 @@ def qwen_code() -> Path:
 
 
 @pytest.fixture(scope="session")
+def gemini() -> Path:
+    return _fetched(real_tools.agent, "gemini")
+
+
+@pytest.fixture(scope="session")
 def copilot() -> Path:
     return _fetched(real_tools.agent, "copilot")
 

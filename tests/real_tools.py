@@ -3,7 +3,7 @@ registries as their users fetch them, and kept between runs:
 
 - command-line tools from the package index (llm, two versions; shell-gpt;
   gptme), each in a virtualenv of its own under ~/.cache/conv-tests;
-- the coding agents from the npm registry (Claude Code, Codex CLI, Qwen Code, Copilot CLI) and the
+- the coding agents from the npm registry (Claude Code, Codex CLI, Gemini CLI, Qwen Code, Copilot CLI) and the
   MCP Inspector, under tests/.agents;
 - the local model's file, by ``conv models pull``, under tests/.models-home.
 
@@ -40,6 +40,7 @@ PIP_TOOLS = {
 AGENTS_HOME = HERE / ".agents"
 AGENTS = {"claude": "@anthropic-ai/claude-code@2.1.328", "codex": "@openai/codex@0.169.0",  # the versions read
           "qwen": "@qwen-code/qwen-code@0.24.4", "copilot": "@github/copilot@1.0.102",
+          "gemini": "@google/gemini-cli@0.61.0",
           "mcp-inspector": "@modelcontextprotocol/inspector@2.12.0"}  # its --cli mode: a client of conv mcp
 
 MODELS_HOME = HERE / ".models-home"

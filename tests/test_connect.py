@@ -177,7 +177,7 @@ def test_codex_has_no_project_settings_to_connect(codex, tmp_path, monkeypatch):
 
 def test_an_unknown_tool_is_named_with_the_nearest(claude):
     said = fails("connect", "cursor", code=2)
-    assert "conv connects no tool called 'cursor'" in said and "claude-code, codex, qwen, copilot, all" in said
+    assert "conv connects no tool called 'cursor'" in said and "claude-code, codex, gemini, qwen, copilot, all" in said
     assert "(did you mean claude-code?)" in fails("connect", "claude", code=2)
 
 

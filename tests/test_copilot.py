@@ -7,7 +7,6 @@ mcp-config.json, answers it; its own files deleted change nothing;
 kept. A conversation handed off is resumed by it."""
 
 import json
-import os
 import shutil
 import subprocess
 
@@ -113,11 +112,11 @@ def test_what_copilot_wrote_itself_is_kept_with_its_turn_and_never_a_question(tm
     assert conv.origin == {"cwd": "/w", "git_branch": "main"} and read.said == []
 
 
-def test_a_conversation_handed_to_copilot_is_resumed_by_it_and_comes_back_once(copilot, fake, tmp_path):
+def test_a_conversation_handed_to_copilot_is_resumed_by_it_and_comes_back_once(copilot, fake, tmp_path, monkeypatch):
     ok("ask", "remember: my name is Zed")
     home, project = tmp_path / "user", tmp_path / "proj"
     project.mkdir()
-    os.chdir(project)
+    monkeypatch.chdir(project)
     handed = json.loads(ok("handoff", "--to", "copilot", "--json", env={"HOME": str(home)}).stdout)
     assert handed["resume"] == ["copilot", f"--resume={handed['session']}"]
     with FakeServer(reply="Your name is Zed.") as server:

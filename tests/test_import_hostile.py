@@ -74,6 +74,31 @@ QWEN = [
     {"type": "system", "subtype": "chat_compression", "uuid": "q6", "parentUuid": "q5", "timestamp": T0,
      "systemPayload": {"compressedHistory": [{"role": "user", "parts": [{"text": "summary"}]}]}},
 ]
+COPILOT = [
+    {"type": "session.start", "id": "e0", "timestamp": T0, "parentId": None,
+     "data": {"sessionId": "s1", "context": {"cwd": "/w", "branch": "main"}}},
+    {"type": "user.message", "id": "e1", "timestamp": T0, "parentId": "e0", "data": {"content": "run the tests"}},
+    {"type": "session.usage_record", "id": "e2", "timestamp": T0, "parentId": "e1",
+     "data": {"usage": {"inputTokens": 12, "outputTokens": 3, "apiCallId": "a1"}}},
+    {"type": "assistant.message", "id": "e3", "timestamp": "2026-11-26T10:00:01.000Z", "parentId": "e2",
+     "data": {"content": "", "model": "gpt-x", "toolRequests": [{"toolCallId": "c1", "name": "bash",
+                                                                 "arguments": {"command": "make test"}}]}},
+    {"type": "tool.execution_complete", "id": "e4", "timestamp": "2026-11-26T10:00:02.000Z", "parentId": "e3",
+     "data": {"toolCallId": "c1", "success": True, "result": {"content": "ok"}}},
+    {"type": "assistant.message", "id": "e5", "timestamp": "2026-11-26T10:00:03.000Z", "parentId": "e4",
+     "data": {"content": "All tests pass.", "model": "gpt-x"}},
+]
+GEMINI = [
+    {"sessionId": "s1", "projectHash": "h", "startTime": T0, "kind": "main"},
+    {"$set": {"messages": [{"id": "m0", "timestamp": T0, "type": "user", "content": [{"text": "<session_context>"}]}]}},
+    {"id": "m1", "timestamp": T0, "type": "user", "content": [{"text": "run the tests"}]},
+    {"id": "m2", "timestamp": "2026-11-26T10:00:01.000Z", "type": "gemini", "content": "Running them.",
+     "model": "gemini-x", "tokens": {"input": 12, "output": 3}, "thoughts": [{"subject": "a", "description": "b"}],
+     "toolCalls": [{"id": "c1", "name": "run_shell_command", "args": {"command": "make test"}, "status": "success",
+                    "result": [{"functionResponse": {"id": "c1", "response": {"output": "ok"}}}]}]},
+    {"$rewindTo": "m2"},
+    {"id": "m3", "timestamp": "2026-11-26T10:00:03.000Z", "type": "gemini", "content": "All pass.", "model": "g"},
+]
 GPTME = [
     {"role": "user", "content": "hi", "timestamp": "2026-11-26T10:00:00"},
     {"role": "assistant", "content": "hello", "timestamp": "2026-11-26T10:00:01", "metadata": {"model": "m"}},
@@ -111,7 +136,7 @@ def read(source: str, path):
     return importers.read(sources.source(source).reader(), path)
 
 
-LINES = ("claude-code", "codex", "gptme", "qwen")  # a JSON record a line
+LINES = ("claude-code", "codex", "gptme", "qwen", "copilot", "gemini")  # a JSON record a line
 
 
 def dumped(value) -> str:
@@ -131,9 +156,10 @@ def write(source: str, folder: Path, data) -> Path:
     if source in ("claude-code", "codex"):
         path = folder / ("s1.jsonl" if source == "claude-code" else "rollout-th1.jsonl")
         path.write_text("".join(dumped(r) + "\n" for r in data))
-    elif source in ("gptme", "qwen"):
-        path = folder / ("chat1/conversation.jsonl" if source == "gptme" else "chats/s1.jsonl")
-        path.parent.mkdir(exist_ok=True)
+    elif source in ("gptme", "qwen", "copilot", "gemini"):
+        path = folder / {"gptme": "chat1/conversation.jsonl", "qwen": "chats/s1.jsonl", "copilot": "s1/events.jsonl",
+                         "gemini": "proj/chats/session-2026-11-26T10-00-aaaa0001.jsonl"}[source]
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(dumped(r) + "\n" for r in data))
     elif source == "aichat":
         path = folder / "s1.yaml"
@@ -141,10 +167,12 @@ def write(source: str, folder: Path, data) -> Path:
     else:
         path = folder / {"shell-gpt": "chat1", "chatgpt": "conversations.json", "conv": "export.json"}[source]
         path.write_text(dumped(data))
-    return folder if source in ("gptme", "claude-code", "codex", "shell-gpt", "aichat", "qwen") else path
+    return folder if source in ("gptme", "claude-code", "codex", "shell-gpt", "aichat", "qwen", "copilot",
+                                "gemini") else path
 
 
-VALID = {"claude-code": CLAUDE, "codex": CODEX, "gptme": GPTME, "qwen": QWEN, "shell-gpt": SGPT, "aichat": AICHAT,
+VALID = {"claude-code": CLAUDE, "codex": CODEX, "gptme": GPTME, "qwen": QWEN, "copilot": COPILOT, "gemini": GEMINI,
+         "shell-gpt": SGPT, "aichat": AICHAT,
          "chatgpt": CHATGPT, "conv": CONV}
 
 
@@ -232,6 +260,12 @@ HOSTILE = {  # source -> (what, data) written as the source keeps it
         "prompt_tokens": "lots", "completion_tokens": 1}}]}])],
     "shell-gpt": [("types", [{"role": "user", "content": ["a", "list"]}, {"role": 3}, *SGPT])],
     "gptme": [("no time", [{**r, "timestamp": 12} for r in GPTME])],
+    "copilot": [("nested", [COPILOT[1], {**COPILOT[3], "data": {"toolRequests": [{"arguments": Deep(3000)}]}}]),
+                ("types", [{**COPILOT[1], "data": {"content": ["no", "text"]}}, {"type": 5}, *COPILOT])],
+    "gemini": [("nested", [GEMINI[2], {**GEMINI[3], "content": Deep(5000)}]),
+               ("types", [{**GEMINI[2], "content": 42}, {"id": 7}, {"$rewindTo": 3}, *GEMINI]),
+               ("rewind to nowhere", [*GEMINI, {"$rewindTo": "nowhere"}, GEMINI[2]]),
+               ("messages of anything", [{"$set": {"messages": [Deep(300), "x", 3]}}, *GEMINI])],
     "qwen": [("nested", [QWEN[0], {**QWEN[2], "message": {"role": "model", "parts": Deep(5000)}}]),
              ("types", [{**QWEN[0], "message": {"parts": "no list"}}, {**QWEN[2], "uuid": 7}, *QWEN]),
              ("cycle", [{**QWEN[0], "parentUuid": "q5"}, *QWEN[1:]]),

@@ -53,9 +53,15 @@ def request(ident, method, **params) -> dict:
 
 
 def called(server: Server, ident: int, name: str, **arguments):
+    """A tool's answer: its error's text, or what it found (search's hits, list's conversations, show's
+    conversation), given as an object in text and as structured content alike."""
     answer = server.ask(request(ident, "tools/call", name=name, arguments=arguments))["result"]
     text = answer["content"][0]["text"]
-    return (text, True) if answer.get("isError") else (json.loads(text), False)
+    if answer.get("isError"):
+        return text, True
+    found = json.loads(text)
+    assert isinstance(found, dict) and answer["structuredContent"] == found
+    return found.get({"search": "hits", "list": "conversations"}.get(name), found), False
 
 
 @pytest.mark.parametrize("asked, given", [("2025-11-25", "2025-11-25"), ("2025-06-18", "2025-06-18"),
@@ -154,11 +160,11 @@ def test_the_mcp_inspector_lists_and_calls_each_tool(mcp_inspector, store, conv_
 
     assert [t["name"] for t in inspect("--method", "tools/list")["tools"]] == ["search", "show", "list"]
     found = inspect("--method", "tools/call", "--tool-name", "search", "--tool-arg", "query=backoff")
-    assert json.loads(found["content"][0]["text"])[0]["id"] == store
+    assert json.loads(found["content"][0]["text"])["hits"][0]["id"] == store
     shown = inspect("--method", "tools/call", "--tool-name", "show", "--tool-arg", f"id={store}")
     assert DECIDED in shown["content"][0]["text"]
     listed = inspect("--method", "tools/call", "--tool-name", "list")
-    assert len(json.loads(listed["content"][0]["text"])) == 2
+    assert len(json.loads(listed["content"][0]["text"])["conversations"]) == 2
 
 
 def tool_results(requests: list) -> list[str]:

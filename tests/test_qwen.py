@@ -7,7 +7,6 @@ records that nobody typed (a slash command, a compression's summary) are
 never a question."""
 
 import json
-import os
 import shutil
 import subprocess
 
@@ -146,11 +145,12 @@ def test_a_session_with_only_qwen_codes_own_records_is_no_conversation(tmp_path)
     assert importers.read(sources.source("qwen").reader(), session).conversations == []
 
 
-def test_a_conversation_handed_to_qwen_code_is_resumed_by_it_and_comes_back_once(qwen_code, fake, tmp_path):
+def test_a_conversation_handed_to_qwen_code_is_resumed_by_it_and_comes_back_once(qwen_code, fake, tmp_path,
+                                                                                 monkeypatch):
     ok("ask", "remember: my name is Zed")
     home, project = tmp_path / "user", tmp_path / "proj"
     project.mkdir()
-    os.chdir(project)
+    monkeypatch.chdir(project)
     handed = json.loads(ok("handoff", "--to", "qwen", "--json", env={"HOME": str(home)}).stdout)
     assert handed["resume"][:2] == ["qwen", "--resume"]
     with FakeServer(reply="Your name is Zed.") as server:

@@ -108,7 +108,8 @@ def main(argv=None) -> dict:
             t = time.perf_counter()
             found = server.call(n, "tools/call", name="search", arguments={"query": question, "limit": 10})
             took.append(time.perf_counter() - t)
-            mcp.append(rank([h["id"] for h in json.loads(found["result"]["content"][0]["text"])], by_id, wanted))
+            hits = json.loads(found["result"]["content"][0]["text"])["hits"]
+            mcp.append(rank([h["id"] for h in hits], by_id, wanted))
             if a.cli:
                 out = subprocess.run(common.conv("search", question, "-n", "10", "--json"), env=env,
                                      capture_output=True, text=True, check=True).stdout

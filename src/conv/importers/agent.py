@@ -11,9 +11,9 @@ from ..format.fence import fenced
 from . import ImportedTurn
 
 CLIP = 2000  # characters of a tool's result kept in the turn; the whole is kept beside it
-# conv mcp's tools as the agents name them (Claude Code, Codex, Qwen Code: mcp__conv__search; Copilot CLI:
-# conv-search): their results are conv's own words
-OWN_TOOLS = ("mcp__conv__", "conv-")
+# conv mcp's tools as the agents name them (Claude Code, Codex, Qwen Code: mcp__conv__search; Gemini CLI:
+# mcp_conv_search; Copilot CLI: conv-search): their results are conv's own words
+OWN_TOOLS = ("mcp__conv__", "mcp_conv_", "conv-")
 
 
 class AgentTurns:

@@ -17,6 +17,7 @@ NAMES = (
     "conv",  # conv's own JSON export
     "claude-code",
     "codex",
+    "gemini",
     "qwen",
     "copilot",
     "shell-gpt",

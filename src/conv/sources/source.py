@@ -113,9 +113,10 @@ TAIL = 64  # characters of an answer's end looked for in a session file
 SCANNED = 4 << 20  # bytes at a session file's end looked at
 
 
-def settled_answer(file: str, answer: str | None, answers) -> bool:
+def settled_answer(file: str, answer: str | None, answers, marker: bytes = b"assistant") -> bool:
     """Whether the session file holds ``answer`` (its end) in one of its last
-    records, as ``answers(record)`` gives a record's text; with no answer, any.
+    records, as ``answers(record)`` gives a record's text; with no answer, any
+    (only lines holding ``marker``, the word an answer's record has, are parsed).
     A tool may write its transcript after its hook ran: this says when it has."""
     try:
         with open(file, "rb") as found:
@@ -125,7 +126,7 @@ def settled_answer(file: str, answer: str | None, answers) -> bool:
         return False
     wanted = " ".join(answer.split())[-TAIL:] if answer else ""
     for line in reversed(data.splitlines()):
-        if b"assistant" not in line:
+        if marker not in line:
             continue
         try:
             record = json.loads(line)

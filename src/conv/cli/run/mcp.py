@@ -167,14 +167,14 @@ def _call(name, arguments, workspace) -> dict:
             data = recall.conversation(ws, args["id"], args.get("last"), args.get("before", 0))
         else:
             chosen = recall.filters(**{k: args.get(k) for k in FILTERS})
-            data = (recall.search(ws, args["query"], args.get("limit", 10), chosen) if name == "search"
-                    else recall.recent(ws, args.get("limit", 20), chosen))
+            data = ({"hits": recall.search(ws, args["query"], args.get("limit", 10), chosen)} if name == "search"
+                    else {"conversations": recall.recent(ws, args.get("limit", 20), chosen)})
     except ConvError as exc:  # its hint, unless it names a command line the agent has not got
         hint = "the search and list tools give the ids" if "conv list" in exc.hint else exc.hint
         text = then(exc.message, hint) if hint and "conv " not in hint else exc.message
         return {"content": [{"type": "text", "text": text}], "isError": True}
-    text = json.dumps(data, ensure_ascii=False)
-    return {"content": [{"type": "text", "text": text}]}
+    text = json.dumps(data, ensure_ascii=False)  # an object, given as text and as structured content alike:
+    return {"content": [{"type": "text", "text": text}], "structuredContent": data}  # Gemini CLI reads the text so
 
 
 def _checked(schema: dict, arguments: dict) -> dict:
