@@ -5,7 +5,7 @@ the tool never waits on conv or shows its words; what went wrong is said
 by the next conv command a person runs. What each tool hands over is its
 own (its hook.py under sources/).
 
-    conv capture claude-code                      the hook's JSON on stdin
+    conv capture claude-code|gemini|qwen|copilot  the hook's JSON on stdin
     conv capture codex [--then PROGRAM ARGS] JSON  Codex's notify, its JSON last
     conv capture --work [--catch-up]              the worker (started by the two above)"""
 
