@@ -221,6 +221,11 @@ def copilot() -> Path:
 
 
 @pytest.fixture(scope="session")
+def pi() -> Path:
+    return _fetched(real_tools.agent, "pi")
+
+
+@pytest.fixture(scope="session")
 def mcp_inspector() -> Path:
     return _fetched(real_tools.agent, "mcp-inspector")
 

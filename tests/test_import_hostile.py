@@ -99,6 +99,21 @@ GEMINI = [
     {"$rewindTo": "m2"},
     {"id": "m3", "timestamp": "2026-11-26T10:00:03.000Z", "type": "gemini", "content": "All pass.", "model": "g"},
 ]
+PI = [
+    {"type": "session", "version": 3, "id": "s1", "timestamp": T0, "cwd": "/w"},
+    {"type": "model_change", "id": "p1", "parentId": None, "timestamp": T0, "provider": "x", "modelId": "m"},
+    {"type": "message", "id": "p2", "parentId": "p1", "timestamp": T0,
+     "message": {"role": "user", "content": [{"type": "text", "text": "run the tests"}]}},
+    {"type": "message", "id": "p3", "parentId": "p2", "timestamp": "2026-11-26T10:00:01.000Z",
+     "message": {"role": "assistant", "model": "m", "usage": {"input": 12, "output": 3},
+                 "content": [{"type": "thinking", "thinking": "hm"},
+                             {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "make"}}]}},
+    {"type": "message", "id": "p4", "parentId": "p3", "timestamp": "2026-11-26T10:00:02.000Z",
+     "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "bash", "content": [{"type": "text",
+                                                                                          "text": "ok"}]}},
+    {"type": "message", "id": "p5", "parentId": "p4", "timestamp": "2026-11-26T10:00:03.000Z",
+     "message": {"role": "assistant", "model": "m", "content": [{"type": "text", "text": "All tests pass."}]}},
+]
 GPTME = [
     {"role": "user", "content": "hi", "timestamp": "2026-11-26T10:00:00"},
     {"role": "assistant", "content": "hello", "timestamp": "2026-11-26T10:00:01", "metadata": {"model": "m"}},
@@ -136,7 +151,7 @@ def read(source: str, path):
     return importers.read(sources.source(source).reader(), path)
 
 
-LINES = ("claude-code", "codex", "gptme", "qwen", "copilot", "gemini")  # a JSON record a line
+LINES = ("claude-code", "codex", "gptme", "qwen", "copilot", "gemini", "pi")  # a JSON record a line
 
 
 def dumped(value) -> str:
@@ -156,9 +171,10 @@ def write(source: str, folder: Path, data) -> Path:
     if source in ("claude-code", "codex"):
         path = folder / ("s1.jsonl" if source == "claude-code" else "rollout-th1.jsonl")
         path.write_text("".join(dumped(r) + "\n" for r in data))
-    elif source in ("gptme", "qwen", "copilot", "gemini"):
+    elif source in ("gptme", "qwen", "copilot", "gemini", "pi"):
         path = folder / {"gptme": "chat1/conversation.jsonl", "qwen": "chats/s1.jsonl", "copilot": "s1/events.jsonl",
-                         "gemini": "proj/chats/session-2026-11-26T10-00-aaaa0001.jsonl"}[source]
+                         "gemini": "proj/chats/session-2026-11-26T10-00-aaaa0001.jsonl",
+                         "pi": "--w--/2026-11-26T10-00-00-000Z_s1.jsonl"}[source]
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(dumped(r) + "\n" for r in data))
     elif source == "aichat":
@@ -168,11 +184,11 @@ def write(source: str, folder: Path, data) -> Path:
         path = folder / {"shell-gpt": "chat1", "chatgpt": "conversations.json", "conv": "export.json"}[source]
         path.write_text(dumped(data))
     return folder if source in ("gptme", "claude-code", "codex", "shell-gpt", "aichat", "qwen", "copilot",
-                                "gemini") else path
+                                "gemini", "pi") else path
 
 
 VALID = {"claude-code": CLAUDE, "codex": CODEX, "gptme": GPTME, "qwen": QWEN, "copilot": COPILOT, "gemini": GEMINI,
-         "shell-gpt": SGPT, "aichat": AICHAT,
+         "pi": PI, "shell-gpt": SGPT, "aichat": AICHAT,
          "chatgpt": CHATGPT, "conv": CONV}
 
 
@@ -266,6 +282,12 @@ HOSTILE = {  # source -> (what, data) written as the source keeps it
                ("types", [{**GEMINI[2], "content": 42}, {"id": 7}, {"$rewindTo": 3}, *GEMINI]),
                ("rewind to nowhere", [*GEMINI, {"$rewindTo": "nowhere"}, GEMINI[2]]),
                ("messages of anything", [{"$set": {"messages": [Deep(300), "x", 3]}}, *GEMINI])],
+    "pi": [("nested", [PI[0], {**PI[2], "message": {"role": "user", "content": Deep(5000)}}, *PI[1:]]),
+           ("types", [{**PI[0], "cwd": 3}, {**PI[2], "message": {"role": 5, "content": {"a": 1}}}, {"id": 7}, *PI[1:]]),
+           ("cycle", [PI[0], {**PI[1], "parentId": "p5"}, *PI[2:]]),
+           ("no session line", PI[1:]),
+           ("tool call of anything", [*PI[:3], {**PI[3], "message": {**PI[3]["message"], "content": [
+               {"type": "toolCall", "id": ["x"], "name": {"a": 1}, "arguments": Deep(400)}, "text", 3]}}, *PI[4:]])],
     "qwen": [("nested", [QWEN[0], {**QWEN[2], "message": {"role": "model", "parts": Deep(5000)}}]),
              ("types", [{**QWEN[0], "message": {"parts": "no list"}}, {**QWEN[2], "uuid": 7}, *QWEN]),
              ("cycle", [{**QWEN[0], "parentUuid": "q5"}, *QWEN[1:]]),

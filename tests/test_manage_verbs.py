@@ -346,7 +346,8 @@ def test_search_snippets_limits_and_filters(varied):
     hits = js("search", "rebase")
     assert sorted(ids_of(hits)) == sorted([a, b, OLD_ID, AGENT_ID])
     for hit in hits:
-        assert set(hit) == {"id", "short", "title", "turn", "role", "snippet"}
+        assert set(hit) == {"id", "short", "title", "turn", "turn_number", "role", "snippet", "date", "source",
+                            "project", "model"}
         assert hit["id"].startswith(hit["short"]) and len(hit["short"]) >= 6
         assert TURN_RE.match(hit["turn"]) and hit["role"] in ("user", "assistant")
         assert "rebase" in hit["snippet"] and "\ue000" not in hit["snippet"]
@@ -354,24 +355,24 @@ def test_search_snippets_limits_and_filters(varied):
 
     plain = out("search", "autosquash")
     lines = plain.splitlines()
-    assert len(lines) == 2 and lines[0].startswith(a[:6]) and "rebase interactive" in lines[0]
-    assert lines[1].lstrip().split(":", 1)[0] in ("user", "assistant")
-    assert "autosquash" in lines[1] and "\x1b" not in plain and "\ue000" not in plain
+    assert len(lines) == 3 and lines[0].startswith(a[:6]) and "rebase interactive" in lines[0]
+    assert lines[1].split(" · ")[0].strip() == "conv" and lines[1].endswith("turn 1 (user)")  # where it is
+    assert "autosquash" in lines[2] and "\x1b" not in plain and "\ue000" not in plain
 
     assert len(js("search", "rebase", "-n", "2")) == 2
-    assert len(out("search", "rebase", "-n", "1").splitlines()) == 2
+    assert len(out("search", "rebase", "-n", "1").splitlines()) == 3
     assert sorted(ids_of(js("search", "rebase", "--tag", "git"))) == sorted([a, OLD_ID])
     assert sorted(ids_of(js("search", "rebase", "--since", "1d"))) == sorted([a, b])
     assert ids_of(js("search", "rebase", "--status", "done")) == [b]
     assert ids_of(js("search", "rebase", "--agent", "coder")) == [AGENT_ID]
     assert js("search", "rebase", "--agent", "nobody") == []
-    assert ids_of(js("search", "rebase", "autosquash")) == [a]  # words are ANDed
-    assert ids_of(js("search", "REBASE", "Autosquash")) == [a]
-    assert ids_of(js("search", "rebase onto")) == [b]
+    assert ids_of(js("search", "rebase", "autosquash"))[0] == a  # every word first, then most of them
+    assert ids_of(js("search", "REBASE", "Autosquash"))[0] == a  # case folded
+    assert ids_of(js("search", "rebase onto"))[0] == b
 
-    done = ok("search", "rebase", "pasta")
-    assert done.stdout == b"" and "nothing matches 'rebase pasta'" in done.stderr.decode()
-    assert js("search", "rebase", "pasta") == []
+    assert len(js("search", "rebase", "pasta")) == 5  # no turn holds both: each holds one of the two
+    done = ok("search", "mushroom", "risotto")
+    assert done.stdout == b"" and "nothing matches 'mushroom risotto'" in done.stderr.decode()
 
     ok("delete", a)
     assert js("search", "autosquash") == []
@@ -380,22 +381,25 @@ def test_search_snippets_limits_and_filters(varied):
     assert ids_of(js("search", "autosquash")) == [a]
 
 
-FTS_QUERIES = {  # query -> finds the four rebase conversations (True) or nothing (False)
-    '"': False, '"rebase"': True, 'reba"se': False, "rebase*": True, "*": False, "re-base": False,
-    "pasta -rebase": False, "-": False, "col:on": False, "rebase:": True, "autosquash NEAR rebase": False,
-    "NEAR(rebase autosquash)": False, "rebase OR pasta": False, "rebase NOT pasta": False, "AND": False,
-    "^rebase": True, "(rebase": True, "{rebase}": True, "rebase'": True, "%_\\": False,
+NO_WORDS = ('"', "*", "-")  # nothing to search for: a usage error, as an empty query is
+FTS_QUERIES = {  # query -> how many it finds: the four rebase conversations, and the pasta one (5) as a word too;
+    # FTS5's operators are words (NOT and OR exclude nothing), its quotes and marks are no syntax error
+    '"rebase"': 4, 'reba"se': 0, "rebase*": 4, "re-base": 0, "pasta -rebase": 5, "col:on": 0, "rebase:": 4,
+    "autosquash NEAR rebase": 4, "NEAR(rebase autosquash)": 4, "rebase OR pasta": 5, "rebase NOT pasta": 5,
+    "AND": 0, "^rebase": 4, "(rebase": 4, "{rebase}": 4, "rebase'": 4, "%_\\": 0,
 }
 
 
 def test_search_takes_fts_syntax_literally(varied):
     for query, finds in FTS_QUERIES.items():
         hits = js("search", query)
-        assert len(hits) == (4 if finds else 0), (query, hits)
-    for query in ('"', "rebase*", "NEAR(rebase autosquash)"):
+        assert len(hits) == finds and (varied["c"] in ids_of(hits)) == (finds == 5), (query, hits)
+    for query in NO_WORDS:
+        assert "nothing to search for" in fails("search", query, code=2)
+    for query in ("rebase*", "AND"):
         done = ok("search", query)
-        assert done.stdout.decode().count("\n") == (8 if FTS_QUERIES[query] else 0), query
-        assert ("nothing matches" in done.stderr.decode()) != FTS_QUERIES[query], query
+        assert done.stdout.decode().count("\n") == 3 * FTS_QUERIES[query], query  # a hit: 3 lines
+        assert ("nothing matches" in done.stderr.decode()) != bool(FTS_QUERIES[query]), query
     after_dashes = json.loads(out("search", "--json", "--", "-rebase"))  # after --, a leading dash is a word
     assert len(after_dashes) == 4
 

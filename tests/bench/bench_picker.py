@@ -26,12 +26,15 @@ def at(size: int, runs: int) -> list[dict]:
     home = common.store_home(size)
     common.run(common.conv("list", "-n", "1"), common.child_env(home))  # the index current
     os.environ["CONV_HOME"] = str(home)
+    from conv.home import paths
     from conv.services import resume
     from conv.services.workspace import Workspace
     from conv.terminal.sanitize import clean
 
+    paths._dirs.cache_clear()  # genstore's imports read conv's folders before CONV_HOME named this store's
     ws = Workspace(notice=lambda line: None)
     found = resume.candidates(ws, clean)
+    assert len(found) == min(size, resume.LIMIT), (len(found), size)  # this store's, not the default one
     rank = resume.searcher(ws, clean)
     rank(TYPED[0], found)  # the index opened, as by the picker's first keystroke
     samples = []

@@ -20,6 +20,7 @@ NAMES = (
     "gemini",
     "qwen",
     "copilot",
+    "pi",
     "shell-gpt",
     "gptme",
     "aichat",
