@@ -221,6 +221,11 @@ def copilot() -> Path:
 
 
 @pytest.fixture(scope="session")
+def opencode() -> Path:
+    return _fetched(real_tools.agent, "opencode")
+
+
+@pytest.fixture(scope="session")
 def pi() -> Path:
     return _fetched(real_tools.agent, "pi")
 

@@ -42,6 +42,7 @@ AGENTS = {"claude": "@anthropic-ai/claude-code@2.1.328", "codex": "@openai/codex
           "qwen": "@qwen-code/qwen-code@0.24.4", "copilot": "@github/copilot@1.0.102",
           "gemini": "@google/gemini-cli@0.61.0",
           "pi": "@mariozechner/pi-coding-agent@0.73.1",
+          "opencode": "opencode-ai@1.18.33",
           "mcp-inspector": "@modelcontextprotocol/inspector@2.12.0"}  # its --cli mode: a client of conv mcp
 
 MODELS_HOME = HERE / ".models-home"

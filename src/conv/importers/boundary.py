@@ -55,7 +55,9 @@ class Reader:
       makes conversations of the records that fit.
     - ``per_session``: one file a session, so that only files that changed
       are read again; ``keeps_no_ids``: no ids or times to know a turn by
-      (matched by text on a second import, by_text.continue_stored).
+      (matched by text on a second import, by_text.continue_stored);
+      ``companions``: files beside each one (its name and a suffix) whose
+      change is its change (a database's write-ahead log), for the catch-up.
     """
 
     source = ""
@@ -64,6 +66,7 @@ class Reader:
     record: Shape = Anything
     per_session = True
     keeps_no_ids = False
+    companions: tuple[str, ...] = ()
 
     def default_path(self) -> Path | None:
         """Where the tool keeps its files on this machine (None: it has no such place)."""

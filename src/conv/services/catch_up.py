@@ -61,7 +61,8 @@ def catch_up(importing) -> None:
         if place is None or not place.exists():
             continue
         try:
-            seen = [[str(f), *_stat(f)] for f in reader.files(place)]
+            seen = [[str(f), *_stat(f), *(n for end in reader.companions for n in _stat(f"{f}{end}"))]
+                    for f in reader.files(place)]
         except (ConvError, OSError):  # a folder that cannot be listed: nothing to catch up from
             continue
         if seen and seen != last.get(source) and importing(source):

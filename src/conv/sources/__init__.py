@@ -21,6 +21,7 @@ NAMES = (
     "qwen",
     "copilot",
     "pi",
+    "opencode",
     "shell-gpt",
     "gptme",
     "aichat",
