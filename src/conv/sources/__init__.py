@@ -22,6 +22,7 @@ NAMES = (
     "copilot",
     "pi",
     "opencode",
+    "aider",
     "shell-gpt",
     "gptme",
     "aichat",

@@ -1,0 +1,130 @@
+"""Reader for aider's chat history, ``.aider.chat.history.md`` (read from
+aider 0.86.2), which aider appends to as it goes:
+
+- ``# aider chat started at 2026-11-28 19:34:14`` (the local time) begins a
+  chat, one an aider process: a conversation, known by its file and start;
+- lines ``#### `` are what a person typed (a run of them one question; one
+  that is a command, ``/tokens``, ``/undo``, is kept with the turn before it,
+  ``injected``, never a question: ``/ask X`` is logged again as ``#### X``);
+- lines ``> `` are aider's own output (its banner and model, edits applied,
+  commits, tokens and cost): kept with the turn they follow (injected); a
+  multi-line message of aider's marks only its first line, so unmarked lines
+  before the first question and straight after a ``> Commit`` are aider's too;
+- the other lines are the model's answer, its thinking between aider's
+  ``<thinking-content-…>`` tags.
+
+aider keeps no time but the chat's start and no ids: the turns are dated from
+the start, and known by their place in the chat, which only grows at its end."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from pathlib import Path
+
+from ...errors import UsageError
+from ...importers import ImportedConversation
+from ...importers.agent import AgentTurns
+from ...importers.boundary import Loaded, Reader
+from ...importers.files import raw
+from ...importers.shape import Record, Text
+from . import HISTORY, work_tree
+
+HINT = f"aider writes {HISTORY} at the top of each git work tree it ran in"
+STARTED = re.compile(r"^# aider chat started at (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)[ \t]*$", re.M)
+THINKING = re.compile(r"<thinking-content-[0-9a-f]+>(.*?)</thinking-content-[0-9a-f]+>", re.S)
+MODEL = re.compile(r"^Model: (\S+)")
+ANSWERED = ("/ask ", "/code ", "/architect ", "/context ")  # commands whose words aider logs again as the question
+
+
+class Aider(Reader):
+    source = "aider"
+    hint = HINT
+    record = Record({"started": Text, "text": Text}, required=("started", "text"))
+
+    def default_path(self) -> Path:
+        return work_tree()
+
+    def files(self, path: Path) -> list[Path]:
+        """The history file named, or those of the folder, its sub-folders and theirs (a folder of work trees)."""
+        if path.is_file():
+            return [path]
+        if not path.is_dir():
+            raise UsageError(f"no aider chat history at {path}", HINT)
+        return sorted({p.resolve() for pattern in (HISTORY, f"*/{HISTORY}", f"*/*/{HISTORY}")
+                       for p in path.glob(pattern) if p.is_file()})
+
+    def load(self, file: Path) -> Loaded:
+        text = raw(file).decode("utf-8", "replace")
+        starts = list(STARTED.finditer(text))
+        return Loaded([{"started": m[1], "text": text[m.end():starts[n + 1].start() if n + 1 < len(starts) else None]}
+                       for n, m in enumerate(starts)])
+
+    def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
+        out, seen = [], {}
+        for chat in loaded.records:
+            start = _local(chat["started"])
+            key = chat["started"]
+            seen[key] = seen.get(key, 0) + 1  # two chats begun in one second: each its own
+            turns, model = _turns(chat["text"])
+            if not any(t.role == "user" for t in turns):
+                continue
+            for turn in turns:
+                turn.model = model if turn.role == "assistant" else None
+            out.append(ImportedConversation(
+                source=self.source, source_id=f"{file.resolve()}#{key}" + (f"#{seen[key]}" if seen[key] > 1 else ""),
+                title="", created=start.isoformat() if start else None, model=model, turns=turns,
+                origin={"cwd": str(file.resolve().parent)}))
+        return out
+
+
+READER = Aider()
+
+
+def _local(text: str) -> datetime | None:
+    try:
+        return datetime.strptime(text, "%Y-%m-%d %H:%M:%S").astimezone()  # the machine's own zone, as aider wrote it
+    except ValueError:
+        return None
+
+
+def _turns(text: str) -> tuple[list, str | None]:
+    """The turns of one chat's lines, and the model its banner names."""
+    turns, model = AgentTurns(), None
+    blocks: list[tuple[str, list[str]]] = []  # ("user" | "aider" | "model", lines), in order
+    asked = after_commit = False
+    for line in text.split("\n"):
+        line = line.rstrip("\r")
+        line = line[:-2] if line.endswith("  ") else line  # Markdown's line break, as aider ends its lines
+        if line.startswith("#### ") or line.rstrip() == "####":
+            kind, body, asked = "user", line[5:], True
+        elif line.startswith("> ") or line == ">":
+            kind, body = "aider", line[2:]
+            model = model or ((found := MODEL.match(body)) and found[1])
+        elif not asked or (line and after_commit):
+            kind, body = "aider", line  # a line of a multi-line message of aider's (see above)
+        else:
+            kind, body = "model", line
+        after_commit = kind == "aider" and (body.startswith("Commit ") or (after_commit and bool(line)))
+        if blocks and blocks[-1][0] == kind:
+            blocks[-1][1].append(body)
+        else:
+            blocks.append((kind, [body]))
+    n = 0
+    for kind, lines in blocks:
+        said = "\n".join(lines).strip("\n")
+        if not said.strip():
+            continue
+        n += 1
+        if kind == "user" and said.startswith("/"):
+            if not said.startswith(ANSWERED):
+                turns.injected("command", said)
+        elif kind == "user":
+            turns.typed(said, None, str(n))
+        elif kind == "aider":
+            turns.injected("aider", said)
+        else:
+            for thought in THINKING.findall(said):
+                turns.thought(thought.strip(), None, str(n))
+            turns.said(THINKING.sub("", said).strip(), None, str(n))
+    return turns.done(), model or None
