@@ -179,6 +179,8 @@ def test_an_unknown_tool_is_named_with_the_nearest(claude):
     said = fails("connect", "cursor", code=2)
     assert "conv connects no tool called 'cursor'" in said and "claude-code, codex, gemini, qwen, copilot, all" in said
     assert "(did you mean claude-code?)" in fails("connect", "claude", code=2)
+    assert "opencode runs no command conv could hand each exchange to" in fails("connect", "opencode", code=2)
+    assert "pi takes in no session conv could write" in fails("handoff", "--to", "pi", code=2)
 
 
 def test_a_users_own_hook_that_runs_conv_is_theirs(claude):

@@ -90,6 +90,7 @@ def share(
              "  conv import --from conv k3f9x2.json       # conv export --format json, files and all\n\n"
              "  conv import --from claude-code           # every Claude Code session in ~/.claude/projects\n\n"
              "  conv import --from gemini                # every Gemini CLI session in ~/.gemini/tmp\n\n"
+             "  conv import --from aider ~/src          # the chats of every work tree in ~/src\n\n"
              "  conv import --from shell-gpt             # sgpt's chats (its CHAT_CACHE_PATH)\n\n"
              "  conv import --from gptme                 # gptme's conversations (its logs folder)\n\n"
              "  conv import --from aichat                # aichat's sessions (its sessions folder)\n\n"
@@ -99,18 +100,20 @@ def import_(
         help="llm's logs.db, a ChatGPT export (conversations.json, its folder or the zip), conv's own JSON export, a "
              "coding agent's sessions (a .jsonl or a folder; default: Claude Code's ~/.claude/projects, Codex's "
              "~/.codex/sessions, Gemini CLI's ~/.gemini/tmp, Qwen Code's ~/.qwen/projects, Copilot CLI's "
-             "~/.copilot/session-state), shell-gpt's chats (a chat's file or the folder; default: its "
+             "~/.copilot/session-state, pi's ~/.pi/agent/sessions), opencode's database (default: "
+             "~/.local/share/opencode/opencode.db), aider's chat history (a work tree, a folder of them or the file; "
+             "default: the work tree you are in), shell-gpt's chats (a chat's file or the folder; default: its "
              "CHAT_CACHE_PATH), gptme's (a conversation's folder or the logs folder; default: gptme's), aichat's "
              "sessions (a .yaml or the folder; default: aichat's), or a git project's folder (default: the one you "
              "are in).",
         show_default=False)] = None,
     source: Annotated[str, typer.Option(
-        "--from", help="llm, chatgpt, conv, claude-code, codex, gemini, qwen, copilot, shell-gpt, gptme, aichat, or "
-                       "project (what teammates "
+        "--from", help="llm, chatgpt, conv, claude-code, codex, gemini, qwen, copilot, opencode, pi, aider, shell-gpt, "
+                       "gptme, aichat, or project (what teammates "
                        "put on refs/conv/* of this git project: conv push --project).")] = ...,
     json_out: Annotated[bool, typer.Option("--json", help="Print what was added as JSON.")] = False,
 ) -> None:
-    """Import conversations from llm, a ChatGPT export, conv's own JSON export, Claude Code, Codex, Gemini CLI, Qwen Code, Copilot CLI, shell-gpt, gptme or aichat (running it again adds only what is new).
+    """Import conversations from llm, a ChatGPT export, conv's own JSON export, Claude Code, Codex, Gemini CLI, Qwen Code, Copilot CLI, opencode, pi, aider, shell-gpt, gptme or aichat (running it again adds only what is new).
 
     ChatGPT branches other than the one you ended on become forks."""  # noqa: E501 - Typer's help keeps a docstring's line breaks
     from ..services.imports import import_from

@@ -29,6 +29,14 @@ NAMES = (
 )
 
 
+LACKING = {  # what a tool without the part lacks, as said when it is asked for
+    "settings": "runs no command conv could hand each exchange to (conv import --from takes its sessions in; "
+                "import.auto catches up on them)",
+    "hook": "runs no hook of conv's",
+    "handoff": "takes in no session conv could write (conv import --from brings its sessions here, not back)",
+}
+
+
 def source(name: str) -> Source:
     """The source called ``name``; a name not in NAMES is a usage error."""
     if name not in NAMES:
@@ -48,6 +56,8 @@ def named(name: str, part: str, refusal: str, more: tuple = ()) -> Source:
     able = [found.name for found in every(part)]
     if name in able:
         return source(name)
+    if name in NAMES:  # a tool conv knows that has no such part: said as the tool's, not as a typo
+        raise UsageError(f"{source(name).title} {LACKING[part]}", f"conv does that with: {', '.join(able)}")
     from difflib import get_close_matches
 
     words = [*able, *more]

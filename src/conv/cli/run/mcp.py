@@ -19,8 +19,8 @@ FILTERS = {
              "description": "A folder of a git project: only that project's conversations (e.g. the current working "
                             "directory)."},
     "source": {"type": "string", "maxLength": 100,
-               "description": "Only those from this tool: claude-code, codex, gemini, qwen, copilot, chatgpt, llm, "
-                              "shell-gpt, gptme, aichat, "
+               "description": "Only those from this tool: claude-code, codex, gemini, qwen, copilot, opencode, pi, "
+                              "aider, chatgpt, llm, shell-gpt, gptme, aichat, "
                               "or conv for conv's own."},
     "since": {"type": "string", "maxLength": 100,
               "description": "Updated within an age (7d, 12h) or since a date (2026-11-01)."},
