@@ -17,6 +17,7 @@ BENCH = Path(__file__).resolve().parent / "bench"
 SMOKE = {  # script -> its smallest run
     "bench_ask": ["--runs", "1", "--sizes", "10", "--turns", "2"],
     "bench_capture": ["--runs", "1", "--sizes", "10"],
+    "bench_capture_agents": ["--runs", "1", "--agents", "qwen"],  # the real agent, from the suite
     "bench_commit": ["--exchanges", "2", "--conversations", "20"],
     "bench_complete": ["--runs", "1", "--conversations", "20"],
     "bench_import": ["--conversations", "20", "--runs", "1"],
