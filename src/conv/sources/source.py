@@ -135,3 +135,28 @@ def settled_answer(file: str, answer: str | None, answers, marker: bytes = b"ass
         if isinstance(record, dict) and any(wanted in " ".join(text.split()) for text in answers(record)):
             return True
     return False
+
+
+class TranscriptHook:
+    """A hook laid out as Claude Code's (Qwen Code and Gemini CLI copied it):
+    its JSON on stdin names the session's file (``transcript_path``) and the
+    folder, and under ``answer_key`` the answer the file must come to hold;
+    ``answers(record)`` is a record's text, ``marker`` a word on the line of
+    every record that may hold one. A tool's hook.py is one of these."""
+
+    handed = staticmethod(stdin_json)
+
+    def __init__(self, title: str, answer_key: str, answers, marker: bytes = b"assistant"):
+        self.title, self.answer_key, self.answers, self.marker = title, answer_key, answers, marker
+
+    def job(self, handed: dict) -> dict | None:
+        """The session file to capture, where it was worked on, and the answer it must hold."""
+        return transcript_job(self.title, handed.get("transcript_path"), handed.get("cwd"), handed.get(self.answer_key))
+
+    @staticmethod
+    def session_file(job: dict) -> str | None:
+        return job["file"]
+
+    def settled(self, job: dict, file: str) -> bool:
+        """Whether the file holds the answer the hook named."""
+        return settled_answer(file, job.get("answer"), self.answers, self.marker)

@@ -4,9 +4,9 @@
 file) and the catch-up (the work tree conv runs in). aider has no hooks: no
 capture; it takes no session in: no hand-off."""
 
-import subprocess
 from pathlib import Path
 
+from ...home.project import root
 from ..source import Source
 
 SOURCE = Source("aider", "aider", __name__)
@@ -14,10 +14,5 @@ HISTORY = ".aider.chat.history.md"
 
 
 def work_tree() -> Path:
-    """The git work tree of the folder conv runs in (the folder itself outside one): where aider writes."""
-    try:
-        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True, timeout=10,
-                             stdin=subprocess.DEVNULL).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        top = ""
-    return Path(top) if top else Path.cwd()
+    """The git work tree around the folder conv runs in (the folder itself outside one): where aider writes."""
+    return Path(root() or ".").absolute()

@@ -5,24 +5,7 @@ TUI the transcript is often written after the Stop hook ran (the exchange
 follows within seconds), so a job says which answer the file must hold
 before it is read (``settled``)."""
 
-from ..source import settled_answer, stdin_json, transcript_job
-
-handed = stdin_json
-
-
-def job(handed: dict) -> dict | None:
-    """The session file to capture, where it was worked on, and the answer it must hold."""
-    return transcript_job("Claude Code", handed.get("transcript_path"), handed.get("cwd"),
-                          handed.get("last_assistant_message"))
-
-
-def session_file(job: dict) -> str | None:
-    return job["file"]
-
-
-def settled(job: dict, file: str) -> bool:
-    """Whether the transcript holds the answer the hook named (any, when it named none)."""
-    return settled_answer(file, job.get("answer"), _answers)
+from ..source import TranscriptHook
 
 
 def _answers(record: dict) -> list[str]:
@@ -34,3 +17,7 @@ def _answers(record: dict) -> list[str]:
         return [content]
     return [b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)] \
         if isinstance(content, list) else []
+
+
+_HOOK = TranscriptHook("Claude Code", "last_assistant_message", _answers)
+handed, job, session_file, settled = _HOOK.handed, _HOOK.job, _HOOK.session_file, _HOOK.settled

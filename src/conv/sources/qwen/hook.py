@@ -4,22 +4,7 @@ stdin with ``session_id``, ``transcript_path``, ``cwd`` and
 ``reason``. At Stop the session file already holds the exchange (read from
 0.24.4); the job still says which answer it must hold (``settled``)."""
 
-from ..source import settled_answer, stdin_json, transcript_job
-
-handed = stdin_json
-
-
-def job(handed: dict) -> dict | None:
-    return transcript_job("Qwen Code", handed.get("transcript_path"), handed.get("cwd"),
-                          handed.get("last_assistant_message"))
-
-
-def session_file(job: dict) -> str | None:
-    return job["file"]
-
-
-def settled(job: dict, file: str) -> bool:
-    return settled_answer(file, job.get("answer"), _answers)
+from ..source import TranscriptHook
 
 
 def _answers(record: dict) -> list[str]:
@@ -28,3 +13,7 @@ def _answers(record: dict) -> list[str]:
     if record.get("type") != "assistant" or not isinstance(message, dict) or not isinstance(message.get("parts"), list):
         return []
     return [p["text"] for p in message["parts"] if isinstance(p, dict) and isinstance(p.get("text"), str)]
+
+
+_HOOK = TranscriptHook("Qwen Code", "last_assistant_message", _answers)
+handed, job, session_file, settled = _HOOK.handed, _HOOK.job, _HOOK.session_file, _HOOK.settled
