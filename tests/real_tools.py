@@ -35,7 +35,7 @@ PIP_TOOLS = {
     "llm-old": (("llm==0.31.1", "openai<3"), "llm"),  # conversations, responses; openai 3 dropped httpx
     "sgpt": (("shell-gpt==1.5.1", "click"), "sgpt"),  # it imports click and does not declare it
     "gptme": (("gptme==0.35.1",), "gptme"),
-    "aider": (("aider-chat==0.86.2",), "aider"),  # 108 packages, 544 MB: installed in the background as the suite starts
+    "aider": (("aider-chat==0.86.2",), "aider"),  # 108 packages, 544 MB: installed as the suite starts
 }
 
 AGENTS_HOME = HERE / ".agents"
