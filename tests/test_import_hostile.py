@@ -282,7 +282,7 @@ HOSTILE = {  # source -> (what, data) written as the source keeps it
                ("types", [{**GEMINI[2], "content": 42}, {"id": 7}, {"$rewindTo": 3}, *GEMINI]),
                ("rewind to nowhere", [*GEMINI, {"$rewindTo": "nowhere"}, GEMINI[2]]),
                ("messages of anything", [{"$set": {"messages": [Deep(300), "x", 3]}}, *GEMINI])],
-    "pi": [("nested", [PI[0], {**PI[2], "message": {"role": "user", "content": Deep(5000)}}, *PI[1:]]),
+    "pi": [("nested", [*PI, {**PI[2], "id": "p9", "message": {"role": "user", "content": Deep(5000)}}]),
            ("types", [{**PI[0], "cwd": 3}, {**PI[2], "message": {"role": 5, "content": {"a": 1}}}, {"id": 7}, *PI[1:]]),
            ("cycle", [PI[0], {**PI[1], "parentId": "p5"}, *PI[2:]]),
            ("no session line", PI[1:]),
