@@ -134,6 +134,25 @@ def test_a_gemini_log_is_replayed_a_rewind_is_a_fork_and_its_own_words_are_no_qu
     assert read.said == [], read.said
 
 
+def test_a_compression_that_writes_the_kept_history_again_under_new_ids_adds_nothing_twice(tmp_path):
+    """As the real Gemini CLI 0.61 TUI writes /compress (seen by a new user): its summary (here in no
+    <state_snapshot> form, as a model may answer), its "Got it", then the kept tail again, new ids, no model."""
+    said = [message(n, "user" if n % 2 else "gemini", f"say {n}", **({} if n % 2 else {"model": "g"}))
+            for n in range(1, 7)]
+    session = tmp_path / "proj" / "chats" / "session-2026-11-28T10-00-aaaa0001.jsonl"
+    session.parent.mkdir(parents=True)
+    kept = [{**m, "id": f"new{m['id']}", "model": None} for m in said[2:]]
+    session.write_text(log(
+        {"sessionId": "s1", "startTime": "2026-11-28T10:00:00.000Z"},
+        {"$set": {"messages": [message(0, "user", "<session_context>linux")]}}, *said,
+        {"$set": {"messages": [message(0, "user", "<session_context>linux"), message(7, "user", '{"summary": 1}'),
+                               message(8, "gemini", "Got it."), *kept]}},
+        message(9, "user", "say 9"), message(10, "gemini", "say 10", model="g")))
+    (conv,) = importers.read(sources.source("gemini").reader(), session).conversations
+    assert [t.content for t in conv.turns] == ["say 1", "say 2", "say 3", "say 4", "say 5", "say 6", "say 9", "say 10"]
+    assert [n["kind"] for n in conv.turns[5].injected] == ["compaction summary", "context"]
+
+
 def test_an_older_gemini_session_of_one_json_object_is_read(tmp_path):
     session = tmp_path / "session-2025-06-01T10-00-bbbb0002.json"
     session.write_text(json.dumps({"sessionId": "s2", "projectHash": "h", "startTime": "2025-06-01T10:00:00.000Z",

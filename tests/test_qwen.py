@@ -160,3 +160,17 @@ def test_a_conversation_handed_to_qwen_code_is_resumed_by_it_and_comes_back_once
     ok("import", "--from", "qwen", env={"HOME": str(home)})
     (conv,) = json.loads(ok("list", "--json").stdout)
     assert conv["turns"] == 4
+
+
+def test_an_answer_of_the_same_words_as_an_earlier_one_is_waited_for_after_the_question(tmp_path):
+    """The TUI's Stop hook may run before the answer is written (seen by a new user): an earlier answer
+    of the same words does not make the session settled, or the store would lag one answer behind."""
+    session = tmp_path / "s1.jsonl"
+    lines = records(user("one"), model("Same."), user("two"))
+    session.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    hook = sources.source("qwen").hook()
+    job = hook.job({"transcript_path": str(session), "cwd": "/w", "last_assistant_message": "Same."})
+    assert not hook.settled(job, str(session))
+    with open(session, "a") as more:
+        more.write(json.dumps(records(user("one"), model("Same."), user("two"), model("Same."))[-1]) + "\n")
+    assert hook.settled(job, str(session))

@@ -113,10 +113,13 @@ TAIL = 64  # characters of an answer's end looked for in a session file
 SCANNED = 4 << 20  # bytes at a session file's end looked at
 
 
-def settled_answer(file: str, answer: str | None, answers, marker: bytes = b"assistant") -> bool:
+def settled_answer(file: str, answer: str | None, answers, marker: bytes = b"assistant", asked=None,
+                   asked_marker: bytes = b'"user"') -> bool:
     """Whether the session file holds ``answer`` (its end) in one of its last
     records, as ``answers(record)`` gives a record's text; with no answer, any
     (only lines holding ``marker``, the word an answer's record has, are parsed).
+    Found only after the last question (``asked(record)``; lines holding
+    ``asked_marker``): an earlier answer of the same words is not this one.
     A tool may write its transcript after its hook ran: this says when it has."""
     try:
         with open(file, "rb") as found:
@@ -126,14 +129,18 @@ def settled_answer(file: str, answer: str | None, answers, marker: bytes = b"ass
         return False
     wanted = " ".join(answer.split())[-TAIL:] if answer else ""
     for line in reversed(data.splitlines()):
-        if marker not in line:
+        if marker not in line and not (asked and asked_marker in line):
             continue
         try:
             record = json.loads(line)
         except (ValueError, RecursionError):
             continue
-        if isinstance(record, dict) and any(wanted in " ".join(text.split()) for text in answers(record)):
+        if not isinstance(record, dict):
+            continue
+        if any(wanted in " ".join(text.split()) for text in answers(record)):
             return True
+        if asked and asked(record):
+            return False  # the question is the last thing written: its answer is not there yet
     return False
 
 
@@ -142,12 +149,13 @@ class TranscriptHook:
     its JSON on stdin names the session's file (``transcript_path``) and the
     folder, and under ``answer_key`` the answer the file must come to hold;
     ``answers(record)`` is a record's text, ``marker`` a word on the line of
-    every record that may hold one. A tool's hook.py is one of these."""
+    every record that may hold one, ``asked(record)`` whether a record is a
+    person's question. A tool's hook.py is one of these."""
 
     handed = staticmethod(stdin_json)
 
-    def __init__(self, title: str, answer_key: str, answers, marker: bytes = b"assistant"):
-        self.title, self.answer_key, self.answers, self.marker = title, answer_key, answers, marker
+    def __init__(self, title: str, answer_key: str, answers, asked, marker: bytes = b"assistant"):
+        self.title, self.answer_key, self.answers, self.asked, self.marker = title, answer_key, answers, asked, marker
 
     def job(self, handed: dict) -> dict | None:
         """The session file to capture, where it was worked on, and the answer it must hold."""
@@ -159,4 +167,4 @@ class TranscriptHook:
 
     def settled(self, job: dict, file: str) -> bool:
         """Whether the file holds the answer the hook named."""
-        return settled_answer(file, job.get("answer"), self.answers, self.marker)
+        return settled_answer(file, job.get("answer"), self.answers, self.marker, self.asked)

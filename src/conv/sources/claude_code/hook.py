@@ -19,5 +19,12 @@ def _answers(record: dict) -> list[str]:
         if isinstance(content, list) else []
 
 
-_HOOK = TranscriptHook("Claude Code", "last_assistant_message", _answers)
+def _asked(record: dict) -> bool:
+    """A question a person typed (a tool's results come back as user records too: lists of results)."""
+    message = record.get("message")
+    return record.get("type") == "user" and not record.get("isMeta") and isinstance(message, dict) \
+        and isinstance(message.get("content"), str)
+
+
+_HOOK = TranscriptHook("Claude Code", "last_assistant_message", _answers, _asked)
 handed, job, session_file, settled = _HOOK.handed, _HOOK.job, _HOOK.session_file, _HOOK.settled

@@ -17,5 +17,9 @@ def _answers(record: dict) -> list[str]:
         if isinstance(content, list) else []
 
 
-_HOOK = TranscriptHook("Gemini CLI", "prompt_response", _answers, b'"gemini"')
+def _asked(record: dict) -> bool:
+    return record.get("type") == "user" and "id" in record
+
+
+_HOOK = TranscriptHook("Gemini CLI", "prompt_response", _answers, _asked, b'"gemini"')
 handed, job, session_file, settled = _HOOK.handed, _HOOK.job, _HOOK.session_file, _HOOK.settled

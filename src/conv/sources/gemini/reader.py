@@ -39,7 +39,7 @@ _PART = Record({"text": Text, "thought": Flag, "inlineData": Anything,
                 "functionCall": Record({"id": Text, "name": Text, "args": Anything}),
                 "functionResponse": Record({"id": Text, "name": Text, "response": Anything})})
 _CONTENT = OneOf(Text, ListOf(_PART, drop=True), what="text or a list of parts")
-_MESSAGE = Record({"id": Text, "timestamp": Time, "type": Text, "content": _CONTENT, "model": Text, "replayed": Flag,
+_MESSAGE = Record({"id": Text, "timestamp": Time, "type": Text, "content": _CONTENT, "model": Text, "listed": Count,
                    "thoughts": ListOf(Record({"subject": Text, "description": Text}), drop=True),
                    "tokens": Record(dict.fromkeys(("input", "output", "thoughts"), Maybe(Count))),
                    "toolCalls": ListOf(Record({"id": Text, "name": Text, "args": Anything, "result": Anything,
@@ -75,7 +75,7 @@ class Gemini(Reader):
 
     def load(self, file: Path) -> Loaded:
         """The log's lines, a list of messages (in ``$set``, or an older
-        file's one object) as one line each, marked ``replayed``."""
+        file's one object) as one line each, marked ``listed`` with the number of its list."""
         if file.suffix == ".json":
             document = json_document(file)
             if not isinstance(document, dict):
@@ -86,12 +86,12 @@ class Gemini(Reader):
         else:
             raise Unreadable("not a session of Gemini CLI's (.jsonl)")
         out = []
-        for line in lines:
+        for n, line in enumerate(lines):
             changed = line.get("$set") if isinstance(line, dict) else None
             listed = (changed or line).get("messages") if isinstance(changed or line, dict) else None
             out.append(line)
             if isinstance(listed, list):
-                out += [{**m, "replayed": True} if isinstance(m, dict) and not isinstance(m, Unparsed) else m
+                out += [{**m, "listed": n} if isinstance(m, dict) and not isinstance(m, Unparsed) else m
                         for m in listed]
         return Loaded(out)
 
@@ -108,19 +108,59 @@ READER = Gemini()
 def _replayed(records: list[dict]) -> list[dict]:
     """The messages as a tree: each names as its parent the message before it
     when it was first written; a rewind makes the next one a branch. A
-    message written again takes its new content in its old place."""
+    message written again takes its new content in its old place. A list
+    (``$set``) adds only what is new: a message of it that says what a held
+    one says, in the same order, is that one (a compression writes the
+    history it keeps again under new ids), and what it puts before the last
+    of those, or holds alone after a history, is Gemini CLI's own (its
+    summary of what it dropped), never a question."""
     nodes: dict[str, dict] = {}
     line: list[str] = []
+    alias: dict[str, str] = {}  # a listed message's id -> the held message it is
+    by_list: dict[int, list[dict]] = {}
+    for r in records:
+        if r["kind"] == "message" and r["listed"] is not None:
+            by_list.setdefault(r["listed"], []).append(r)
+    done: set = set()
     for r in records:
         if r["kind"] == "rewind":
-            line = line[:line.index(r["to"])] if r["to"] in line else []
-        elif r["kind"] == "message" and r["id"] in nodes:
-            if not r["replayed"]:
-                nodes[r["id"]] = {**r, "uuid": r["id"], "parentUuid": nodes[r["id"]]["parentUuid"]}
+            to = alias.get(r["to"], r["to"])
+            line = line[:line.index(to)] if to in line else []
+        elif r["kind"] == "message" and r["listed"] is not None:
+            if r["listed"] not in done:
+                done.add(r["listed"])
+                line = _listed(by_list[r["listed"]], nodes, line, alias)
+        elif r["kind"] == "message" and alias.get(r["id"], r["id"]) in nodes:
+            held = alias.get(r["id"], r["id"])
+            nodes[held] = {**r, "id": held, "uuid": held, "parentUuid": nodes[held]["parentUuid"]}
         elif r["kind"] == "message":
             nodes[r["id"]] = {**r, "uuid": r["id"], "parentUuid": line[-1] if line else None}
             line.append(r["id"])
     return list(nodes.values())
+
+
+def _listed(listed: list[dict], nodes: dict, line: list[str], alias: dict) -> list[str]:
+    """One list's messages taken in (see _replayed); the line as it goes on."""
+    at, same = 0, {}  # where in the line the next message may be found; listed index -> held id
+    for n, m in enumerate(listed):
+        if m["id"] in nodes:
+            same[n] = m["id"]
+        else:
+            said = (m["type"], _text(m["content"]))
+            found = next((held for held in line[at:] if (nodes[held]["type"], _text(nodes[held]["content"])) == said),
+                         None)
+            if found is None:
+                continue
+            same[n] = alias[m["id"]] = found
+        at = line.index(same[n]) + 1 if same[n] in line else at
+    last = max(same, default=None)
+    for n, m in enumerate(listed):
+        if n in same:
+            continue
+        own = (last is not None and n < last) or (last is None and bool(line))
+        nodes[m["id"]] = {**m, "uuid": m["id"], "parentUuid": line[-1] if line else None, "own": own}
+        line.append(m["id"])
+    return line
 
 
 def _worked_in(file: Path) -> str | None:
@@ -180,6 +220,7 @@ def _asked(turns: AgentTurns, r: dict, answered: set) -> None:
             turns.result(response["id"] or "", _output(response["response"]), False, time, r["id"])
     text = _text(content)
     own = next((kind for start, kind in INJECTED.items() if text.lstrip().startswith(start)), None)
+    own = own or ("compaction summary" if r.get("own") else None)
     if own:
         turns.injected(own, text)
     elif text.strip():

@@ -15,5 +15,9 @@ def _answers(record: dict) -> list[str]:
     return [p["text"] for p in message["parts"] if isinstance(p, dict) and isinstance(p.get("text"), str)]
 
 
-_HOOK = TranscriptHook("Qwen Code", "last_assistant_message", _answers)
+def _asked(record: dict) -> bool:
+    return record.get("type") == "user"
+
+
+_HOOK = TranscriptHook("Qwen Code", "last_assistant_message", _answers, _asked)
 handed, job, session_file, settled = _HOOK.handed, _HOOK.job, _HOOK.session_file, _HOOK.settled
