@@ -532,3 +532,25 @@ def test_follow_ups_of_imported_conversations_use_a_model_that_exists(fake, tmp_
     assert turns[1]["model"] == "text-davinci-002-render-sha" and turns[1]["provider"] == "chatgpt"  # the record stays
     ok("retry", by_title["known"])
     assert fake.requests[-1]["model"] == "gpt-4o"
+
+
+def test_a_model_of_another_vendor_is_not_asked_of_openais_own_service(tmp_path, store_path):
+    """Found by a new user: a Gemini CLI session followed up with only OPENAI_API_KEY set went to
+    api.openai.com as openai:gemini-…; OpenAI's own service serves OpenAI's models, a server at
+    OPENAI_BASE_URL may serve any."""
+    def exported(cid: str, slug: str) -> dict:
+        return {"conversation_id": cid, "title": cid, "create_time": 1000.0, "update_time": 1001.0, "current_node": "b",
+                "mapping": {"r": node("r", None, ["a"]), "a": node("a", "r", ["b"], "user", f"question {cid}", 1000.0),
+                            "b": node("b", "a", [], "assistant", "answer", 1001.0, metadata={"model_slug": slug})}}
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps([exported("theirs", "gemini-2.5-pro"), exported("ours", "gpt-4o")]))
+    ok("import", "--from", "chatgpt", str(path))
+    by_title = {c["title"]: c["id"] for c in json.loads(ok("list", "--json").stdout)}
+    openai_only = {"OPENAI_API_KEY": "sk-x", "OPENAI_BASE_URL": ""}
+    theirs = json.loads(ok("ask", "--cid", by_title["theirs"], "--dry-run", "--json", "more", env=openai_only).stdout)
+    assert theirs["chosen_by"] != "the conversation's model", theirs
+    ours = json.loads(ok("ask", "--cid", by_title["ours"], "--dry-run", "--json", "more", env=openai_only).stdout)
+    assert ours["chosen_by"] == "the conversation's model" and ours["model"] == "gpt-4o", ours
+    served = {"OPENAI_API_KEY": "sk-x", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+    theirs = json.loads(ok("ask", "--cid", by_title["theirs"], "--dry-run", "--json", "more", env=served).stdout)
+    assert theirs["chosen_by"] == "the conversation's model", theirs

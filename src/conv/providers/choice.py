@@ -101,6 +101,9 @@ def unknown_prefix(prefix: str, spec: str, config: Config | None, alias: str | N
     )
 
 
+VENDOR_MODELS = {"openai": ("gpt-", "o1", "o3", "o4", "chatgpt-"), "anthropic": ("claude",)}  # their services' own
+
+
 def going_on_with(provider: str | None, model: str | None, config: Config) -> str | None:
     """The spec a follow-up goes on with, from its conversation's last answer:
     its PROVIDER:MODEL; for an answer that came from another tool (conv
@@ -119,6 +122,9 @@ def going_on_with(provider: str | None, model: str | None, config: Config) -> st
         return None
     record = BY_NAME[own]
     served = window_of(name) != UNKNOWN and any(os.environ.get(k) for k in _choosing(record))
+    if own in VENDOR_MODELS and not (record.url_env and os.environ.get(record.url_env)) \
+            and not config.get("base_url"):  # the vendor's own service serves its own models only
+        served = served and name.startswith(VENDOR_MODELS[own])
     return f"{own}:{name}" if served else None
 
 
