@@ -153,6 +153,24 @@ def test_a_compression_that_writes_the_kept_history_again_under_new_ids_adds_not
     assert [n["kind"] for n in conv.turns[5].injected] == ["compaction summary", "context"]
 
 
+def test_a_shell_command_and_a_referenced_file_are_gemini_clis_words_not_the_question(tmp_path):
+    """Found by a new user in the TUI: `!ls` became the first question and the title, `@notes.txt` put the file's
+    text in the question; Gemini CLI keeps what was typed as displayContent."""
+    session = tmp_path / "proj" / "chats" / "session-2026-11-28T10-00-aaaa0001.jsonl"
+    session.parent.mkdir(parents=True)
+    session.write_text(log(
+        {"sessionId": "s1", "startTime": "2026-11-28T10:00:00.000Z"},
+        message(1, "user", [{"text": "I ran the following shell command:\n```sh\nls\n```\n\nThis produced: a"}]),
+        message(2, "user", [{"text": "what do my @notes.txt say"}, {"text": "\n--- Content from referenced files ---"},
+                            {"text": "hello file"}, {"text": "\n--- End of content ---"}],
+                displayContent=[{"text": "what do my @notes.txt say"}]),
+        message(3, "gemini", "They say hello.", model="g")))
+    (conv,) = importers.read(sources.source("gemini").reader(), session).conversations
+    assert [t.content for t in conv.turns] == ["what do my @notes.txt say", "They say hello."]
+    assert conv.title == "what do my @notes.txt say"
+    assert [n["kind"] for n in conv.turns[0].injected] == ["shell command", "referenced files"]
+
+
 def test_an_older_gemini_session_of_one_json_object_is_read(tmp_path):
     session = tmp_path / "session-2025-06-01T10-00-bbbb0002.json"
     session.write_text(json.dumps({"sessionId": "s2", "projectHash": "h", "startTime": "2025-06-01T10:00:00.000Z",

@@ -39,14 +39,16 @@ _PART = Record({"text": Text, "thought": Flag, "inlineData": Anything,
                 "functionCall": Record({"id": Text, "name": Text, "args": Anything}),
                 "functionResponse": Record({"id": Text, "name": Text, "response": Anything})})
 _CONTENT = OneOf(Text, ListOf(_PART, drop=True), what="text or a list of parts")
-_MESSAGE = Record({"id": Text, "timestamp": Time, "type": Text, "content": _CONTENT, "model": Text, "listed": Count,
+_MESSAGE = Record({"id": Text, "timestamp": Time, "type": Text, "content": _CONTENT, "displayContent": _CONTENT,
+                   "model": Text, "listed": Count,
                    "thoughts": ListOf(Record({"subject": Text, "description": Text}), drop=True),
                    "tokens": Record(dict.fromkeys(("input", "output", "thoughts"), Maybe(Count))),
                    "toolCalls": ListOf(Record({"id": Text, "name": Text, "args": Anything, "result": Anything,
                                                "status": Text}), drop=True)}, required=("id",))
 _SESSION = Record({"sessionId": Text, "startTime": Time})
 INJECTED = {"<session_context>": "context", "<hook_context>": "hook context", "<state_snapshot>": "compaction summary",
-            "/": "command", "?": "command"}  # what a user message Gemini CLI wrote itself begins with
+            "/": "command", "?": "command",
+            "I ran the following shell command:": "shell command"}  # how a user message Gemini CLI wrote begins
 
 
 class _Change(Shape):
@@ -221,10 +223,13 @@ def _asked(turns: AgentTurns, r: dict, answered: set) -> None:
     text = _text(content)
     own = next((kind for start, kind in INJECTED.items() if text.lstrip().startswith(start)), None)
     own = own or ("compaction summary" if r.get("own") else None)
+    typed = _text(r["displayContent"]) if r["displayContent"] else text  # as typed: @file, not the file's text
     if own:
         turns.injected(own, text)
-    elif text.strip():
-        turns.typed(text, time, r["id"])
+    elif typed.strip():
+        turns.typed(typed, time, r["id"])
+        if typed != text:
+            turns.injected("referenced files", text)
 
 
 def _output(result) -> str:
