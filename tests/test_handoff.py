@@ -158,3 +158,15 @@ def test_an_answer_that_failed_is_not_handed_off_and_is_said(fake, tmp_path):
     assert done.returncode == 0 and "not in the session: 1 answer that failed" in done.stderr.decode()
     rollout = next((tmp_path / "codex" / "sessions").glob("*/*/*/*.jsonl")).read_text().splitlines()
     assert [json.loads(r)["payload"].get("role") for r in rollout[1:]] == ["user", "assistant", "user"]
+
+
+def test_what_would_act_on_a_terminal_is_not_handed_off(fake, tmp_path):
+    """Found by a new user: an answer holding escape sequences (conv show strips them) was written into the
+    agent's session as it was, and Copilot CLI, resuming it, coloured the terminal."""
+    fake.reply = "It is \x1b[31mred\x1b[0m and \x1b]0;pwned\x07done."
+    ok("ask", "what colour?")
+    done = run_conv("handoff", "--to", "codex", env={"CODEX_HOME": str(tmp_path / "codex")})
+    assert done.returncode == 0 and "masked" not in done.stderr.decode()  # nothing looked like a key
+    rollout = next((tmp_path / "codex" / "sessions").glob("*/*/*/*.jsonl")).read_text()
+    assert "It is red and done." in json.loads(rollout.splitlines()[-1])["payload"]["content"][0]["text"]
+    assert "\\u001b" not in rollout and "\x1b" not in rollout and "\\u0007" not in rollout

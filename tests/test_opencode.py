@@ -138,3 +138,13 @@ def test_the_catch_up_sees_what_opencode_wrote_to_its_write_ahead_log_alone(tmp_
     catch_up(lambda source: asked.append(source) or True)
     db.close()
     assert asked == ["opencode", "opencode"]  # at first, after the write, and not again for nothing new
+
+
+def test_a_database_locked_by_another_program_is_said_to_be_busy(tmp_path):
+    db = database(tmp_path / "opencode.db", sessions=[("s1", None, "/w", "t", T)])
+    db.execute("pragma locking_mode = exclusive")
+    db.execute("begin exclusive")
+    said = fails("import", "--from", "opencode", str(tmp_path / "opencode.db"), code=1, timeout=60)
+    db.rollback()
+    db.close()
+    assert "busy (another program holds it locked): run the import again" in said, said

@@ -12,6 +12,7 @@ import os
 from ..errors import UsageError
 from ..format.words import plural
 from ..home.secrets import outward
+from ..inert import strip
 from ..records import dataclass, field, replace
 from .workspace import Workspace
 
@@ -45,11 +46,12 @@ def hand_off(ws: Workspace, ref: str | None, to: str) -> HandedOff:
     carried = [t for t in conv.turns if t.role in ("user", "assistant") and t.content.strip() and not _failed(t)]
     if not carried:
         raise UsageError(f"{conv.id} has no question or answer to hand off", "ask in it first")
-    sent = [replace(t, content=outward(t.content)) for t in carried]  # what leaves the store: masked
-    written = _written(writer, to, sent, _here(), outward(conv.title))
+    inert = [strip(t.content) for t in carried]  # what leaves the store: nothing that acts on a terminal, masked
+    sent = [replace(t, content=outward(text)) for t, text in zip(carried, inert)]
+    written = _written(writer, to, sent, _here(), outward(strip(conv.title)))
     handoffs.remember(to, written.session_id, conv.id, _read_back(tool, written.file) or [t.role for t in carried],
                       carried[-1].name, written.file)
-    masked = sum(a.content != b.content for a, b in zip(sent, carried))
+    masked = sum(t.content != text for t, text in zip(sent, inert))
     left_out = _left_out(conv, carried) + ([f"what looked like a key or a password in {plural(masked, 'turn')} "
                                             "(masked as ***)"] if masked else [])
     return HandedOff(conv.id, ws.index.queries.short_id(conv.id), to, written.session_id, written.file,

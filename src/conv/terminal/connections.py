@@ -39,7 +39,7 @@ def connected(state) -> None:
     plain(f"import.auto: {'on' if state.import_auto else 'off'}"
           + (f"; the background last worked {when(int(state.last_capture))}" if state.last_capture else ""))
     if not any(a.connected for a in state.tools):
-        notice("connect one with: conv connect claude-code (or codex, or all)")
+        notice(f"connect one with: conv connect {' | '.join(a.tool for a in state.tools)} | all")
 
 
 def _backlog(backlog) -> None:

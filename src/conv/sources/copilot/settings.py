@@ -85,7 +85,7 @@ def register(server: dict, project: Path | None) -> str:
         text = data.decode("utf-8") if data is not None else None
         doc = parsed(text)
         put_server(doc, server, SERVER_KEYS)
-        new = dumped(doc, text).encode()
+        new = files.same_endings(dumped(doc, text), text).encode()
         if new != data:
             files.write(file, new)
     except (Unparsable, UnicodeDecodeError) as exc:
@@ -104,7 +104,7 @@ def unregister(project: Path | None) -> str:
         doc = parsed(data.decode("utf-8") if data is not None else None)
         if not take_server(doc):
             return ""
-        files.write(file, dumped(doc, data.decode("utf-8")).encode())
+        files.write(file, files.same_endings(dumped(doc, data.decode("utf-8")), data.decode("utf-8")).encode())
     except (Unparsable, UnicodeDecodeError):
         return f"conv mcp stays its MCP server: take it out of {file} with copilot mcp remove conv"
     return f"conv mcp is no longer its MCP server ({file.name})"

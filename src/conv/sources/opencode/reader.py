@@ -78,6 +78,10 @@ class Opencode(Reader):
             if not set(COLUMNS) <= tables:
                 raise Unreadable("it is not opencode's database (no session, message and part tables)")
             return Loaded([record for table in COLUMNS for record in _rows(db, table)])
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise Unreadable("it is busy (another program holds it locked): run the import again") from None
+            raise Unreadable(f"not opencode's database ({exc})") from None
         except sqlite3.DatabaseError as exc:
             raise Unreadable(f"not opencode's database ({exc})") from None
         finally:
