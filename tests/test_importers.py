@@ -507,14 +507,17 @@ def test_conv_import_from_llm_and_chatgpt_into_the_store(llm_bins, llm_home, exp
     git(store_path, "fsck", "--strict")
 
 
+def exported(cid: str, slug: str) -> dict:
+    """A ChatGPT conversation of one exchange whose answer ``slug`` gave."""
+    return {"conversation_id": cid, "title": cid, "create_time": 1000.0, "update_time": 1001.0, "current_node": "b",
+            "mapping": {"r": node("r", None, ["a"]), "a": node("a", "r", ["b"], "user", f"question {cid}", 1000.0),
+                        "b": node("b", "a", [], "assistant", "answer", 1001.0, metadata={"model_slug": slug})}}
+
+
 def test_follow_ups_of_imported_conversations_use_a_model_that_exists(fake, tmp_path, store_path):
     """Issue 13, defect 1: an imported answer's provider is the tool it came
     from (chatgpt, llm), not a provider: a well-known model a provider here
     serves is asked as that model; another goes to the next in line, said."""
-    def exported(cid: str, slug: str) -> dict:
-        return {"conversation_id": cid, "title": cid, "create_time": 1000.0, "update_time": 1001.0, "current_node": "b",
-                "mapping": {"r": node("r", None, ["a"]), "a": node("a", "r", ["b"], "user", f"question {cid}", 1000.0),
-                            "b": node("b", "a", [], "assistant", "answer", 1001.0, metadata={"model_slug": slug})}}
     path = tmp_path / "conversations.json"
     path.write_text(json.dumps([exported("known", "gpt-4o"), exported("unknown", "text-davinci-002-render-sha")]))
     ok("import", "--from", "chatgpt", str(path))
@@ -538,10 +541,6 @@ def test_a_model_of_another_vendor_is_not_asked_of_openais_own_service(tmp_path,
     """Found by a new user: a Gemini CLI session followed up with only OPENAI_API_KEY set went to
     api.openai.com as openai:gemini-…; OpenAI's own service serves OpenAI's models, a server at
     OPENAI_BASE_URL may serve any."""
-    def exported(cid: str, slug: str) -> dict:
-        return {"conversation_id": cid, "title": cid, "create_time": 1000.0, "update_time": 1001.0, "current_node": "b",
-                "mapping": {"r": node("r", None, ["a"]), "a": node("a", "r", ["b"], "user", f"question {cid}", 1000.0),
-                            "b": node("b", "a", [], "assistant", "answer", 1001.0, metadata={"model_slug": slug})}}
     path = tmp_path / "conversations.json"
     path.write_text(json.dumps([exported("theirs", "gemini-2.5-pro"), exported("ours", "gpt-4o")]))
     ok("import", "--from", "chatgpt", str(path))
