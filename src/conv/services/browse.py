@@ -149,7 +149,7 @@ def search(ws: Workspace, text: str, limit: int, filters: Filters | None = None,
 
     if len(text.split()) > WORDS_MOST:
         raise UsageError(f"the search has {len(text.split()):,} words; conv searches with at most {WORDS_MOST}",
-                         "search for the few words that matter")
+                         "Search for the few words that matter")
     if not Query(text):
         raise UsageError("nothing to search for" + (f" in {text!r}" if text.strip() else ""),
                          'Give words, a "quoted phrase" or a prefix*: conv search "retry policy"')

@@ -57,7 +57,8 @@ def search(found) -> None:
     if not found.hits:
         if found.unfiltered:
             more = "or more " if found.unfiltered >= 1_000 else ""
-            return notice(f"{plural(found.unfiltered, 'conversation')} {more}match {found.text!r}; "
+            verb = "matches" if found.unfiltered == 1 else "match"
+            return notice(f"{plural(found.unfiltered, 'conversation')} {more}{verb} {found.text!r}; "
                           f"none with {found.filtered_by}")
         return notice(f"nothing matches {found.text!r}")
     for hit, short in found.hits:

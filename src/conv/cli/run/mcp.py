@@ -37,7 +37,9 @@ TOOLS = [
                     "Each hit names the conversation (id, title, date, source, project, model) and its best turn "
                     "(turn_number), with a short snippet; read one with show.",
      "inputSchema": {"type": "object", "properties": {
-         "query": {"type": "string", "maxLength": 1000, "description": "What to find: a question or words."},
+         "query": {"type": "string", "maxLength": 1000,
+                   "description": "What to find: a question or words (\"quoted words\" side by side; a * is no "
+                                  "prefix here)."},
          **FILTERS,
          "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10}},
          "required": ["query"], "additionalProperties": False},
