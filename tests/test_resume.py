@@ -17,6 +17,7 @@ from conv.services.resume import (
     TIER_TEXT,
     TIER_TITLE,
     Candidate,
+    Ranked,
     clear_choice,
     fuzzy,
     rank,
@@ -221,3 +222,31 @@ def test_the_picker_shows_status_and_summary_and_matches_the_summary(three, fake
     child.send("\r")
     assert finished(child) == 0
     assert followed_up_after_resume(fake) == "borrow checker in rust"
+
+
+def test_a_pasted_paragraph_is_searched_once_and_its_newlines_choose_nothing():
+    """Found by a new user: a 300-word paste froze the picker for minutes (a search a character, each slower
+    than the last), and a newline inside a paste chose a conversation."""
+    import pty
+    import threading
+
+    from conv.terminal import picker
+
+    found = [candidate("kafka notes", "kafka"), candidate("redis notes", "redis", n=1)]
+    searched = []
+
+    def rank(query, among):
+        searched.append(query)
+        return [Ranked(c, 0, 0, {}) for c in among if query.split(" ")[0] in c.title] if query else \
+            [Ranked(c, 0, 0, {}) for c in among]
+
+    main, tty = pty.openpty()
+    os.write(main, (" ".join(["redis"] * 300) + "\nkafka").encode())  # one paste, a newline inside
+    enter = threading.Timer(0.5, lambda: os.write(main, b"\r"))  # then Enter, pressed alone
+    enter.start()
+    chosen = picker._Picker(tty, found, "", rank).run()
+    enter.join()
+    os.close(main)
+    os.close(tty)
+    assert chosen.title == "redis notes"
+    assert len(searched) <= 3 and all(len(q.split(" ")) <= picker.QUERY_WORDS for q in searched), len(searched)

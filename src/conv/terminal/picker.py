@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # what conv resume offers and how it ranks them (services/res
 
 ROWS = 10
 ESC_WAIT = 0.05  # seconds: a lone Esc followed by nothing this soon is the Esc key, not an arrow key's start
+QUERY_WORDS = 64  # the most words searched, as conv search takes
 SNIPPET_BEFORE = 12  # characters of context shown before a match in the text
 
 KEYS = {
@@ -98,14 +99,22 @@ class _Picker:
         try:
             while True:
                 self._draw()
-                for key in self._keys():
+                keys, typed = self._keys(), False
+                for n, key in enumerate(keys):
+                    if key == "enter" and n + 1 < len(keys):
+                        key = " "  # a newline inside pasted text is a space: only a key pressed alone chooses
+                    if key in ("up", "down", "enter") and typed:
+                        self._rerank()  # what was typed ahead, searched once
+                        typed = False
                     if key == "enter" and self.ranked:
                         return self.ranked[self.selected].candidate
                     if key == "cancel":
                         return None
                     if key == "interrupt":
                         raise Interrupted(signal.SIGINT)
-                    self._apply(key)
+                    typed = self._apply(key) or typed
+                if typed:
+                    self._rerank()
         finally:
             self._write("\r\x1b[J")  # the picker's lines go; the cursor is back where it started
 
@@ -127,15 +136,21 @@ class _Picker:
                 keys.append(token)
         return keys
 
-    def _apply(self, key: str) -> None:
+    def _apply(self, key: str) -> bool:
+        """The key's effect; whether it changed the query (searched once the keys read are all applied)."""
         if key == "up":
             self.selected = max(self.selected - 1, 0)
         elif key == "down":
             self.selected = min(self.selected + 1, max(len(self.ranked) - 1, 0))
         elif key in ("backspace", "clear") or len(key) == 1:
             self.query = "" if key == "clear" else self.query[:-1] if key == "backspace" else self.query + key
-            self.ranked = self.rank(self.query, self.found)
-            self.selected = self.top = 0
+            return True
+        return False
+
+    def _rerank(self) -> None:
+        """The query's results (its first QUERY_WORDS words: a pasted page is not searched word by word)."""
+        self.ranked = self.rank(" ".join(self.query.split(" ")[:QUERY_WORDS]), self.found)
+        self.selected = self.top = 0
 
     # -- drawing ---------------------------------------------------------------
     def _draw(self) -> None:
