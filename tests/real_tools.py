@@ -53,6 +53,25 @@ class FetchFailed(Exception):
     pass
 
 
+class Headless:
+    """A real agent run headless: in ``self.project`` with ``self.env`` (its own HOME, pointed at a
+    loopback fake), set by each tool's test; a call is one run of it, which must succeed."""
+
+    binary: Path
+    project: Path
+    env: dict
+    extra: tuple = ()  # what every run of the tool is given besides
+
+    def __call__(self, *args: str) -> str:
+        return self.run(str(self.binary), *args, *self.extra)
+
+    def run(self, *command: str) -> str:
+        done = subprocess.run(command, cwd=self.project, env=self.env, stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=180)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout
+
+
 def pip_tools(*names: str) -> dict[str, Path]:
     """The commands of the tools NAMES (keys of PIP_TOOLS), installed at
     once if missing, one folder per interpreter and requirement set. uv

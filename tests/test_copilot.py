@@ -8,10 +8,9 @@ kept. A conversation handed off is resumed by it."""
 
 import json
 import shutil
-import subprocess
 
 from conftest import FakeServer, conv_env, git, ok
-from real_tools import AGENTS_HOME
+from real_tools import AGENTS_HOME, Headless
 from test_capture_agents import stored
 
 from conv import importers, sources
@@ -19,8 +18,10 @@ from conv import importers, sources
 THEIRS = json.dumps({"mcpServers": {"docs": {"type": "local", "command": "docs-mcp", "tools": ["*"]}}}, indent=2) + "\n"
 
 
-class Copilot:
+class Copilot(Headless):
     """The real Copilot CLI in ``project``, with its own HOME, asking ``server`` in its offline mode."""
+
+    extra = ("--allow-all-tools",)
 
     def __init__(self, binary, project, home, server):
         self.binary, self.project = binary, project
@@ -28,12 +29,6 @@ class Copilot:
                              "COPILOT_PROVIDER_TYPE": "openai", "COPILOT_MODEL": "fake-model",
                              "COPILOT_PROVIDER_API_KEY": "sk-fake", "COPILOT_AUTO_UPDATE": "false",
                              "XDG_CACHE_HOME": str(AGENTS_HOME / "cache")})  # where it unpacks itself, once
-
-    def __call__(self, *args: str) -> str:
-        done = subprocess.run([str(self.binary), *args, "--allow-all-tools"], cwd=self.project, env=self.env,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=180)
-        assert done.returncode == 0, done.stderr[-2000:]
-        return done.stdout
 
 
 def test_copilot_runs_a_resume_and_a_tool_call_are_captured_once_and_conv_mcp_answers_it(copilot, tmp_path,

@@ -9,10 +9,10 @@ never a question. A conversation handed off is resumed by it."""
 
 import json
 import shutil
-import subprocess
 
 from conftest import conv_env, git, ok
 from gemini_fake import GeminiFake
+from real_tools import Headless
 from test_capture_agents import stored
 
 from conv import importers, sources
@@ -24,19 +24,13 @@ THEIRS = json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}},
                      "mcpServers": {"docs": {"command": "docs-mcp"}}}, indent=2) + "\n"
 
 
-class Gemini:
+class Gemini(Headless):
     """The real Gemini CLI in ``project``, with its own HOME, asking the fake (a folder it trusts)."""
 
     def __init__(self, binary, project, home, server):
         self.binary, self.project = binary, project
         self.env = conv_env({"HOME": str(home), "GOOGLE_GEMINI_BASE_URL": server.url, "GEMINI_API_KEY": "fake-key",
                              "GEMINI_CLI_TRUST_WORKSPACE": "true"})
-
-    def __call__(self, *args: str) -> str:
-        done = subprocess.run([str(self.binary), *args], cwd=self.project, env=self.env, stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=180)
-        assert done.returncode == 0, done.stderr[-2000:]
-        return done.stdout
 
 
 def test_gemini_runs_a_resume_and_a_tool_call_are_captured_once_and_conv_mcp_answers_it(gemini, tmp_path,

@@ -8,14 +8,14 @@ what it writes, are left out and said, never a traceback."""
 import json
 import shutil
 import sqlite3
-import subprocess
 
 from conftest import FakeServer, conv_env, fails, git, ok
+from real_tools import Headless
 
 from conv import importers, sources
 
 
-class Opencode:
+class Opencode(Headless):
     """The real opencode in ``project``, with its own HOME, asking ``server`` (offline: nothing sent anywhere else)."""
 
     def __init__(self, binary, project, home, server):
@@ -30,12 +30,6 @@ class Opencode:
         self.env = conv_env({"HOME": str(home), "OPENCODE_DISABLE_MODELS_FETCH": "1",
                              "OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
                              "OPENCODE_DISABLE_SHARE": "1", "PWD": str(project)})  # its folder, as a shell says it
-
-    def __call__(self, *args: str) -> str:
-        done = subprocess.run([str(self.binary), *args], cwd=self.project, env=self.env, stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=180)
-        assert done.returncode == 0, done.stderr[-2000:]
-        return done.stdout
 
 
 def test_opencode_sessions_a_continue_and_a_tool_call_are_imported_once(opencode, tmp_path, store_path):

@@ -6,10 +6,9 @@ are never a question; deleting its files changes nothing."""
 
 import json
 import shutil
-import subprocess
 
 from conftest import FakeServer, conv_env, git, ok
-from real_tools import AGENTS_HOME
+from real_tools import AGENTS_HOME, Headless
 
 from conv import importers, sources
 
@@ -27,7 +26,7 @@ session.dispose();
 """
 
 
-class Pi:
+class Pi(Headless):
     """The real pi in ``project``, with its own HOME, asking ``server`` (offline: nothing sent anywhere else)."""
 
     def __init__(self, binary, project, home, server):
@@ -42,14 +41,6 @@ class Pi:
         self.env = conv_env({"HOME": str(home), "PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1",
                              "PI_TELEMETRY": "0"})
 
-    def __call__(self, *args: str) -> str:
-        return self.run(str(self.binary), *args)
-
-    def run(self, *command: str) -> str:
-        done = subprocess.run(command, cwd=self.project, env=self.env, stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=180)
-        assert done.returncode == 0, done.stderr[-2000:]
-        return done.stdout
 
 
 def test_pi_sessions_a_tool_call_and_a_branch_are_imported_once_the_branch_a_fork(pi, tmp_path, store_path):

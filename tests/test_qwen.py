@@ -8,9 +8,9 @@ never a question."""
 
 import json
 import shutil
-import subprocess
 
 from conftest import FakeServer, conv_env, git, ok
+from real_tools import Headless
 from test_capture_agents import stored
 
 from conv import importers, sources
@@ -20,19 +20,13 @@ THEIRS = json.dumps({"model": {"name": "qwen3-coder"}, "mcpServers": {"docs": {"
                     indent=2) + "\n"
 
 
-class Qwen:
+class Qwen(Headless):
     """The real Qwen Code in ``project``, with its own HOME, asking ``server`` (nothing sent anywhere else)."""
 
     def __init__(self, binary, project, home, server):
         self.binary, self.project = binary, project
         self.env = conv_env({"HOME": str(home), "OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "sk-fake",
                              "OPENAI_MODEL": "fake-model", "QWEN_USAGE_STATISTICS_ENABLED": "false"})
-
-    def __call__(self, *args: str) -> str:
-        done = subprocess.run([str(self.binary), *args], cwd=self.project, env=self.env, stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=180)
-        assert done.returncode == 0, done.stderr[-2000:]
-        return done.stdout
 
 
 def test_qwen_runs_a_resume_and_a_tool_call_are_captured_once_and_conv_mcp_answers_it(qwen_code, tmp_path,
