@@ -121,3 +121,16 @@ def test_a_conversation_handed_to_copilot_is_resumed_by_it_and_comes_back_once(c
     ok("import", "--from", "copilot", env={"HOME": str(home)})
     (conv,) = json.loads(ok("list", "--json").stdout)
     assert conv["turns"] == 4
+
+
+def test_its_mcp_config_keeps_its_line_endings(tmp_path):
+    """Found by a new user: a CRLF mcp-config.json came back LF after conv connect."""
+    home = tmp_path / "user"
+    config = home / ".copilot" / "mcp-config.json"
+    config.parent.mkdir(parents=True)
+    config.write_bytes(THEIRS.replace("\n", "\r\n").encode())
+    ok("connect", "copilot", env={"HOME": str(home)})
+    written = config.read_bytes()
+    assert b"conv" in written and written.count(b"\n") == written.count(b"\r\n")
+    ok("connect", "copilot", "--remove", env={"HOME": str(home)})
+    assert b"\r\n" in config.read_bytes() and b"conv" not in config.read_bytes()
