@@ -288,3 +288,8 @@ def test_claude_codes_mcp_entry_follows_the_store_that_connected_last(claude_cod
     ok("connect", "claude-code", env={**env, "CONV_HOME": str(tmp_path / "other")})
     entry = json.loads((user / ".claude.json").read_text())["mcpServers"]["conv"]
     assert entry["env"] == {"CONV_HOME": str(tmp_path / "other")} and entry["args"][-1] == "mcp"
+
+
+def test_with_nothing_connected_the_status_names_every_tool_conv_connects(tmp_path):
+    said = ok("connect", env={"HOME": str(tmp_path / "empty")}).stderr.decode()
+    assert "connect one with: conv connect claude-code | codex | gemini | qwen | copilot | all" in said, said
