@@ -3,14 +3,12 @@ through each tool's own documented extension point (Claude Code's hooks in
 its settings.json, Codex's ``notify`` in its config.toml), so that every
 exchange they have is captured (services/capture.py) with no command typed.
 
-Each tool's ``settings.py`` (in its folder under sources/) has the same
-functions: ``settings_file`` (where its settings are, user-wide or a
-project's), ``added(text, capture, server)`` and ``removed(text)`` (the
-settings text with conv's entries in or out, everything of the user's kept;
-a ``Unparsable`` error when conv cannot read it), ``captures(text)`` (the
-conv capture lines it holds: commands.py knows them), ``holds``, and
-``register``, ``unregister`` and ``mcp`` for ``conv mcp`` as the tool's MCP
-server (user-wide, or for the project alone), the store to search.
+Each tool's ``settings.py`` (in its folder under sources/) holds its
+``SETTINGS``, a ``sources.contract.Settings``: where its settings are,
+the settings text with conv's entries in or out (everything of the user's
+kept; ``Unparsable`` when conv cannot read it), the conv capture lines it
+holds (commands.py knows them), and ``conv mcp`` as the tool's MCP server
+(user-wide, or for the project alone), the store to search.
 
 This module keeps the record of what it changed (home/connected.py): the
 file's bytes before, so that ``--remove`` puts them back byte for byte when
@@ -91,7 +89,7 @@ def connect(source, project: Path | None = None, only_present: bool = False) -> 
     except ConvError as exc:
         return Change(name, str(file), "refused", exc.message, exc.hint)
     return Change(name, str(file), done, f"it captured into {', '.join(others)} before" if others else "",
-                  events=list(module.EVENTS), also=module.register(server_command(), project))
+                  events=list(module.events), also=module.register(server_command(), project))
 
 
 def disconnect(source, project: Path | None = None) -> Change:

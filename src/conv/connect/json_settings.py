@@ -11,7 +11,7 @@ import shlex
 
 from . import Unparsable
 from .commands import capture_parts
-from .mcp_entry import SERVER, described, is_conv, registered
+from .mcp_entry import SERVER, is_conv
 
 
 def parsed(text: str | None) -> dict:
@@ -131,46 +131,3 @@ def take_server(doc: dict) -> bool:
     if not servers:
         del doc["mcpServers"]
     return True
-
-
-class HooksAndServer:
-    """A tool that reads its hooks and its MCP servers from one JSON settings
-    file (Qwen Code, Gemini CLI): conv's hooks and conv mcp go in together and
-    come out together; the functions of a tool's settings.py (connect/__init__.py)."""
-
-    def __init__(self, hooks: Hooks, settings_file):
-        self.hooks, self.settings_file = hooks, settings_file
-
-    def added(self, text: str | None, command: list[str], server: dict) -> str:
-        doc = parsed(text)
-        self.hooks.add(doc, command)
-        put_server(doc, server)
-        return dumped(doc, text)
-
-    def holds(self, text: str | None, command: list[str], server: dict) -> bool:
-        return parsed(self.added(text, command, server)) == parsed(text)
-
-    def removed(self, text: str) -> str:
-        doc = parsed(text)
-        hooks, server = self.hooks.remove(doc), take_server(doc)
-        return dumped(doc, text) if hooks or server else text
-
-    def captures(self, text: str | None) -> list[list[str]]:
-        return self.hooks.captures(parsed(text))
-
-    def register(self, server: dict, project) -> str:
-        """conv mcp is in the settings (``added`` wrote it): said as it is there."""
-        return registered(self.mcp(project, server), f"mcpServers.{SERVER} in {self.settings_file(project).name}")
-
-    def unregister(self, project) -> str:
-        return ""  # ``removed`` took it out with the hooks
-
-    def mcp(self, project, server: dict) -> str:
-        from ..errors import ConvError
-        from . import files
-
-        try:
-            data = files.read(self.settings_file(project))
-            return described(server_in(parsed(data.decode("utf-8") if data else None)), server)
-        except (Unparsable, UnicodeDecodeError, ConvError):
-            return ""

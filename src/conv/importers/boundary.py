@@ -45,8 +45,10 @@ class Loaded:
 class Reader:
     """How one tool's files become conversations; each importer is one of these.
 
-    - ``source``: the name ``conv import --from`` takes; ``hint``: where the
-      tool keeps its files, said when a path is wrong.
+    - ``source``: the name ``conv import --from`` takes, and ``title`` the
+      tool's own, both from the folder's ``Source`` it is made with
+      (sources/contract.py); ``hint``: where the tool keeps its files, said
+      when a path is wrong.
     - ``pattern``: the tool's files in a folder (``files`` by default: the
       file named, or those the pattern matches in the folder).
     - ``record``: the shape of one record; ``load`` finds the records of a
@@ -60,13 +62,15 @@ class Reader:
       change is its change (a database's write-ahead log), for the catch-up.
     """
 
-    source = ""
     hint = ""
     pattern = "*"
     record: Shape = Anything
     per_session = True
     keeps_no_ids = False
     companions: tuple[str, ...] = ()
+
+    def __init__(self, source):
+        self.source, self.title = source.name, source.title
 
     def default_path(self) -> Path | None:
         """Where the tool keeps its files on this machine (None: it has no such place)."""

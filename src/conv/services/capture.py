@@ -16,7 +16,7 @@ from .. import sources
 from ..home.to_say import aside, keep_to_say
 from ..home.to_say import folder as _dir
 from ..records import dataclass
-from ..sources.source import Unusable
+from ..sources.hooks import Unusable
 
 QUEUE_MOST = 1_000  # jobs waiting: past this, a hook adds none (the worker is stuck; the catch-up still finds them)
 

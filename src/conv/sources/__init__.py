@@ -1,15 +1,16 @@
 """Every foreign tool conv reads, connects to or hands off to, one folder
 each (``sources/<tool>/``: where the tool keeps things, its reader, its
-settings for ``conv connect``, its hook's payload, its hand-off writer;
-source.py says which parts a folder may hold), and ``NAMES``, the one list
-of them that ``conv import``, ``conv connect``, the capture, the catch-up,
-``conv handoff`` and ``--source`` all read. A new tool is a folder, a line
-here and its tests."""
+settings for ``conv connect``, its hook, its hand-off writer; contract.py
+declares what each part is), and ``NAMES``, the one list of them that
+``conv import``, ``conv connect``, the capture, the catch-up, ``conv
+handoff``, ``--source``, the help texts and the MCP schema all read. A new
+tool is a folder, a line here, its samples and its tests (docs/architecture.md
+counts the files)."""
 
 import importlib
 
 from ..errors import UsageError
-from .source import Source
+from .contract import Source, check
 
 NAMES = (
     "llm",
@@ -42,6 +43,11 @@ def source(name: str) -> Source:
     if name not in NAMES:
         return named(name, "reader", "conv knows no tool called {name!r}")
     return importlib.import_module(f"{__name__}.{name.replace('-', '_')}").SOURCE
+
+
+def problems() -> list[str]:
+    """What any source's folder lacks (contract.check of each): [] when every part declared is whole."""
+    return [line for name in NAMES for line in check(source(name))]
 
 
 def every(part: str = "reader") -> list[Source]:

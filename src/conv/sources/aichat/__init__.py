@@ -1,5 +1,5 @@
 """aichat: a session a YAML file in its sessions folder (reader.py)."""
 
-from ..source import Source
+from ..contract import Source
 
 SOURCE = Source("aichat", "aichat", __name__)

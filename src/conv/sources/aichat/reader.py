@@ -27,6 +27,7 @@ from ...importers.agent import AgentTurns
 from ...importers.boundary import Loaded, Reader
 from ...importers.files import Unreadable, yaml_document
 from ...importers.shape import Anything, ListOf, OneOf, Record, Text
+from . import SOURCE
 
 _IMAGE_TYPES = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
 _PART = Record({"type": Text, "text": Text, "image_url": Record({"url": Text})})
@@ -36,7 +37,6 @@ _CONTENT = OneOf(Text, ListOf(_PART, drop=True), Record({"tool_results": ListOf(
 
 
 class Aichat(Reader):
-    source = "aichat"
     hint = "aichat keeps its sessions in ~/.config/aichat/sessions (aichat --list-sessions names them)"
     keeps_no_ids = True  # matched by text on a second import (by_text.continue_stored)
     pattern = "*.yaml"
@@ -96,7 +96,7 @@ class Aichat(Reader):
                                      turns=found)]
 
 
-READER = Aichat()
+READER = Aichat(SOURCE)
 
 
 def _messages(value) -> list:

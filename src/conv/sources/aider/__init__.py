@@ -7,7 +7,7 @@ capture; it takes no session in: no hand-off."""
 from pathlib import Path
 
 from ...home.project import root
-from ..source import Source
+from ..contract import Source
 
 SOURCE = Source("aider", "aider", __name__)
 HISTORY = ".aider.chat.history.md"

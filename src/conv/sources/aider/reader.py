@@ -28,7 +28,7 @@ from ...importers.agent import AgentTurns
 from ...importers.boundary import Loaded, Reader
 from ...importers.files import raw
 from ...importers.shape import Record, Text
-from . import HISTORY, work_tree
+from . import HISTORY, SOURCE, work_tree
 
 HINT = f"aider writes {HISTORY} at the top of each git work tree it ran in"
 STARTED = re.compile(r"^# aider chat started at (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)[ \t]*$", re.M)
@@ -38,7 +38,6 @@ ANSWERED = ("/ask ", "/code ", "/architect ", "/context ")  # commands whose wor
 
 
 class Aider(Reader):
-    source = "aider"
     hint = HINT
     record = Record({"started": Text, "text": Text}, required=("started", "text"))
 
@@ -78,7 +77,7 @@ class Aider(Reader):
         return out
 
 
-READER = Aider()
+READER = Aider(SOURCE)
 
 
 def _local(text: str) -> datetime | None:

@@ -1,5 +1,5 @@
 """ChatGPT: the conversations.json of a data export, or its zip (reader.py)."""
 
-from ..source import Source
+from ..contract import Source
 
 SOURCE = Source("chatgpt", "ChatGPT", __name__)

@@ -32,6 +32,7 @@ from ...importers.boundary import Loaded, Reader
 from ...importers.branches import lines, said_of
 from ...importers.files import MOST_BYTES, Unreadable, json_document, json_value
 from ...importers.shape import Anything, Flag, ListOf, MapOf, Record, Text, Time
+from . import SOURCE
 
 _MESSAGE = Record({"id": Text, "author": Record({"role": Text}), "create_time": Time,
                    "content": Record({"parts": ListOf(Anything)}), "recipient": Text,
@@ -41,7 +42,6 @@ _PART = re.compile(r"conversations-\d+\.json")
 
 
 class ChatGPT(Reader):
-    source = "chatgpt"
     hint = "Give the conversations.json of a ChatGPT data export (or the export's zip or folder)"
     per_session = False
     record = Record({"id": Text, "conversation_id": Text, "title": Text, "create_time": Time, "update_time": Time,
@@ -73,7 +73,7 @@ class ChatGPT(Reader):
         return out
 
 
-READER = ChatGPT()
+READER = ChatGPT(SOURCE)
 
 
 def _parts(path: Path) -> list[tuple[str, object]]:

@@ -7,8 +7,8 @@ settings.json (settings.py), they hand over the session's file on stdin
 import os
 from pathlib import Path
 
-from ..source import Source
-from ..source import home as _home
+from ..contract import Source
+from ..contract import home as _home
 
 SOURCE = Source("claude-code", "Claude Code", __name__, ("reader", "settings", "hook", "handoff"))
 

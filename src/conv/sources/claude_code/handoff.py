@@ -6,6 +6,7 @@ chained by ``parentUuid``), resumed in that folder by ``claude --resume ID``."""
 import re
 import uuid
 
+from ..contract import Handoff
 from ..written import Written, write_lines
 from . import sessions
 
@@ -33,23 +34,27 @@ def project_folder(cwd: str) -> str:
             return f"{name[:MOST]}-{digits}"
 
 
-def write(turns: list, cwd: str, title: str) -> Written:
-    session = str(uuid.uuid4())
-    path = sessions() / project_folder(cwd) / f"{session}.jsonl"
-    records, parent = [], None
-    for n, turn in enumerate(turns):
-        mark = str(uuid.uuid4())
-        base = {"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": cwd,
-                "sessionId": session, "version": "2.1.328", "uuid": mark, "timestamp": turn.created}
-        if turn.role == "user":
-            records.append({**base, "type": "user", "message": {"role": "user", "content": turn.content}})
-        else:
-            records.append({**base, "type": "assistant", "message": {
-                "id": f"msg_conv_{n}", "type": "message", "role": "assistant", "model": turn.model or "unknown",
-                "content": [{"type": "text", "text": turn.content}], "stop_reason": "end_turn",
-                "stop_sequence": None, "usage": {"input_tokens": 0, "output_tokens": 0}}})
-        parent = mark
-    if title and parent:
-        records.append({"type": "summary", "summary": title, "leafUuid": parent})  # what --resume lists it as
-    write_lines(path, records)
-    return Written(session, str(path), ["claude", "--resume", session])
+class ClaudeCodeSession(Handoff):
+    def write(self, turns: list, cwd: str, title: str) -> Written:
+        session = str(uuid.uuid4())
+        path = sessions() / project_folder(cwd) / f"{session}.jsonl"
+        records, parent = [], None
+        for n, turn in enumerate(turns):
+            mark = str(uuid.uuid4())
+            base = {"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": cwd,
+                    "sessionId": session, "version": "2.1.328", "uuid": mark, "timestamp": turn.created}
+            if turn.role == "user":
+                records.append({**base, "type": "user", "message": {"role": "user", "content": turn.content}})
+            else:
+                records.append({**base, "type": "assistant", "message": {
+                    "id": f"msg_conv_{n}", "type": "message", "role": "assistant", "model": turn.model or "unknown",
+                    "content": [{"type": "text", "text": turn.content}], "stop_reason": "end_turn",
+                    "stop_sequence": None, "usage": {"input_tokens": 0, "output_tokens": 0}}})
+            parent = mark
+        if title and parent:
+            records.append({"type": "summary", "summary": title, "leafUuid": parent})  # what --resume lists it as
+        write_lines(path, records)
+        return Written(session, str(path), ["claude", "--resume", session])
+
+
+HANDOFF = ClaudeCodeSession()

@@ -3,28 +3,23 @@
 adds ``last_assistant_message``, SessionEnd ``reason``. In the interactive
 TUI the transcript is often written after the Stop hook ran (the exchange
 follows within seconds), so a job says which answer the file must hold
-before it is read (``settled``)."""
+before it is read (``settled``), a record read as the reader reads it."""
 
-from ..source import TranscriptHook
+from ..hooks import TranscriptHook
+from . import SOURCE
 
 
-def _answers(record: dict) -> list[str]:
+def _answers(r: dict) -> list[str]:
     """The text an assistant record says."""
-    if record.get("type") != "assistant" or not isinstance(record.get("message"), dict):
+    if r["type"] != "assistant":
         return []
-    content = record["message"].get("content")
-    if isinstance(content, str):
-        return [content]
-    return [b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)] \
-        if isinstance(content, list) else []
+    content = r["message"]["content"]
+    return [content] if isinstance(content, str) else [b["text"] for b in content if b["text"]]
 
 
-def _asked(record: dict) -> bool:
+def _asked(r: dict) -> bool:
     """A question a person typed (a tool's results come back as user records too: lists of results)."""
-    message = record.get("message")
-    return record.get("type") == "user" and not record.get("isMeta") and isinstance(message, dict) \
-        and isinstance(message.get("content"), str)
+    return r["type"] == "user" and not r["isMeta"] and isinstance(r["message"]["content"], str)
 
 
-_HOOK = TranscriptHook("Claude Code", "last_assistant_message", _answers, _asked)
-handed, job, session_file, settled = _HOOK.handed, _HOOK.job, _HOOK.session_file, _HOOK.settled
+HOOK = TranscriptHook(SOURCE, "last_assistant_message", _answers, _asked)

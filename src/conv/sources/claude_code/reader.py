@@ -47,7 +47,7 @@ from ...importers.agent import AgentTurns
 from ...importers.boundary import Loaded, Reader
 from ...importers.session_tree import forks
 from ...importers.shape import Anything, Count, Flag, ListOf, Maybe, OneOf, Record, Tagged, Text, Time
-from . import sessions
+from . import SOURCE, sessions
 
 _BLOCK = Record({"type": Text, "text": Text, "thinking": Text, "id": Text, "name": Text, "input": Anything,
                  "tool_use_id": Text, "content": OneOf(Text, ListOf(Record({"type": Text, "text": Text})),
@@ -80,7 +80,6 @@ _COMMAND = re.compile(r"<command-name>\s*(.*?)\s*</command-name>.*?(?:<command-a
 
 
 class ClaudeCode(Reader):
-    source = "claude-code"
     hint = "Claude Code keeps its sessions in ~/.claude/projects"
     pattern = "**/*.jsonl"  # a session a file, in a folder a project
     record = Tagged("type", {"user": _SAID, "assistant": _SAID, "system": _SYSTEM,
@@ -100,7 +99,7 @@ class ClaudeCode(Reader):
                      titles[-1] if titles else "", {"cwd": first["cwd"], "git_branch": first["gitBranch"]})
 
 
-READER = ClaudeCode()
+READER = ClaudeCode(SOURCE)
 
 
 def _is_message(r: dict) -> bool:

@@ -3,84 +3,72 @@
 answer (the transcript holds the exchange then), SessionEnd as a session
 ends, PreCompact before the context is compacted; each hands the hook a
 JSON object on stdin with ``session_id`` and ``transcript_path``. The
-user's other hooks, keys and their order are kept; the file's indent too."""
+user's other hooks, keys and their order are kept; the file's indent too.
+Its MCP servers are not in that file: conv mcp is registered by Claude
+Code's own ``claude mcp add``."""
 
 import json
 import os
 import shlex
 from pathlib import Path
 
-from ...connect.json_settings import Hooks, dumped, parsed
 from ...connect.mcp_entry import SERVER, described, is_conv, same
-from . import home, state_file
+from ..json_hooks import HooksSettings
+from . import SOURCE, home, state_file
 
-AGENT = "claude-code"
-EVENTS = ("Stop", "SessionEnd", "PreCompact")
 SECONDS = 10  # the most Claude Code waits for conv's hook, which returns at once
-HOOKS = Hooks(AGENT, EVENTS, {"timeout": SECONDS})
 
 
-def settings_file(project: Path | None) -> Path:
-    """User-wide: CLAUDE_CONFIG_DIR's, else ~/.claude's; a project's: its
-    settings.local.json (the one Claude Code keeps out of git: the hook names
-    this machine's conv)."""
-    if project is not None:
-        return project / ".claude" / "settings.local.json"
-    return home() / "settings.json"
+class ClaudeCodeSettings(HooksSettings):
+    server_here = False
 
+    def settings_file(self, project: Path | None) -> Path:
+        """User-wide: CLAUDE_CONFIG_DIR's, else ~/.claude's; a project's: its
+        settings.local.json (the one Claude Code keeps out of git: the hook names
+        this machine's conv)."""
+        if project is not None:
+            return project / ".claude" / "settings.local.json"
+        return home() / "settings.json"
 
-def added(text: str | None, command: list[str], server: dict) -> str:
-    doc = parsed(text)
-    HOOKS.add(doc, command)
-    return dumped(doc, text)
+    def register(self, server: dict, project: Path | None) -> str:
+        """``conv mcp`` as an MCP server, by Claude Code's own command (its MCP
+        servers are kept in ~/.claude.json, beside its state, which only it should
+        write): user-wide, or for ``project`` alone (its local scope, private to
+        this user); without ``claude`` on PATH, the command to run."""
+        env = [arg for key, value in server["env"].items() for arg in ("-e", f"{key}={value}")]
+        scope = _scope(project)
+        command = ["mcp", "add", "--scope", scope, SERVER, *env, "--", server["command"], *server["args"]]
+        said = (f"conv mcp is its MCP server{' for this project' if project else ''} (claude mcp add --scope "
+                f"{scope}): its tools search, show and list the store")
+        now = _server_now(project)
+        if same(now, server):
+            return said
+        if now is not None and not is_conv(now):
+            return f"an MCP server named {SERVER} is registered already, and it is not conv mcp: left as it is"
+        if now is not None:  # conv mcp of another conv or store: this one's from now on
+            _claude(["mcp", "remove", "--scope", scope, SERVER], project)
+        done = _claude(command, project)
+        if done is None:
+            return f"conv mcp, its MCP server: claude is not on PATH; run: {shlex.join(['claude', *command])}"
+        if done.returncode == 0:
+            return said
+        said = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
+        return f"conv mcp, its MCP server: claude mcp add failed ({(said or ['no reason given'])[-1].strip()[:200]})"
 
+    def unregister(self, project: Path | None) -> str:
+        """conv mcp out of the scope ``register`` put it in (a project's never touches the user-wide one)."""
+        now = _server_now(project)
+        if not is_conv(now):
+            return ""
+        scope = _scope(project)
+        done = _claude(["mcp", "remove", "--scope", scope, SERVER], project)
+        if done is None or done.returncode:
+            return f"conv mcp stays its MCP server: run claude mcp remove --scope {scope} {SERVER}"
+        return f"conv mcp is no longer its MCP server{' for this project' if project else ''} (claude mcp remove)"
 
-def holds(text: str | None, command: list[str], server: dict) -> bool:
-    """Whether ``text`` has conv's hooks as ``added`` would write them (every event, this conv, this store)."""
-    return parsed(added(text, command, server)) == parsed(text)
-
-
-def register(server: dict, project: Path | None) -> str:
-    """``conv mcp`` as an MCP server, by Claude Code's own command (its MCP
-    servers are kept in ~/.claude.json, beside its state, which only it should
-    write): user-wide, or for ``project`` alone (its local scope, private to
-    this user); without ``claude`` on PATH, the command to run."""
-    env = [arg for key, value in server["env"].items() for arg in ("-e", f"{key}={value}")]
-    scope = _scope(project)
-    command = ["mcp", "add", "--scope", scope, SERVER, *env, "--", server["command"], *server["args"]]
-    said = f"conv mcp is its MCP server{' for this project' if project else ''} (claude mcp add --scope {scope}): " \
-           "its tools search, show and list the store"
-    now = _server_now(project)
-    if same(now, server):
-        return said
-    if now is not None and not is_conv(now):
-        return f"an MCP server named {SERVER} is registered already, and it is not conv mcp: left as it is"
-    if now is not None:  # conv mcp of another conv or store: this one's from now on
-        _claude(["mcp", "remove", "--scope", scope, SERVER], project)
-    done = _claude(command, project)
-    if done is None:
-        return f"conv mcp, its MCP server: claude is not on PATH; run: {shlex.join(['claude', *command])}"
-    if done.returncode == 0:
-        return said
-    said = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
-    return f"conv mcp, its MCP server: claude mcp add failed ({(said or ['no reason given'])[-1].strip()[:200]})"
-
-
-def unregister(project: Path | None) -> str:
-    """conv mcp out of the scope ``register`` put it in (a project's never touches the user-wide one)."""
-    now = _server_now(project)
-    if not is_conv(now):
-        return ""
-    scope = _scope(project)
-    done = _claude(["mcp", "remove", "--scope", scope, SERVER], project)
-    if done is None or done.returncode:
-        return f"conv mcp stays its MCP server: run claude mcp remove --scope {scope} {SERVER}"
-    return f"conv mcp is no longer its MCP server{' for this project' if project else ''} (claude mcp remove)"
-
-
-def mcp(project: Path | None, server: dict) -> str:
-    """What its MCP server named conv is, user-wide or for ``project`` (mcp_entry.described)."""
-    return described(_server_now(project), server)
+    def mcp(self, project: Path | None, server: dict) -> str:
+        """What its MCP server named conv is, user-wide or for ``project`` (mcp_entry.described)."""
+        return described(_server_now(project), server)
 
 
 def _scope(project: Path | None) -> str:
@@ -114,11 +102,4 @@ def _claude(args: list[str], project: Path | None):
         return subprocess.CompletedProcess([program, *args], 1, "", str(exc))
 
 
-def removed(text: str) -> str:
-    doc = parsed(text)
-    return dumped(doc, text) if HOOKS.remove(doc) else text
-
-
-def captures(text: str | None) -> list[list[str]]:
-    """The conv capture lines of the hooks in ``text`` (each once)."""
-    return HOOKS.captures(parsed(text))
+SETTINGS = ClaudeCodeSettings(SOURCE, ("Stop", "SessionEnd", "PreCompact"), {"timeout": SECONDS})

@@ -4,8 +4,8 @@ in config.toml (settings.py), which names the thread that finished a turn
 (hook.py), and a conversation handed off becomes a rollout it resumes
 (handoff.py). ``CODEX_HOME`` moves ``~/.codex``."""
 
-from ..source import Source
-from ..source import home as _home
+from ..contract import Source
+from ..contract import home as _home
 
 SOURCE = Source("codex", "Codex", __name__, ("reader", "settings", "hook", "handoff"))
 

@@ -28,7 +28,7 @@ from ...importers import ImportedConversation
 from ...importers.agent import AgentTurns
 from ...importers.boundary import Loaded, Reader
 from ...importers.shape import Anything, Count, ListOf, Maybe, Misfit, Record, Text, Time
-from . import sessions
+from . import SOURCE, sessions
 
 # What Codex itself writes as a user message (read from 0.169.0): its wrapper -> what conv calls it
 INJECTED = {"environment_context": "environment", "user_instructions": "instructions", "turn_aborted": "turn aborted",
@@ -74,7 +74,6 @@ class _Rollout(Record):
 
 
 class Codex(Reader):
-    source = "codex"
     hint = "Codex keeps its sessions in ~/.codex/sessions"
     pattern = "**/*.jsonl"  # a session a file, in folders by date
     record = _Rollout()
@@ -163,4 +162,4 @@ def _item(turns: AgentTurns, p: dict, model, time, source_id: str, shown: dict |
     return model
 
 
-READER = Codex()
+READER = Codex(SOURCE)

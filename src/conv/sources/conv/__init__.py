@@ -1,5 +1,5 @@
 """conv itself: a file ``conv export --format json`` wrote, kept whole (reader.py)."""
 
-from ..source import Source
+from ..contract import Source
 
 SOURCE = Source("conv", "conv", __name__)

@@ -20,6 +20,7 @@ from ...importers import ImportedConversation, ImportedTurn
 from ...importers.boundary import Loaded, Reader, one_line
 from ...importers.files import json_document
 from ...importers.shape import Anything, Flag, ListOf, MapOf, Maybe, Misfit, Number, Record, Shape, Text, Time
+from . import SOURCE
 
 
 class _Role(Shape):
@@ -48,7 +49,6 @@ _KEPT = ("parent", "provider", "finish", "error", "replaces", "hint", "feedback"
 
 
 class Conv(Reader):
-    source = "conv"
     hint = "Give a file written by conv export --format json"
     per_session = False
     pattern = "*.json"
@@ -65,7 +65,7 @@ class Conv(Reader):
         return [_conversation(item) for item in loaded.records]
 
 
-READER = Conv()
+READER = Conv(SOURCE)
 
 
 def _conversation(item: dict) -> ImportedConversation:

@@ -5,8 +5,8 @@ mcp-config.json (settings.py), the hooks hand over the session on stdin
 (hook.py), and a conversation handed off becomes a session it resumes
 (handoff.py). ``COPILOT_HOME`` moves ``~/.copilot``."""
 
-from ..source import Source
-from ..source import home as _home
+from ..contract import Source
+from ..contract import home as _home
 
 SOURCE = Source("copilot", "Copilot CLI", __name__, ("reader", "settings", "hook", "handoff"))
 

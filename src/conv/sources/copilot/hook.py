@@ -7,18 +7,23 @@ for the file, and for it to stay as it is."""
 
 import os
 
-from ..source import is_token, stdin_json, transcript_job
-from . import sessions
-
-handed = stdin_json
-
-
-def job(handed: dict) -> dict | None:
-    path, session = handed.get("transcriptPath"), handed.get("sessionId")
-    if path is None and isinstance(session, str) and is_token(session):
-        path = str(sessions() / session / "events.jsonl")
-    return transcript_job("Copilot CLI", path, handed.get("cwd"), None, late=True)
+from ..contract import Hook
+from ..hooks import is_token, stdin_json, transcript_job
+from . import SOURCE, sessions
 
 
-def session_file(job: dict) -> str | None:
-    return job["file"] if os.path.exists(job["file"]) else None
+class CopilotHooks(Hook):
+    def handed(self, args: list[str], stdin) -> dict | None:
+        return stdin_json(args, stdin)
+
+    def job(self, handed: dict) -> dict | None:
+        path, session = handed.get("transcriptPath"), handed.get("sessionId")
+        if path is None and isinstance(session, str) and is_token(session):
+            path = str(sessions() / session / "events.jsonl")
+        return transcript_job(SOURCE.title, path, handed.get("cwd"), None, late=True)
+
+    def session_file(self, job: dict) -> str | None:
+        return job["file"] if os.path.exists(job["file"]) else None
+
+
+HOOK = CopilotHooks()

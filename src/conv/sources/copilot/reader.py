@@ -28,7 +28,7 @@ from ...importers import ImportedConversation
 from ...importers.agent import AgentTurns
 from ...importers.boundary import Loaded, Reader
 from ...importers.shape import Anything, Count, Flag, ListOf, Maybe, Misfit, Record, Text, Time
-from . import sessions
+from . import SOURCE, sessions
 
 _KINDS = {
     "session.start": Record({"sessionId": Text, "context": Record({"cwd": Text, "branch": Text})}),
@@ -65,7 +65,6 @@ class _Event(Record):
 
 
 class Copilot(Reader):
-    source = "copilot"
     hint = "Copilot CLI keeps its sessions in ~/.copilot/session-state"
     pattern = "**/events.jsonl"  # a session a folder
     record = _Event()
@@ -89,7 +88,7 @@ class Copilot(Reader):
             origin={"cwd": context.get("cwd"), "git_branch": context.get("branch")})]
 
 
-READER = Copilot()
+READER = Copilot(SOURCE)
 
 
 def _event(turns: AgentTurns, kind: str, data: dict, time, source_id: str) -> None:

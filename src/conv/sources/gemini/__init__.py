@@ -7,8 +7,8 @@ session it resumes (handoff.py). ``GEMINI_CLI_HOME`` moves the folder
 
 from pathlib import Path
 
-from ..source import Source
-from ..source import home as _home
+from ..contract import Source
+from ..contract import home as _home
 
 SOURCE = Source("gemini", "Gemini CLI", __name__, ("reader", "settings", "hook", "handoff"))
 

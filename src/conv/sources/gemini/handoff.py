@@ -11,6 +11,7 @@ import re
 import uuid
 from pathlib import Path
 
+from ..contract import Handoff
 from ..written import Written, write_lines
 from . import home, sessions
 
@@ -36,19 +37,23 @@ def project_folder(cwd: str) -> Path:
     return sessions() / name
 
 
-def write(turns: list, cwd: str, title: str) -> Written:
-    session = str(uuid.uuid4())
-    started = turns[0].created
-    stamp = re.sub(r"[:]", "-", started[:16])
-    path = project_folder(cwd) / "chats" / f"session-{stamp}-{session[:8]}.jsonl"
-    records = [{"sessionId": session, "projectHash": hashlib.sha256(cwd.encode()).hexdigest(), "startTime": started,
-                "lastUpdated": turns[-1].created, "kind": "main"}]
-    for turn in turns:
-        base = {"id": str(uuid.uuid4()), "timestamp": turn.created}
-        if turn.role == "user":
-            records.append({**base, "type": "user", "content": [{"text": turn.content}]})
-        else:
-            records.append({**base, "type": "gemini", "content": turn.content, "thoughts": [],
-                            "model": turn.model or "unknown"})
-    write_lines(path, records)
-    return Written(session, str(path), ["gemini", "--resume", session])
+class GeminiSession(Handoff):
+    def write(self, turns: list, cwd: str, title: str) -> Written:
+        session = str(uuid.uuid4())
+        started = turns[0].created
+        stamp = re.sub(r"[:]", "-", started[:16])
+        path = project_folder(cwd) / "chats" / f"session-{stamp}-{session[:8]}.jsonl"
+        records = [{"sessionId": session, "projectHash": hashlib.sha256(cwd.encode()).hexdigest(), "startTime": started,
+                    "lastUpdated": turns[-1].created, "kind": "main"}]
+        for turn in turns:
+            base = {"id": str(uuid.uuid4()), "timestamp": turn.created}
+            if turn.role == "user":
+                records.append({**base, "type": "user", "content": [{"text": turn.content}]})
+            else:
+                records.append({**base, "type": "gemini", "content": turn.content, "thoughts": [],
+                                "model": turn.model or "unknown"})
+        write_lines(path, records)
+        return Written(session, str(path), ["gemini", "--resume", session])
+
+
+HANDOFF = GeminiSession()

@@ -3,23 +3,20 @@ stdin with ``session_id``, ``transcript_path``, ``cwd`` and
 ``hook_event_name``; AfterAgent (after each answer) adds ``prompt`` and
 ``prompt_response``, SessionEnd ``reason`` (read from 0.61.0)."""
 
-from ..source import TranscriptHook
+from ..hooks import TranscriptHook
+from . import SOURCE
 
 
-def _answers(record: dict) -> list[str]:
+def _answers(r: dict) -> list[str]:
     """The text a model's message says."""
-    content = record.get("content")
-    if record.get("type") != "gemini":
+    if r["kind"] != "message" or r["type"] != "gemini":
         return []
-    if isinstance(content, str):
-        return [content]
-    return [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)] \
-        if isinstance(content, list) else []
+    content = r["content"]
+    return [content] if isinstance(content, str) else [p["text"] for p in content or () if p["text"]]
 
 
-def _asked(record: dict) -> bool:
-    return record.get("type") == "user" and "id" in record
+def _asked(r: dict) -> bool:
+    return r["kind"] == "message" and r["type"] == "user"
 
 
-_HOOK = TranscriptHook("Gemini CLI", "prompt_response", _answers, _asked, b'"gemini"')
-handed, job, session_file, settled = _HOOK.handed, _HOOK.job, _HOOK.session_file, _HOOK.settled
+HOOK = TranscriptHook(SOURCE, "prompt_response", _answers, _asked, b'"gemini"')

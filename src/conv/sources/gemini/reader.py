@@ -33,7 +33,7 @@ from ...importers.boundary import Loaded, Reader
 from ...importers.files import Unparsed, Unreadable, json_document, json_lines, raw
 from ...importers.session_tree import forks
 from ...importers.shape import Anything, Count, Flag, ListOf, Maybe, OneOf, Record, Shape, Text, Time
-from . import sessions
+from . import SOURCE, sessions
 
 _PART = Record({"text": Text, "thought": Flag, "inlineData": Anything,
                 "functionCall": Record({"id": Text, "name": Text, "args": Anything}),
@@ -67,7 +67,6 @@ class _Change(Shape):
 
 
 class Gemini(Reader):
-    source = "gemini"
     hint = "Gemini CLI keeps its sessions in ~/.gemini/tmp/*/chats"
     pattern = "**/session-*.json*"  # a session a file, .jsonl (an older Gemini CLI's: .json)
     record = _Change()
@@ -104,7 +103,7 @@ class Gemini(Reader):
                      session.get("sessionId") or file.stem, origin={"cwd": _worked_in(file)})
 
 
-READER = Gemini()
+READER = Gemini(SOURCE)
 
 
 def _replayed(records: list[dict]) -> list[dict]:

@@ -9,18 +9,15 @@ model as ``mcp_conv_search``…). A project's settings are its
 
 from pathlib import Path
 
-from ...connect.json_settings import Hooks, HooksAndServer
-from . import home
+from ..json_hooks import HooksSettings
+from . import SOURCE, home
 
-AGENT = "gemini"
-EVENTS = ("AfterAgent", "SessionEnd")
 MILLISECONDS = 10_000  # the most Gemini CLI waits for conv's hook, which returns at once
 
 
-def settings_file(project: Path | None) -> Path:
-    return (project / ".gemini" if project is not None else home()) / "settings.json"
+class GeminiSettings(HooksSettings):
+    def settings_file(self, project: Path | None) -> Path:
+        return (project / ".gemini" if project is not None else home()) / "settings.json"
 
 
-_SETTINGS = HooksAndServer(Hooks(AGENT, EVENTS, {"timeout": MILLISECONDS}), settings_file)
-added, holds, removed, captures = _SETTINGS.added, _SETTINGS.holds, _SETTINGS.removed, _SETTINGS.captures
-register, unregister, mcp = _SETTINGS.register, _SETTINGS.unregister, _SETTINGS.mcp
+SETTINGS = GeminiSettings(SOURCE, ("AfterAgent", "SessionEnd"), {"timeout": MILLISECONDS})

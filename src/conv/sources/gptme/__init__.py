@@ -1,5 +1,5 @@
 """gptme: a conversation a folder under its logs, JSON lines (reader.py)."""
 
-from ..source import Source
+from ..contract import Source
 
 SOURCE = Source("gptme", "gptme", __name__)

@@ -22,6 +22,7 @@ from ...importers.agent import AgentTurns
 from ...importers.boundary import Loaded, Reader
 from ...importers.files import Unreadable, files_at, raw
 from ...importers.shape import Flag, Record, Shape, Text, moment
+from . import SOURCE
 
 LOG = "conversation.jsonl"
 
@@ -42,7 +43,6 @@ class _LocalTime(Shape):
 
 
 class Gptme(Reader):
-    source = "gptme"
     hint = "gptme keeps its conversations in ~/.local/share/gptme/logs (gptme chats list names them)"
     record = Record({"role": Text, "content": Text, "timestamp": _LocalTime(), "hide": Flag,
                      "metadata": Record({"model": Text})}, required=("role", "content"))
@@ -88,7 +88,7 @@ class Gptme(Reader):
                                      origin={"cwd": _workspace(file.parent)})]
 
 
-READER = Gptme()
+READER = Gptme(SOURCE)
 
 
 def _workspace(folder: Path) -> str | None:

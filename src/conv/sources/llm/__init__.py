@@ -1,5 +1,5 @@
 """llm (Simon Willison's CLI): its logs.db, read with SQLite (reader.py)."""
 
-from ..source import Source
+from ..contract import Source
 
 SOURCE = Source("llm", "llm", __name__)

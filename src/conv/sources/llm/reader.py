@@ -28,6 +28,7 @@ from ...importers import ImportedConversation, ImportedTurn, shared_prefix
 from ...importers.boundary import Loaded, Reader
 from ...importers.files import Unreadable
 from ...importers.shape import Count, Key, Maybe, Record, Tagged, Text, Time
+from . import SOURCE
 
 HINT = "llm's logs are at `llm logs path`"
 RESPONSE_COLUMNS = ("id", "model", "resolved_model", "prompt", "system", "response",
@@ -57,7 +58,6 @@ _ROWS = {  # table -> the shape of its rows as conv reads them (ids may be numbe
 
 
 class Llm(Reader):
-    source = "llm"
     hint = HINT
     per_session = False
     record = Tagged("table", _ROWS)
@@ -100,7 +100,7 @@ class Llm(Reader):
         return sorted(found.values(), key=lambda c: (c.turns[0].created or EPOCH, c.source_id))
 
 
-READER = Llm()
+READER = Llm(SOURCE)
 
 
 def _open(path: Path) -> sqlite3.Connection:

@@ -7,8 +7,8 @@ takes its own export only)."""
 
 from pathlib import Path
 
-from ..source import Source
-from ..source import home as _home
+from ..contract import Source
+from ..contract import home as _home
 
 SOURCE = Source("opencode", "opencode", __name__)
 

@@ -26,7 +26,7 @@ from ...importers.agent import AgentTurns
 from ...importers.boundary import Loaded, Reader
 from ...importers.files import Unreadable
 from ...importers.shape import Anything, Count, Flag, Maybe, Record, Tagged, Text, Time
-from . import database
+from . import SOURCE, database
 
 HINT = "opencode keeps its sessions in ~/.local/share/opencode/opencode.db"
 _TOKENS = Record({"input": Maybe(Count), "output": Maybe(Count), "reasoning": Maybe(Count),
@@ -52,7 +52,6 @@ UNTITLED = "New session - "  # the title opencode gives a session before it name
 
 
 class Opencode(Reader):
-    source = "opencode"
     hint = HINT
     per_session = False  # one database holds every session
     companions = ("-wal",)  # what opencode writes goes to its write-ahead log first
@@ -111,7 +110,7 @@ class Opencode(Reader):
         return out
 
 
-READER = Opencode()
+READER = Opencode(SOURCE)
 
 
 def _rows(db: sqlite3.Connection, table: str):

@@ -5,8 +5,8 @@ and the catch-up. ``PI_CODING_AGENT_DIR`` moves ``~/.pi/agent``,
 command can take (its extensions are TypeScript modules): no capture, no
 hand-off."""
 
-from ..source import Source
-from ..source import home as _home
+from ..contract import Source
+from ..contract import home as _home
 
 SOURCE = Source("pi", "pi", __name__)
 

@@ -22,7 +22,7 @@ from ...importers.agent import AgentTurns
 from ...importers.boundary import Loaded, Reader
 from ...importers.session_tree import forks
 from ...importers.shape import Anything, Count, Flag, ListOf, Maybe, OneOf, Record, Tagged, Text, Time
-from . import sessions
+from . import SOURCE, sessions
 
 _BLOCK = Record({"type": Text, "text": Text, "thinking": Text, "id": Text, "name": Text, "arguments": Anything,
                  "mimeType": Text})
@@ -37,7 +37,6 @@ SUMMARIES = {"compaction": "compaction summary", "branch_summary": "branch summa
 
 
 class Pi(Reader):
-    source = "pi"
     hint = "pi keeps its sessions in ~/.pi/agent/sessions/--<folder>--"
     pattern = "**/*.jsonl"  # a session a file, in a folder a working folder
 
@@ -62,7 +61,7 @@ class Pi(Reader):
                      title=named[-1] if named else "", origin={"cwd": head["cwd"]} if head and head["cwd"] else None)
 
 
-READER = Pi()
+READER = Pi(SOURCE)
 
 
 def _is_message(r: dict) -> bool:

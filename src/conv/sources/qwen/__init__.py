@@ -5,8 +5,8 @@ server go in its settings.json (settings.py), the hooks hand over the
 session's file on stdin (hook.py), and a conversation handed off becomes a
 session it resumes (handoff.py). ``QWEN_HOME`` moves ``~/.qwen``."""
 
-from ..source import Source
-from ..source import home as _home
+from ..contract import Source
+from ..contract import home as _home
 
 SOURCE = Source("qwen", "Qwen Code", __name__, ("reader", "settings", "hook", "handoff"))
 

@@ -6,6 +6,7 @@ by ``parentUuid``, resumed in that folder by ``qwen --resume ID`` (read from
 import re
 import uuid
 
+from ..contract import Handoff
 from ..written import Written, write_lines
 from . import sessions
 
@@ -16,20 +17,24 @@ def project_folder(cwd: str) -> str:
     return re.sub(r"[^a-zA-Z0-9]", "-", cwd)
 
 
-def write(turns: list, cwd: str, title: str) -> Written:
-    session = str(uuid.uuid4())
-    path = sessions() / project_folder(cwd) / "chats" / f"{session}.jsonl"
-    records, parent = [], None
-    for turn in turns:
-        mark = str(uuid.uuid4())
-        base = {"uuid": mark, "parentUuid": parent, "sessionId": session, "timestamp": turn.created, "cwd": cwd}
-        if turn.role == "user":
-            records.append({**base, "type": "user", "provenance": "real_user",
-                            "message": {"role": "user", "parts": [{"text": turn.content}]}})
-        else:
-            records.append({**base, "type": "assistant", "provenance": "assistant_output",
-                            "model": turn.model or "unknown",
-                            "message": {"role": "model", "parts": [{"text": turn.content}]}})
-        parent = mark
-    write_lines(path, records)
-    return Written(session, str(path), ["qwen", "--resume", session])
+class QwenSession(Handoff):
+    def write(self, turns: list, cwd: str, title: str) -> Written:
+        session = str(uuid.uuid4())
+        path = sessions() / project_folder(cwd) / "chats" / f"{session}.jsonl"
+        records, parent = [], None
+        for turn in turns:
+            mark = str(uuid.uuid4())
+            base = {"uuid": mark, "parentUuid": parent, "sessionId": session, "timestamp": turn.created, "cwd": cwd}
+            if turn.role == "user":
+                records.append({**base, "type": "user", "provenance": "real_user",
+                                "message": {"role": "user", "parts": [{"text": turn.content}]}})
+            else:
+                records.append({**base, "type": "assistant", "provenance": "assistant_output",
+                                "model": turn.model or "unknown",
+                                "message": {"role": "model", "parts": [{"text": turn.content}]}})
+            parent = mark
+        write_lines(path, records)
+        return Written(session, str(path), ["qwen", "--resume", session])
+
+
+HANDOFF = QwenSession()

@@ -4,20 +4,17 @@ stdin with ``session_id``, ``transcript_path``, ``cwd`` and
 ``reason``. At Stop the session file already holds the exchange (read from
 0.24.4); the job still says which answer it must hold (``settled``)."""
 
-from ..source import TranscriptHook
+from ..hooks import TranscriptHook
+from . import SOURCE
 
 
-def _answers(record: dict) -> list[str]:
+def _answers(r: dict) -> list[str]:
     """The text an assistant record says."""
-    message = record.get("message")
-    if record.get("type") != "assistant" or not isinstance(message, dict) or not isinstance(message.get("parts"), list):
-        return []
-    return [p["text"] for p in message["parts"] if isinstance(p, dict) and isinstance(p.get("text"), str)]
+    return [p["text"] for p in r["message"]["parts"] if p["text"]] if r["type"] == "assistant" else []
 
 
-def _asked(record: dict) -> bool:
-    return record.get("type") == "user"
+def _asked(r: dict) -> bool:
+    return r["type"] == "user"
 
 
-_HOOK = TranscriptHook("Qwen Code", "last_assistant_message", _answers, _asked)
-handed, job, session_file, settled = _HOOK.handed, _HOOK.job, _HOOK.session_file, _HOOK.settled
+HOOK = TranscriptHook(SOURCE, "last_assistant_message", _answers, _asked)

@@ -27,7 +27,7 @@ from ...importers.agent import AgentTurns
 from ...importers.boundary import Loaded, Reader
 from ...importers.session_tree import forks
 from ...importers.shape import Anything, Count, Flag, ListOf, Maybe, Record, Tagged, Text, Time
-from . import sessions
+from . import SOURCE, sessions
 
 _PART = Record({"text": Text, "thought": Flag,
                 "functionCall": Record({"id": Text, "name": Text, "args": Anything}),
@@ -43,7 +43,6 @@ TYPED = "real_user"  # a user record's provenance when a person typed it
 
 
 class Qwen(Reader):
-    source = "qwen"
     hint = "Qwen Code keeps its sessions in ~/.qwen/projects/*/chats"
     pattern = "**/*.jsonl"  # a session a file, in chats/ of a folder a project
     record = Tagged("type", {"user": _SAID, "assistant": _SAID, "tool_result": _SAID, "system": _SYSTEM},
@@ -61,7 +60,7 @@ class Qwen(Reader):
                      first["sessionId"] or file.stem, origin={"cwd": first["cwd"]})
 
 
-READER = Qwen()
+READER = Qwen(SOURCE)
 
 
 def _is_message(r: dict) -> bool:

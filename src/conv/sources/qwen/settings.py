@@ -8,18 +8,15 @@ are its ``.qwen/settings.json``, which Qwen Code reads in a folder it trusts."""
 
 from pathlib import Path
 
-from ...connect.json_settings import Hooks, HooksAndServer
-from . import home
+from ..json_hooks import HooksSettings
+from . import SOURCE, home
 
-AGENT = "qwen"
-EVENTS = ("Stop", "SessionEnd")
 SECONDS = 10  # the most Qwen Code waits for conv's hook, which returns at once
 
 
-def settings_file(project: Path | None) -> Path:
-    return (project / ".qwen" if project is not None else home()) / "settings.json"
+class QwenSettings(HooksSettings):
+    def settings_file(self, project: Path | None) -> Path:
+        return (project / ".qwen" if project is not None else home()) / "settings.json"
 
 
-_SETTINGS = HooksAndServer(Hooks(AGENT, EVENTS, {"timeout": SECONDS}), settings_file)
-added, holds, removed, captures = _SETTINGS.added, _SETTINGS.holds, _SETTINGS.removed, _SETTINGS.captures
-register, unregister, mcp = _SETTINGS.register, _SETTINGS.unregister, _SETTINGS.mcp
+SETTINGS = QwenSettings(SOURCE, ("Stop", "SessionEnd"), {"timeout": SECONDS})

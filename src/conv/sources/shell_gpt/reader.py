@@ -22,13 +22,13 @@ from ...importers.agent import AgentTurns
 from ...importers.boundary import Loaded, Reader
 from ...importers.files import Unreadable, json_document
 from ...importers.shape import Anything, ListOf, Record, Text
+from . import SOURCE
 
 CONFIG = Path("~/.config/shell_gpt/.sgptrc")
 _CALL = Record({"id": Text, "function": Record({"name": Text, "arguments": Anything})})
 
 
 class ShellGpt(Reader):
-    source = "shell-gpt"
     hint = "shell-gpt keeps its chats in CHAT_CACHE_PATH (sgpt --list-chats names them)"
     keeps_no_ids = True  # matched by text on a second import (by_text.continue_stored)
     record = Record({"role": Text, "content": Text, "tool_calls": ListOf(_CALL, drop=True), "tool_call_id": Text},
@@ -76,4 +76,4 @@ class ShellGpt(Reader):
                                      turns=found)]
 
 
-READER = ShellGpt()
+READER = ShellGpt(SOURCE)

@@ -1,60 +1,15 @@
-"""What conv knows of one foreign tool, declared once in the tool's folder
-(``sources/<tool>/__init__.py``: ``SOURCE = Source(…)``). Every source has a
-reader (``reader.py``: its files as conversations, through the ingest
-boundary of importers/); it may also have
+"""What the tools' hooks share: reading what a hook handed over (JSON on
+stdin, as Claude Code and the tools that copy its hooks give it), the
+capture's job for a session file, and whether that file holds the answer
+the hook named yet (a tool may write its transcript after its hook ran).
+Records of a session file are read only through the reader's declared shape
+(importers/shape.py), as the import reads them. ``TranscriptHook`` is the
+whole ``Hook`` of a tool laid out as Claude Code's."""
 
-- ``settings.py`` and ``hook.py``: ``conv connect`` writes conv's hook into the
-  tool's own settings, and the hook's payload names the session that changed,
-  for the capture (services/capture.py);
-- ``handoff.py``: ``conv handoff`` writes a conversation as one of its sessions.
-
-The parts are modules imported only when asked for: listing the sources
-costs no reader's imports."""
-
-import importlib
 import json
 import os
-from pathlib import Path
 
-PARTS = ("reader", "settings", "hook", "handoff")
-
-
-class Source:
-    def __init__(self, name: str, title: str, package: str, parts: tuple = ("reader",)):
-        unknown = set(parts) - set(PARTS)
-        assert not unknown and "reader" in parts, unknown
-        self.name = name  # as conv import --from, --source, conv connect and conv handoff --to say it
-        self.title = title  # as the tool calls itself
-        self.package = package
-        self.parts = parts
-
-    def __repr__(self) -> str:
-        return f"Source({self.name!r})"
-
-    def offers(self, part: str) -> bool:
-        return part in self.parts
-
-    def part(self, part: str):
-        assert part in self.parts, (self.name, part)
-        return importlib.import_module(f"{self.package}.{part}")
-
-    def reader(self):
-        """Its ``importers.boundary.Reader``."""
-        return self.part("reader").READER
-
-    def settings(self):
-        return self.part("settings")
-
-    def hook(self):
-        return self.part("hook")
-
-    def handoff(self):
-        return self.part("handoff")
-
-
-def home(variable: str, default: str) -> Path:
-    """A tool's own folder: where the variable it reads moves it, else its default."""
-    return Path(os.environ.get(variable) or default).expanduser()
+from .contract import Hook
 
 
 class Unusable(Exception):
@@ -69,8 +24,7 @@ STDIN_MOST = 1_000_000  # bytes of a hook's JSON read
 
 
 def stdin_json(args: list[str], stdin) -> dict | None:
-    """A hook's JSON object from stdin, as Claude Code and the tools that copy
-    its hooks hand it (None: not run as a hook is, but on a terminal or with arguments)."""
+    """A hook's JSON object from stdin (None: not run as a hook is, but on a terminal or with arguments)."""
     if args or (stdin is not None and stdin.isatty()):
         return None
     if stdin is None:  # run with stdin closed
@@ -113,14 +67,17 @@ TAIL = 64  # characters of an answer's end looked for in a session file
 SCANNED = 4 << 20  # bytes at a session file's end looked at
 
 
-def settled_answer(file: str, answer: str | None, answers, marker: bytes = b"assistant", asked=None,
+def settled_answer(file: str, answer: str | None, reader, answers, marker: bytes = b"assistant", asked=None,
                    asked_marker: bytes = b'"user"') -> bool:
     """Whether the session file holds ``answer`` (its end) in one of its last
-    records, as ``answers(record)`` gives a record's text; with no answer, any
-    (only lines holding ``marker``, the word an answer's record has, are parsed).
-    Found only after the last question (``asked(record)``; lines holding
-    ``asked_marker``): an earlier answer of the same words is not this one.
-    A tool may write its transcript after its hook ran: this says when it has."""
+    records, as ``answers(record)`` gives a record's text; with no answer, any.
+    Each line is checked against ``reader``'s record shape first (only lines
+    holding ``marker``, the word an answer's record has, are parsed), so the
+    hook reads what the import reads. Found only after the last question
+    (``asked(record)``; lines holding ``asked_marker``): an earlier answer of
+    the same words is not this one."""
+    from ..importers.shape import Misfit  # (the worker's side: the hook's own start stays light)
+
     try:
         with open(file, "rb") as found:
             found.seek(max(0, os.fstat(found.fileno()).st_size - SCANNED))
@@ -132,10 +89,10 @@ def settled_answer(file: str, answer: str | None, answers, marker: bytes = b"ass
         if marker not in line and not (asked and asked_marker in line):
             continue
         try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):
+            record = reader.record.check(json.loads(line))
+        except (ValueError, RecursionError, Misfit):
             continue
-        if not isinstance(record, dict):
+        if record is None:
             continue
         if any(wanted in " ".join(text.split()) for text in answers(record)):
             return True
@@ -144,27 +101,29 @@ def settled_answer(file: str, answer: str | None, answers, marker: bytes = b"ass
     return False
 
 
-class TranscriptHook:
+class TranscriptHook(Hook):
     """A hook laid out as Claude Code's (Qwen Code and Gemini CLI copied it):
     its JSON on stdin names the session's file (``transcript_path``) and the
     folder, and under ``answer_key`` the answer the file must come to hold;
-    ``answers(record)`` is a record's text, ``marker`` a word on the line of
-    every record that may hold one, ``asked(record)`` whether a record is a
-    person's question. A tool's hook.py is one of these."""
+    ``answers(record)`` is the text of a record as the tool's reader checked
+    it, ``marker`` a word on the line of every record that may hold one,
+    ``asked(record)`` whether a record is a person's question."""
 
-    handed = staticmethod(stdin_json)
+    def __init__(self, source, answer_key: str, answers, asked, marker: bytes = b"assistant"):
+        self.source, self.answer_key, self.answers, self.asked, self.marker = \
+            source, answer_key, answers, asked, marker
 
-    def __init__(self, title: str, answer_key: str, answers, asked, marker: bytes = b"assistant"):
-        self.title, self.answer_key, self.answers, self.asked, self.marker = title, answer_key, answers, asked, marker
+    def handed(self, args: list[str], stdin) -> dict | None:
+        return stdin_json(args, stdin)
 
     def job(self, handed: dict) -> dict | None:
         """The session file to capture, where it was worked on, and the answer it must hold."""
-        return transcript_job(self.title, handed.get("transcript_path"), handed.get("cwd"), handed.get(self.answer_key))
+        return transcript_job(self.source.title, handed.get("transcript_path"), handed.get("cwd"),
+                              handed.get(self.answer_key))
 
-    @staticmethod
-    def session_file(job: dict) -> str | None:
+    def session_file(self, job: dict) -> str | None:
         return job["file"]
 
     def settled(self, job: dict, file: str) -> bool:
         """Whether the file holds the answer the hook named."""
-        return settled_answer(file, job.get("answer"), self.answers, self.marker, self.asked)
+        return settled_answer(file, job.get("answer"), self.source.reader(), self.answers, self.marker, self.asked)
