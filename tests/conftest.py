@@ -195,44 +195,19 @@ def pip_tools(*names: str) -> dict[str, Path]:
     return _fetched(real_tools.pip_tools, *names)
 
 
-@pytest.fixture(scope="session")
-def claude_code() -> Path:
-    return _fetched(real_tools.agent, "claude")
+def _agent(name: str, command: str):
+    """A session fixture ``name``: the real tool ``command`` (a key of real_tools.AGENTS), installed once."""
+    @pytest.fixture(scope="session", name=name)
+    def installed() -> Path:
+        return _fetched(real_tools.agent, command)
+    return installed
 
 
-@pytest.fixture(scope="session")
-def codex() -> Path:
-    return _fetched(real_tools.agent, "codex")
-
-
-@pytest.fixture(scope="session")
-def qwen_code() -> Path:
-    return _fetched(real_tools.agent, "qwen")
-
-
-@pytest.fixture(scope="session")
-def gemini() -> Path:
-    return _fetched(real_tools.agent, "gemini")
-
-
-@pytest.fixture(scope="session")
-def copilot() -> Path:
-    return _fetched(real_tools.agent, "copilot")
-
-
-@pytest.fixture(scope="session")
-def opencode() -> Path:
-    return _fetched(real_tools.agent, "opencode")
-
-
-@pytest.fixture(scope="session")
-def pi() -> Path:
-    return _fetched(real_tools.agent, "pi")
-
-
-@pytest.fixture(scope="session")
-def mcp_inspector() -> Path:
-    return _fetched(real_tools.agent, "mcp-inspector")
+claude_code, codex, qwen_code, gemini, copilot, opencode, pi, cline, mcp_inspector = (
+    _agent(name, command) for name, command in (
+        ("claude_code", "claude"), ("codex", "codex"), ("qwen_code", "qwen"), ("gemini", "gemini"),
+        ("copilot", "copilot"), ("opencode", "opencode"), ("pi", "pi"), ("cline", "cline"),
+        ("mcp_inspector", "mcp-inspector")))
 
 
 @pytest.fixture

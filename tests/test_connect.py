@@ -176,8 +176,9 @@ def test_codex_has_no_project_settings_to_connect(codex, tmp_path, monkeypatch):
 
 
 def test_an_unknown_tool_is_named_with_the_nearest(claude):
-    said = fails("connect", "cursor", code=2)
-    assert "conv connects no tool called 'cursor'" in said and "claude-code, codex, gemini, qwen, copilot, all" in said
+    said = fails("connect", "windsurf", code=2)
+    assert "conv connects no tool called 'windsurf'" in said and "claude-code, codex, gemini, qwen, copilot" in said
+    assert "Cursor runs no command conv could hand each exchange to" in fails("connect", "cursor", code=2)
     assert "(did you mean claude-code?)" in fails("connect", "claude", code=2)
     assert "opencode runs no command conv could hand each exchange to" in fails("connect", "opencode", code=2)
     assert "pi takes in no session conv could write" in fails("handoff", "--to", "pi", code=2)
@@ -292,4 +293,7 @@ def test_claude_codes_mcp_entry_follows_the_store_that_connected_last(claude_cod
 
 def test_with_nothing_connected_the_status_names_every_tool_conv_connects(tmp_path):
     said = ok("connect", env={"HOME": str(tmp_path / "empty")}).stderr.decode()
-    assert "connect one with: conv connect claude-code | codex | gemini | qwen | copilot | all" in said, said
+    from conv import sources
+
+    every = " | ".join(s.name for s in sources.every("settings"))
+    assert "claude-code | codex" in every and f"connect one with: conv connect {every} | all" in said, said

@@ -232,9 +232,9 @@ def test_an_exchange_written_while_the_last_capture_commits_is_read_next_time(cl
 
 
 def test_capture_for_a_tool_conv_does_not_know_is_a_usage_error():
-    done = subprocess.run([sys.executable, "-m", "conv", "capture", "cursor"], capture_output=True, env=conv_env(),
+    done = subprocess.run([sys.executable, "-m", "conv", "capture", "windsurf"], capture_output=True, env=conv_env(),
                           stdin=subprocess.DEVNULL)
-    assert done.returncode == 2 and b"conv captures no tool called 'cursor'" in done.stderr
+    assert done.returncode == 2 and b"conv captures no tool called 'windsurf'" in done.stderr
 
 
 def test_a_folder_where_the_settings_file_goes_is_one_line_and_the_others_go_on(claude, codex):

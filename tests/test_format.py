@@ -81,7 +81,8 @@ def test_interleaved_askers_get_answers_beside_their_questions():
 
 
 # -- the canonical writer/reader agrees with ruamel --------------------------------
-from conv.format.frontmatter import _yaml, emit_canonical, parse_canonical  # noqa: E402
+from conv.format.canonical import emit_canonical, parse_canonical  # noqa: E402
+from conv.format.frontmatter import _yaml  # noqa: E402
 from conv.format.model import _plain  # noqa: E402
 
 keys = st.from_regex(r"[a-z_][a-z0-9_]{0,12}", fullmatch=True)

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from conftest import fails, git, ok
 
+from conv.format.model import FORMAT_VERSION
+
 BUNDLE = Path(__file__).parent / "data" / "store-format-1.bundle"
 REBASE, FORK = "n3md3v8ma20m", "0k1va7hta2ax"
 
@@ -40,7 +42,7 @@ def test_a_conversation_written_by_a_newer_conv_is_refused_clearly_and_the_rest_
     landed_store(store_path)
     meta_path = next(p for p in git(store_path, "ls-tree", "-r", "--name-only", "HEAD").split()
                      if REBASE in p and p.endswith("/conversation.md"))
-    newer = git(store_path, "show", f"HEAD:{meta_path}").replace("format: 1", "format: 2")
+    newer = git(store_path, "show", f"HEAD:{meta_path}").replace("format: 1", f"format: {FORMAT_VERSION + 1}")
     blob = subprocess.run(["git", "-C", str(store_path), "hash-object", "-w", "--stdin"], input=newer,
                           capture_output=True, text=True, check=True).stdout.strip()
     index = store_path.parent / "scratch-index"
@@ -53,9 +55,10 @@ def test_a_conversation_written_by_a_newer_conv_is_refused_clearly_and_the_rest_
     commit = git(store_path, "commit-tree", tree, "-p", head, "-m", "a newer conv wrote this").strip()
     git(store_path, "update-ref", "refs/heads/main", commit, head)
     line = fails("show", REBASE, code=1)
-    assert "was written by a newer conv (format 2; this one reads up to 1)" in line and "Upgrade conv" in line
+    assert (f"was written by a newer conv (format {FORMAT_VERSION + 1}; this one reads up to {FORMAT_VERSION})"
+            in line and "Upgrade conv" in line)
     assert "was written by a newer conv" in fails("ask", "--cid", REBASE, "more", code=1)
     assert git(store_path, "show", f"HEAD:{meta_path}") == newer  # left as it is
     ok("ask", "--cid", FORK, "the fork still answers")
     listed = ok("list").stdout.decode()
-    assert FORK[:6] in listed and "written by a newer conv (format 2" in listed  # named, not hidden
+    assert FORK[:6] in listed and f"written by a newer conv (format {FORMAT_VERSION + 1}" in listed  # named, not hidden

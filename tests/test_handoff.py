@@ -109,7 +109,7 @@ def test_a_conversation_that_went_on_in_conv_meanwhile_gets_the_tools_line_as_a_
 
 
 def test_what_cannot_be_handed_off_is_one_line(asked, tmp_path):
-    assert "conv hands off to no tool called 'cursor'" in fails("handoff", "--to", "cursor", code=2)
+    assert "conv hands off to no tool called 'windsurf'" in fails("handoff", "--to", "windsurf", code=2)
     assert "no conversation matches" in fails("handoff", "zzzzzz", "--to", "codex")
 
 

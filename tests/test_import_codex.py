@@ -61,7 +61,9 @@ def test_a_codex_session_becomes_turns_and_grows_on_resume(agent, fake, store_pa
     assert '```tool call: exec_command\n{"cmd": "cat notes.txt"}\n```' in answer["content"]
     assert "```tool result: exec_command\n" in answer["content"] and "the build fails on arm64" in answer["content"]
     assert answer["content"].endswith("Your notes say the build fails on arm64.")
-    assert answer["usage"] == {"prompt_tokens": 2 * 10, "completion_tokens": 2 * 5}  # token_count, a model call each
+    assert answer["usage"] == {"prompt_tokens": 2 * 10, "cache_write_tokens": 0, "cache_read_tokens": 0,
+                               "completion_tokens": 2 * 5, "reasoning_tokens": 0}  # token_count, a model call each
+    assert answer["commands"] == [{"command": "cat notes.txt", "tool": "exec_command"}]  # what it ran, as data
     meta = git(store_path, "show",
                "HEAD:" + next(p for p in git(store_path, "ls-tree", "-r", "--name-only", "HEAD").split()
                               if p.endswith("conversation.md")))

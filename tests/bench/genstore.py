@@ -69,7 +69,7 @@ WORDS = ("git rebase commit branch merge conflict python function class module i
          "why file path tree blob index cache server request response stream token model prompt answer "
          "question error retry timeout value list dict string bytes object store lock signal process").split()
 
-from conv.format.model import title_from  # noqa: E402  conv's own title rule
+from conv.format.naming import title_from  # noqa: E402  conv's own title rule
 
 
 def _text(rnd: random.Random, low: int, high: int) -> str:

@@ -5,6 +5,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..services import tools
 from .app import app, workspace
 from .exchange import PANEL
 
@@ -14,10 +15,14 @@ from .exchange import PANEL
              "  conv connect claude-code          # its hooks in ~/.claude/settings.json\n\n"
              "  conv connect codex                # its notify in ~/.codex/config.toml\n\n"
              "  conv connect gemini               # its hooks in ~/.gemini/settings.json\n\n"
-             "  conv connect all --remove         # the settings as they were")
+             "  conv connect all --remove         # the settings as they were",
+             help=f"Have coding agents ({tools.said('settings', titles=True, last='and')}) hand each exchange to "
+                  "conv as it happens, through their own hooks (Codex: its notify program); each also gets conv mcp "
+                  "as an MCP server, to search what was said before. Your own settings, hooks and comments are "
+                  "kept.")
 def connect(
-    agent: Annotated[Optional[str], typer.Argument(help="claude-code, codex, gemini, qwen, copilot, or all (none: "
-                                                        "show what is connected).",
+    agent: Annotated[Optional[str], typer.Argument(help=f"{', '.join(name for name, _ in tools.named('settings'))} "
+                                                        "or all (none: show what is connected).",
                                                    show_default=False)] = None,
     remove: Annotated[bool, typer.Option("--remove", help="Take conv's hook out again: the settings file as it "
                                                           "was, if nothing else changed it since.")] = False,
@@ -27,10 +32,6 @@ def connect(
                                                             ".github/hooks/conv.json), not user-wide.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Have coding agents hand each exchange to conv as it happens: Claude Code, Gemini CLI, Qwen
-    Code and Copilot CLI through their hooks, Codex through its notify program; each also gets conv
-    mcp as an MCP server, to search what was said before. Your own settings, hooks and comments are
-    kept."""
     from ..errors import UsageError
     from ..services import connections
     from ..terminal import connections as view
@@ -50,17 +51,16 @@ def connect(
 @app.command(rich_help_panel=PANEL,
              epilog="Examples:\n\n  conv handoff --to claude-code      # the current one; then: claude --resume ID\n\n"
              "  conv handoff k3f9x2 --to codex     # then: codex resume ID\n\n"
-             "  conv handoff --to gemini           # then: gemini --resume ID")
+             "  conv handoff --to gemini           # then: gemini --resume ID",
+             help=f"Carry a conversation on in {tools.said('handoff', titles=True)}: it is written as a session "
+                  "of the tool, in this folder's project, and the command that resumes it is printed. With the "
+                  "tool connected (conv connect), what it says next comes back into the same conversation.")
 def handoff(
     ref: Annotated[Optional[str], typer.Argument(help="Conversation (default: the current one).",
                                                  show_default=False)] = None,
-    to: Annotated[str, typer.Option("--to", help="claude-code, codex, gemini, qwen or copilot.")] = ...,
+    to: Annotated[str, typer.Option("--to", help=f"{tools.said('handoff')}.")] = ...,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Carry a conversation on in Claude Code, Codex, Gemini CLI, Qwen Code or Copilot CLI: it is
-    written as a session of the tool, in this folder's project, and the command that resumes it is
-    printed. With the tool connected (conv connect), what it says next comes back into the same
-    conversation."""
     from ..services.handoff import hand_off
     from ..terminal import views
 

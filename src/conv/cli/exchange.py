@@ -5,6 +5,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..format.words import plural
+from ..services import tools
 from .app import app, workspace
 
 PANEL = "Import and export"
@@ -92,30 +93,22 @@ def share(
              "  conv import --from gemini                # every Gemini CLI session in ~/.gemini/tmp\n\n"
              "  conv import --from aider ~/src          # the chats of every work tree in ~/src\n\n"
              "  conv import --from shell-gpt             # sgpt's chats (its CHAT_CACHE_PATH)\n\n"
-             "  conv import --from gptme                 # gptme's conversations (its logs folder)\n\n"
-             "  conv import --from aichat                # aichat's sessions (its sessions folder)\n\n"
-             "  conv import --from project               # teammates' conversations of this git project")
+             "  conv import --from project               # teammates' conversations of this git project",
+             help=f"Import conversations from {tools.said(titles=True)} (running it again adds only what is "
+                  "new).\n\nChatGPT branches other than the one you ended on become forks; a coding agent's "
+                  "answers keep the files their tool calls changed, the commands they ran and the tokens they "
+                  "spent, in their classes.")
 def import_(
     path: Annotated[Optional[str], typer.Argument(
-        help="llm's logs.db, a ChatGPT export (conversations.json, its folder or the zip), conv's own JSON export, a "
-             "coding agent's sessions (a .jsonl or a folder; default: Claude Code's ~/.claude/projects, Codex's "
-             "~/.codex/sessions, Gemini CLI's ~/.gemini/tmp, Qwen Code's ~/.qwen/projects, Copilot CLI's "
-             "~/.copilot/session-state, pi's ~/.pi/agent/sessions), opencode's database (default: "
-             "~/.local/share/opencode/opencode.db), aider's chat history (a work tree, a folder of them or the file; "
-             "default: the work tree you are in), shell-gpt's chats (a chat's file or the folder; default: its "
-             "CHAT_CACHE_PATH), gptme's (a conversation's folder or the logs folder; default: gptme's), aichat's "
-             "sessions (a .yaml or the folder; default: aichat's), or a git project's folder (default: the one you "
-             "are in).",
+        help="The tool's file or folder (a session's file, a folder of them, a database, an export or its zip; "
+             "default: where the tool keeps them, as a wrong path's error says), or a git project's folder "
+             "(default: the one you are in).",
         show_default=False)] = None,
     source: Annotated[str, typer.Option(
-        "--from", help="llm, chatgpt, conv, claude-code, codex, gemini, qwen, copilot, opencode, pi, aider, shell-gpt, "
-                       "gptme, aichat, or project (what teammates "
-                       "put on refs/conv/* of this git project: conv push --project).")] = ...,
+        "--from", help=f"{', '.join(tools.NAMES)} or project (what teammates put on refs/conv/* of this git "
+                       "project: conv push --project).")] = ...,
     json_out: Annotated[bool, typer.Option("--json", help="Print what was added as JSON.")] = False,
 ) -> None:
-    """Import conversations from llm, a ChatGPT export, conv's own JSON export, Claude Code, Codex, Gemini CLI, Qwen Code, Copilot CLI, opencode, pi, aider, shell-gpt, gptme or aichat (running it again adds only what is new).
-
-    ChatGPT branches other than the one you ended on become forks."""  # noqa: E501 - Typer's help keeps a docstring's line breaks
     from ..services.imports import import_from
     from ..services.projects import PROJECT
     from ..terminal import views

@@ -88,8 +88,11 @@ def connect(source, project: Path | None = None, only_present: bool = False) -> 
         return Change(name, str(file), "refused", reason(exc), AGAIN)
     except ConvError as exc:
         return Change(name, str(file), "refused", exc.message, exc.hint)
+    also_before = {f: (files.read(f), files.missing(f)) for f in module.also_written(project)}
+    also = module.register(server_command(), project)
+    _remember_also(records, name, also_before)
     return Change(name, str(file), done, f"it captured into {', '.join(others)} before" if others else "",
-                  events=list(module.events), also=module.register(server_command(), project))
+                  events=list(module.events), also=also)
 
 
 def disconnect(source, project: Path | None = None) -> Change:
@@ -121,6 +124,7 @@ def disconnect(source, project: Path | None = None) -> Change:
     except ConvError as exc:
         return Change(name, str(file), "refused", exc.message, exc.hint)
     records.get(name, {}).pop(str(file), None)
+    given_back = _give_back_also(records, name, module.also_written(project))
     if not records.get(name):
         records.pop(name, None)
     try:
@@ -129,7 +133,40 @@ def disconnect(source, project: Path | None = None) -> Change:
         return Change(name, str(file), done, exc.message)
     if project is not None and (mine or {}).get("excluded"):
         exclude.let_in(project, file)
-    return Change(name, str(file), done, also=module.unregister(project) if mine is not None else "")
+    also = module.unregister(project) if mine is not None and not given_back else ""
+    return Change(name, str(file), done, also=also)
+
+
+def _remember_also(records: dict, name: str, before: dict) -> None:
+    """What ``register`` changed of the files it writes besides the settings: their bytes before, for --remove."""
+    changed = False
+    for file, (data, made) in before.items():
+        now = files.read(file)
+        mine = records.get(name, {}).get(str(file))
+        if now != data and now is not None:
+            records.setdefault(name, {})[str(file)] = {
+                "before": (mine or {}).get("before", files.encoded(data)), "after": files.digest(now),
+                "made": (mine or {}).get("made", made), "also": True}
+            changed = True
+    if changed:
+        try:
+            _save(records)
+        except ConvError:
+            pass  # --remove then takes conv's entry out instead of giving the bytes back
+
+
+def _give_back_also(records: dict, name: str, written: list) -> bool:
+    """The files ``register`` wrote besides the settings, as they were, when nothing changed them since; whether
+    any was (else ``unregister`` takes conv's entry out of them)."""
+    given = False
+    for file in written:
+        mine = records.get(name, {}).pop(str(file), None)
+        now = files.read(file) if mine else None
+        if mine and now is not None and files.digest(now) == mine.get("after"):
+            before = files.decoded(mine.get("before"))
+            files.remove(file, mine.get("made") or []) if before is None else files.write(file, before)
+            given = True
+    return given
 
 
 def _save(records: dict) -> None:

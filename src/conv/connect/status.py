@@ -38,7 +38,7 @@ def _status(source, records: dict) -> Status:
     module, name = source.settings(), source.name
     file = module.settings_file(None)
     held, problems = [], []
-    for recorded in sorted({*records, str(file)}):
+    for recorded in sorted({*(f for f, entry in records.items() if not entry.get("also")), str(file)}):
         try:
             data = files.read(Path(recorded))
             text = data.decode("utf-8") if data is not None else None

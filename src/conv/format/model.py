@@ -3,11 +3,16 @@ how they map to frontmatter documents (frontmatter.py).
 
 FORMAT_VERSION history (each conversation.md says which it was written in):
   1 — conversation.md + one file per turn, sharded by id (2026-11).
+  2 — an imported answer keeps what its tool calls did (``edits``,
+      ``commands``) and its usage in classes (``cache_write_tokens``,
+      ``cache_read_tokens``, ``reasoning_tokens``; ``prompt_tokens`` no longer
+      holds the cache's); a list of mappings is one line of JSON (2026-12).
 A conversation written in a later version is refused with a clear message
 (a conv this old may misread it, and writing it back could lose what it does
-not know); one without the key, or of an older version, is read as it is
-(upgrades, when a version 2 comes, go here: from_text reads, to_text writes
-the current version).
+not know); one without the key, or of an older version, is read as it is,
+upgraded where it is read: a format-1 import's usage says it was summed
+(usage.read_usage), and the next import of a session still on disk writes
+its turns again in classes.
 """
 
 from __future__ import annotations
@@ -16,18 +21,18 @@ from datetime import datetime, timezone
 
 from ..errors import StoreError
 from ..records import dataclass, field
+from . import edits
 from .frontmatter import Document, dump_document, emittable, new_mapping, parse_document
-from .usage import usage_of
+from .usage import read_usage
 
 TYPE_CHECKING = False  # typing's, without importing typing (3 ms of every follow-up): PEP 781's idiom
 if TYPE_CHECKING:
     from typing import Any
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 META_FILE = "conversation.md"  # a conversation's own file in its folder, beside one file a turn
 
 ROLES = ("user", "assistant", "system")
-TITLE_LENGTH = 60
 STATUSES = ("active", "paused", "done")
 
 
@@ -108,12 +113,14 @@ class Turn:
     files: list[dict] | None = None  # files sent with it (-f): [{name, file, type, bytes}], each stored as ``file``
     thinking: str | None = None  # for an imported answer: the model's thinking, kept, never sent
     injected: list[dict] | None = None  # for an imported turn: [{kind, text}] the tool added, no one typed or said
+    edits: list[dict] | None = None  # for an imported answer: the files its tool calls changed (format/edits.py)
+    commands: list[dict] | None = None  # for an imported answer: the shell commands its tool calls ran
     meta: Any = None  # the parsed mapping, so a rewrite keeps hand-added keys
     # file -> bytes of ``files``, to be stored with the turn (not read back)
     attached: dict = field(default_factory=dict)
 
     FIELDS = ("role", "created", "parent", "model", "provider", "usage", "finish", "error", "replaces", "hint",
-              "feedback", "edited", "options", "files", "thinking", "injected")
+              "feedback", "edited", "options", "files", "thinking", "injected", "edits", "commands")
 
     @classmethod
     def from_text(cls, name: str, text: str, where: str = "") -> "Turn":
@@ -132,7 +139,7 @@ class Turn:
             parent=_str_or_none(m.get("parent")),
             model=_str_or_none(m.get("model")),
             provider=_str_or_none(m.get("provider")),
-            usage=usage_of(usage),
+            usage=read_usage(usage, _str_or_none(m.get("provider"))),
             finish=_str_or_none(m.get("finish")),
             error=_str_or_none(m.get("error")),
             replaces=_str_or_none(m.get("replaces")),
@@ -144,6 +151,8 @@ class Turn:
             files=([_plain(f) for f in files if isinstance(f, dict) and f.get("file")]
                    if isinstance(files, list) else None),
             injected=_injected(m.get("injected")),
+            edits=edits.edits_of(m.get("edits")),
+            commands=edits.commands_of(m.get("commands")),
             meta=m,
         )
 
@@ -283,18 +292,3 @@ def going_on_with(turns, started_with: str | None) -> str | None:
     """The model of the last answer among ``turns`` (with a name, a role, a model), else ``started_with``."""
     answered = max((t for t in turns if t.role == "assistant" and t.model), key=lambda t: t.name, default=None)
     return answered.model if answered else started_with
-
-
-def is_tag(text: str) -> bool:
-    """A tag: one word, no + or - in front (conv tag's signs), nothing a YAML list reads apart."""
-    return bool(text) and text[0] not in "+-" and not any(c.isspace() or c in ",[]{}" for c in text)
-
-
-def title_from(text: str) -> str:
-    """A title made from a first question: its first line, on one line, cut
-    at a word near TITLE_LENGTH characters."""
-    line = next((" ".join(l.split()) for l in text.splitlines() if l.strip()), "")
-    if len(line) <= TITLE_LENGTH:
-        return line
-    cut = line[:TITLE_LENGTH].rsplit(" ", 1)[0]
-    return (cut if len(cut) > TITLE_LENGTH // 2 else line[:TITLE_LENGTH]) + "…"

@@ -17,7 +17,7 @@ from io import StringIO
 from pathlib import Path
 
 from ..errors import UsageError
-from ..format.frontmatter import parse_canonical
+from ..format.canonical import parse_canonical
 from . import paths
 from .files import write_atomic
 from .keys import RESERVED, SECTIONS, Key, closest, kind, parts, spec
@@ -39,7 +39,7 @@ class Config:
     @property
     def doc(self):
         """The settings as written, read cheaply: plain files without ruamel (see
-        frontmatter.parse_canonical), anything with comments or styles with it."""
+        canonical.parse_canonical), anything with comments or styles with it."""
         if self._doc is None:
             text = self._text()
             self._doc = {} if text is None else parse_canonical(text)

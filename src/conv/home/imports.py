@@ -24,22 +24,24 @@ def fingerprint(file: Path) -> list[int]:
 
 
 def seen(source: str) -> dict[str, list]:
-    """path -> [size, mtime_ns, conversation ids] of the files imported whole ({} when unknown or unreadable)."""
+    """path -> [size, mtime_ns, conversation ids, reader version] of the files imported whole ({} when unknown or
+    unreadable)."""
     return json_object(_file(source))
 
 
 def remember(source: str, imported: dict[str, list]) -> None:
-    """``imported``: path -> [size, mtime_ns, conversation ids] of the files just imported whole."""
+    """``imported``: path -> [size, mtime_ns, conversation ids, reader version] of the files just imported whole."""
     write_atomic(_file(source), json.dumps({**seen(source), **imported}))
 
 
-def changed(source: str, files: list[Path], stored: Callable[[str], bool]) -> list[Path]:
-    """Of ``files``, those to read: changed since imported whole, or whose conversations are not ``stored``."""
+def changed(source: str, files: list[Path], stored: Callable[[str], bool], version: int) -> list[Path]:
+    """Of ``files``, those to read: changed since imported whole, read by another version of the reader (what it
+    makes of them changed), or whose conversations are not ``stored``."""
     known = seen(source)
 
     def same(file: Path) -> bool:
         entry = known.get(os.fspath(file))
-        return (isinstance(entry, list) and len(entry) == 3 and entry[:2] == fingerprint(file)
-                and all(stored(conv_id) for conv_id in entry[2]))
+        return (isinstance(entry, list) and len(entry) == 4 and entry[:2] == fingerprint(file)
+                and entry[3] == version and all(stored(conv_id) for conv_id in entry[2]))
 
     return [f for f in files if not same(f)]

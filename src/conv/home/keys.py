@@ -96,6 +96,10 @@ PATTERNS: dict[str, Key] = {
     "agents.*.context.max_tokens": Key(TOKENS, None, "context.max_tokens for this agent's conversations"),
     "prices.*.input": Key(price, None, "US dollars per million prompt tokens of model * (its name as conv records it)"),
     "prices.*.output": Key(price, None, "US dollars per million answer tokens of model *"),
+    "prices.*.cache_read": Key(price, None, "US dollars per million prompt tokens of model * read from a cache "
+                                             "(unset: its input price)"),
+    "prices.*.cache_write": Key(price, None, "US dollars per million prompt tokens of model * written to a cache "
+                                              "(unset: its input price)"),
     "endpoints.*.base_url": Key(http_url, None, "an OpenAI- or Anthropic-compatible server, e.g. https://api.groq.com/openai/v1"),
     "endpoints.*.api": Key(api_kind, "openai", "the API it speaks: openai or anthropic"),
     "endpoints.*.key_env": Key(env_name, None, "the environment variable that holds its key"),

@@ -173,7 +173,7 @@ def _endpoint_secrets(text: str) -> set[str]:
     """What the named endpoints send as credentials, whatever they are called:
     the variable each ``key_env`` names, and the values of ``headers`` (but a
     plain URL, such as an HTTP-Referer, under a name that is not about keys)."""
-    from ..format.frontmatter import parse_canonical
+    from ..format.canonical import parse_canonical
     from .values import header_map
 
     try:

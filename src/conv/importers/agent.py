@@ -1,14 +1,20 @@
 """A coding agent's session as conv's turns, for the importers of agents
-(Claude Code, Codex CLI): what the user typed is a question; everything the
+(Claude Code, Codex CLI…): what the user typed is a question; everything the
 agent did until the next typed line is one answer: its text, each tool call
 and its result as a fenced block (a result longer than CLIP cut in the turn,
-and kept whole beside it, never sent again), and its thinking, kept with the
-turn and never sent."""
+and kept whole beside it, never sent again), its thinking, kept with the
+turn and never sent, what its tool calls changed and ran as data (the
+reader's ``Tools``: tool_calls.py), and its usage in classes, each model
+call counted once (the record of it that says the most: Claude Code 2.x
+writes one record a content block, the earlier ones with part of the
+output)."""
 
 import json
 
 from ..format.fence import fenced
+from ..format.usage import added, tokens
 from . import ImportedTurn
+from .tool_calls import Tools
 
 CLIP = 2000  # characters of a tool's result kept in the turn; the whole is kept beside it
 # conv mcp's tools as the agents name them (Claude Code, Codex, Qwen Code: mcp__conv__search; Gemini CLI:
@@ -17,11 +23,13 @@ OWN_TOOLS = ("mcp__conv__", "mcp_conv_", "conv-")
 
 
 class AgentTurns:
-    def __init__(self):
+    def __init__(self, tools: Tools | None = None):
         self.turns: list[ImportedTurn] = []
+        self.tools = tools or Tools()
         self._before: list[dict] = []  # injected before the first turn: kept with it
         self._calls: dict[str, str] = {}  # a call's id -> the tool's name, for its result's heading
-        self._counted: set = set()  # the model calls whose usage is in (an agent may repeat it on every record)
+        self._did: dict[str, list[dict]] = {}  # a call's id -> the edits and commands it made, marked if it fails
+        self._usage: dict[str, tuple] = {}  # a model call's id -> (its answer, its usage), the fullest record's
 
     def typed(self, text: str, time, source_id: str) -> None:
         self.turns.append(ImportedTurn("user", text, time, source_id=source_id))
@@ -45,33 +53,63 @@ class AgentTurns:
         """The model of the answer under way (the agent may name it on any of its records)."""
         self._answer(time, source_id).model = model
 
-    def used(self, prompt: int, completion: int, call: str, time, source_id: str) -> None:
-        """Tokens one model call of the answer under way took (``call``: its id, counted once)."""
-        if call in self._counted:
-            return
-        self._counted.add(call)
-        turn = self._answer(time, source_id)
-        usage = turn.usage or {"prompt_tokens": 0, "completion_tokens": 0}
-        turn.usage = {"prompt_tokens": usage["prompt_tokens"] + prompt,
-                      "completion_tokens": usage["completion_tokens"] + completion}
+    def used(self, usage: dict, call: str, time, source_id: str) -> None:
+        """Tokens one model call of the answer under way took, in their classes
+        (format/usage.py; ``call``: its id, counted once, by its fullest record)."""
+        counted = self._usage.get(call)
+        if counted is None:
+            self._usage[call] = (self._answer(time, source_id), usage)
+        elif tokens(usage) > tokens(counted[1]):
+            self._usage[call] = (counted[0], usage)
+
+    def used_aside(self, usage: dict, call: str, time) -> None:
+        """Tokens a sub-agent's model call took, counted with the answer under
+        way when it ran (``time``: the first after whose start it came)."""
+        answer = self.answer_at(time)
+        if answer is not None and call not in self._usage:
+            self._usage[call] = (answer, usage)
 
     def thought(self, text: str, time, source_id: str) -> None:
         if text:
             turn = self._answer(time, source_id)
             turn.thinking = "\n\n".join(t for t in (turn.thinking, text) if t)
 
-    def called(self, call_id: str, name: str, arguments, time, source_id: str) -> None:
-        """A tool call: ``arguments`` as the agent gave them (a JSON string is shown parsed, on one line)."""
+    def called(self, call_id: str, name: str, arguments, time, source_id: str,
+               turn: ImportedTurn | None = None) -> None:
+        """A tool call: ``arguments`` as the agent gave them (a JSON string is
+        shown parsed, on one line); what it changes or runs kept as data, in
+        ``turn`` (a sub-agent's call: the answer it works for) or the answer under way."""
         self._calls[call_id] = name = " ".join(name.replace("`", "'").split())[:100] or "tool"  # a fence's label
         try:
             parsed = json.loads(arguments) if isinstance(arguments, str) else arguments
             shown = parsed if isinstance(parsed, str) else json.dumps(parsed, ensure_ascii=False)
         except (ValueError, TypeError, RecursionError):  # shown as the agent gave it
-            shown = arguments if isinstance(arguments, str) else repr(arguments)[:10_000]
-        self._append(self._answer(time, source_id), fenced(shown, f"tool call: {name}"))
+            parsed, shown = arguments, arguments if isinstance(arguments, str) else repr(arguments)[:10_000]
+        answer = turn if turn is not None else self._answer(time, source_id)
+        self._did_by(call_id, answer, name, parsed)
+        if turn is None:
+            self._append(answer, fenced(shown, f"tool call: {name}"))
+
+    def _did_by(self, call_id: str, answer: ImportedTurn, name: str, arguments) -> None:
+        did = []
+        for edit in self.tools.edits(name, arguments):
+            answer.edits.append(edit)
+            did.append(edit)
+        for command in self.tools.commands(name, arguments):
+            answer.commands.append({"command": command, "tool": name})
+            did.append(answer.commands[-1])
+        if did and call_id:
+            self._did[call_id] = did
+
+    def failed(self, call_id: str) -> None:
+        """The call said it did not do what it was asked: its edits and commands marked so."""
+        for did in self._did.get(call_id, ()):
+            did["failed"] = True
 
     def result(self, call_id: str, text: str, error: bool, time, source_id: str) -> None:
         name = self._calls.get(call_id, "tool")
+        if error:
+            self.failed(call_id)
         self.noted(text, f"tool result: {name}" + (" (error)" if error else ""), f"{name}-result", time, source_id,
                    whole=not name.startswith(OWN_TOOLS))
 
@@ -92,8 +130,22 @@ class AgentTurns:
             text = text[:CLIP] + f"\n[… {len(text) - CLIP:,} more characters, kept whole beside this turn as {kept}]"
         self._append(turn, fenced(text, heading))
 
+    def answer_at(self, time) -> ImportedTurn | None:
+        """The answer under way at ``time`` (a sub-agent's record's): the last that began before it."""
+        from .shape import moment
+
+        when = moment(time)
+        answers = [t for t in self.turns if t.role == "assistant"]
+        if when is None:
+            return answers[-1] if answers else None
+        began = [t for t in answers if (m := moment(t.created)) is not None and m <= when]
+        return began[-1] if began else (answers[0] if answers else None)
+
     def done(self) -> list[ImportedTurn]:
-        """The turns with something in them (what was injected around an empty one goes with the one before)."""
+        """The turns with something in them (what was injected around an empty one goes with the one before),
+        each answer's usage the sum of its model calls'."""
+        for answer, usage in self._usage.values():
+            answer.usage = added(answer.usage, usage)
         kept: list[ImportedTurn] = []
         for turn in self.turns:
             if turn.content.strip() or turn.thinking:

@@ -20,7 +20,9 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from ..format.model import ROLES, iso, title_from
+from ..format.edits import commands_of, edits_of
+from ..format.model import ROLES, iso
+from ..format.naming import title_from
 from ..format.usage import usage_of
 from ..format.words import plural
 from ..records import dataclass, field
@@ -29,6 +31,7 @@ from .imported import ImportedConversation, ImportedTurn
 from .shape import Anything, Misfit, Shape, moment
 
 MOST_LINE = 200  # characters kept of a model's name or a title
+TURN_MOST = 1 << 20  # characters of an imported turn's text kept in the turn; the whole is kept beside it
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # What a reader's own code may still raise on input its shapes let through: the
 # file is then named as not read, never a traceback (the hostile-file tests hold
@@ -59,7 +62,9 @@ class Reader:
       are read again; ``keeps_no_ids``: no ids or times to know a turn by
       (matched by text on a second import, by_text.continue_stored);
       ``companions``: files beside each one (its name and a suffix) whose
-      change is its change (a database's write-ahead log), for the catch-up.
+      change is its change (a database's write-ahead log), for the catch-up;
+      ``version``: of what it makes of a file, so that a file it read whole
+      before it changed is read again (home/imports.py, the catch-up).
     """
 
     hint = ""
@@ -67,6 +72,7 @@ class Reader:
     record: Shape = Anything
     per_session = True
     keeps_no_ids = False
+    version = 2  # of what it makes of a file: files read whole by another are read again (2: format 2's classes)
     companions: tuple[str, ...] = ()
 
     def __init__(self, source):
@@ -162,7 +168,9 @@ def _finished(conversation: ImportedConversation, file: Path, end: datetime) -> 
     conversation.title = one_line(conversation.title) or title_from(
         next((t.content for t in conversation.turns if t.role == "user"), ""))
     conversation.model = one_line(conversation.model) or None
-    conversation.origin = {k: v for k, v in conversation.origin.items() if isinstance(v, str) and v}
+    conversation.source_id = sound(str(conversation.source_id))
+    conversation.fork_of = sound(conversation.fork_of) if isinstance(conversation.fork_of, str) else None
+    conversation.origin = {k: sound(v) for k, v in conversation.origin.items() if isinstance(v, str) and v}
     said = list(conversation.skipped)
     if dropped:
         said.append(f"{plural(dropped, 'turn')} of {conversation.source_id} in {file} left out: "
@@ -178,14 +186,33 @@ def checked_turns(turns: Iterable[ImportedTurn]) -> tuple[list[ImportedTurn], in
         if turn.role not in ROLES or not isinstance(turn.content, str):
             dropped += 1
             continue
-        turn.content = sound(turn.content)
+        turn.content = _bounded(turn, sound(turn.content), "text")
         turn.model = one_line(turn.model) or None
         turn.usage = usage_of(turn.usage)
         turn.thinking = sound(turn.thinking) if isinstance(turn.thinking, str) and turn.thinking else None
         turn.source_id = sound(str(turn.source_id))
-        turn.injected = [{"kind": one_line(note["kind"]), "text": sound(note["text"])} for note in turn.injected]
+        turn.injected = [{"kind": one_line(note["kind"]), "text": _bounded(turn, sound(note["text"]), "injected")}
+                         for note in turn.injected]
+        turn.edits = edits_of([_sounded(e) for e in turn.edits]) or []
+        turn.commands = commands_of([_sounded(c) for c in turn.commands]) or []
         out.append(turn)
     return out, dropped
+
+
+def _bounded(turn: ImportedTurn, text: str, kept_as: str) -> str:
+    """A turn's text (or what was injected with it) within TURN_MOST
+    characters: a longer one is cut in the turn, said, and kept whole beside
+    it (never sent; conv show, the index and the context read the turn)."""
+    if len(text) <= TURN_MOST:
+        return text
+    name = f"{kept_as}-{len(turn.kept) + 1}.txt"
+    turn.kept.append((name, text.encode()))
+    return text[:TURN_MOST] + f"\n[… {len(text) - TURN_MOST:,} more characters, kept whole beside this turn as {name}]"
+
+
+def _sounded(item: dict) -> dict:
+    """An edit's or a command's texts made safe to write (sound), its other values as they are."""
+    return {k: sound(v) if isinstance(v, str) else v for k, v in item.items()}
 
 
 def one_line(text) -> str:

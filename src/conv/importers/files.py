@@ -167,3 +167,18 @@ def yaml_document(file: Path):
     if aliased(value):
         raise Unreadable("YAML with aliases (*name), which aichat never writes")
     return value
+
+
+def open_database(file: Path):
+    """A tool's SQLite database, opened read-only (never migrated, locked or
+    checkpointed: what sits in its write-ahead log is read too), its text
+    read as UTF-8 with a byte that is none as U+FFFD: one row of bad bytes
+    costs that row's characters, never the database."""
+    import sqlite3
+
+    try:
+        db = sqlite3.connect(file.resolve().as_uri() + "?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise Unreadable(f"cannot open it ({exc})") from None
+    db.text_factory = lambda data: data.decode("utf-8", "replace")
+    return db

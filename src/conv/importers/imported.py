@@ -11,7 +11,7 @@ class ImportedTurn:
     content: str
     created: object  # as the reader found it (a datetime, a text, None); after the boundary, conv's ISO time
     model: str | None = None
-    usage: dict | None = None  # {"prompt_tokens", "completion_tokens"} when known
+    usage: dict | None = None  # in the classes of format/usage.py, when known
     source_id: str = ""  # stable id of this message in the source
     files: list = field(default_factory=list)  # (name, bytes) of each file sent with it
     kept: list = field(default_factory=list)  # (name, bytes) kept beside it, never sent (a tool's whole output)
@@ -20,6 +20,8 @@ class ImportedTurn:
     extra: dict = field(default_factory=dict)  # more of conv's own turn fields (conv's export: parent, finish…)
     injected: list = field(default_factory=list)  # [{kind, text}]: what the tool put in the session around this
     # turn that nobody typed and no model said (a local command and its output, a compaction's summary): kept
+    edits: list = field(default_factory=list)  # what its tool calls changed (format/edits.py), in order
+    commands: list = field(default_factory=list)  # the shell commands its tool calls ran
 
 
 @dataclass

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from ..format.ids import turn_time
 from ..format.model import going_on_with
-from ..format.usage import usage_totals
+from ..format.usage import tokens, usage_totals
 from ..home import progress
 from ..pool import workers
 from ..store import Store
@@ -133,7 +133,7 @@ class Builder:
         self._rows["conversations"].append(
             (conv.id, conv.title, conv.created, updated, going_on_with(turns, conv.model), conv.provider, conv.agent,
              json.dumps(conv.tags), conv.status, len(turns), broken, forked, conv.summary, int(found.trashed),
-             used["prompt_tokens"] + used["completion_tokens"], used["cost"],
+             tokens(used), used["cost"],
              sum(t.feedback == "negative" for t in turns),
              (conv.imported_from or {}).get("cwd") or (conv.project or {}).get("root"),
              (conv.imported_from or {}).get("source")))

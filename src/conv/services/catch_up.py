@@ -61,13 +61,21 @@ def catch_up(importing) -> None:
         if place is None or not place.exists():
             continue
         try:
-            seen = [[str(f), *_stat(f), *(n for end in reader.companions for n in _stat(f"{f}{end}"))]
-                    for f in reader.files(place)]
+            seen = [reader.version, *([str(f), *_stat(f), *(n for end in reader.companions for n in _stat(f"{f}{end}"))]
+                                      for f in reader.files(place))]
         except (ConvError, OSError):  # a folder that cannot be listed: nothing to catch up from
             continue
-        if seen and seen != last.get(source) and importing(source):
+        if len(seen) > 1 and seen != last.get(source) and importing(source):
             last[source] = seen
     write_atomic(state, json.dumps(last))
+
+
+def unhooked() -> list[str]:
+    """The tools whose sessions only the catch-up brings in: no hook, and a place of their own."""
+    from .. import sources
+
+    return [found.name for found in sources.every() if not found.offers("hook")
+            and found.reader().default_path() is not None]
 
 
 def _stat(file) -> list[int]:

@@ -12,6 +12,7 @@ from ..home import project
 from ..home.to_say import last_logged
 from ..records import dataclass
 from .capture import backlog
+from .catch_up import unhooked
 from .workspace import Workspace
 
 ALL = "all"
@@ -38,10 +39,11 @@ class Changed:
     changes: list
     removing: bool
     import_auto: bool
+    unhooked: list  # the tools only import.auto brings in (catch_up.unhooked)
 
     def to_dict(self) -> dict:
         return {"changes": [c.to_dict() for c in self.changes], "removing": self.removing,
-                "import_auto": self.import_auto}
+                "import_auto": self.import_auto, "unhooked": self.unhooked}
 
 
 def state(ws: Workspace) -> Connected:
@@ -57,7 +59,8 @@ def change(ws: Workspace, tool: str, remove: bool, here: bool) -> Changed:
         done = [connecting.disconnect(source, where) for source in _chosen(tool)]
     else:
         done = [connecting.connect(source, where, only_present=tool == ALL) for source in _chosen(tool)]
-    return Changed(done, remove, bool(_setting(ws, "import.auto")))
+    auto = bool(_setting(ws, "import.auto"))
+    return Changed(done, remove, auto, [] if remove or auto else unhooked())
 
 
 def _setting(ws: Workspace, key: str):

@@ -3,8 +3,8 @@ It is written as a session of the tool (its handoff.py under sources/), its
 turns in order, masked as all conv hands outside the store (a key, a URL's
 password, a bearer token: home/secrets.outward), and remembered
 (home/handoffs.py), so that the tool's new turns come back into the same
-conversation when the capture or an import reads the session
-(services/imports.py), and a purge takes the file too. What the tool's
+conversation when the capture or an import reads the session (services/
+imports.py asks ``handed_back``), and a purge takes the file too. What the tool's
 format cannot hold is said."""
 
 import os
@@ -120,3 +120,26 @@ def _left_out(conv, carried: list) -> list[str]:
     if empty:
         out.append(plural(len(empty), "empty turn"))
     return out
+
+
+def handed_back(ws: Workspace, source: str, imported) -> dict | None:
+    """For a session conv handoff wrote, its conversation's files up to the
+    turns it was handed, with ``imported`` made the session's new turns in
+    that conversation; None for any other session (or one whose start is
+    not what was handed: then it comes in as a conversation of its own)."""
+    from ..home import handoffs
+
+    handed = handoffs.find(source, imported.source_id)
+    if handed is None or [t.role for t in imported.turns[:len(handed["roles"])]] != handed["roles"]:
+        return None
+    trashed = ws.in_trash(handed["conv"])
+    if trashed is None:
+        return None
+    names = [t.name for t in ws.store.read(handed["conv"], trashed=trashed).turns]
+    if handed["last"] not in names:
+        return None
+    kept = names[:names.index(handed["last"]) + 1]
+    files = {name: sha for name, sha in ws.store.files(handed["conv"], trashed=trashed).items()
+             if name == "conversation.md" or any(name.startswith(turn) for turn in kept)}
+    imported.conv_id, imported.turns = handed["conv"], imported.turns[len(handed["roles"]):]
+    return {"last": handed["last"], "files": files}

@@ -3,21 +3,30 @@ tools wrote passes the ingest boundary (importers/boundary.py) and is written
 by the store's one writer of what comes from outside (``Store.ingest``), so
 a second import adds only what is new, a session that grew after a
 follow-up asked in conv goes on in a fork, and nothing deleted or purged
-comes back to life."""
+comes back to life.
+
+The way of one import, in order: the files are read (by worker processes
+when there are many), and each file's conversations, as they come, are
+taken (``Taking``: the ones to keep, matched to the store where the tool
+keeps no ids, made conv's conversations and turns, keys held out, a
+hand-off's session joined to its conversation); then all of them are
+written in one commit, and the files read whole are remembered."""
 
 import os
 from pathlib import Path
 
 from .. import importers, sources
 from ..errors import ConvError, UsageError
-from ..format.model import Conversation, Turn
+from ..format.model import META_FILE, Conversation, Turn
+from ..format.turn_files import attach, classified
 from ..format.words import plural
 from ..home import imports, progress
 from ..home.key_shapes import key_shaped
+from ..home.project import here
 from ..importers.by_text import continue_stored
 from ..records import dataclass, field, replace
 from ..store import Incoming
-from .ask.attachments import attach, classified
+from .handoff import handed_back
 from .workspace import Workspace
 
 
@@ -58,64 +67,84 @@ def import_from(ws: Workspace, source: str, path: str | None, scan: bool = False
     where = _place(reader, source, path)
     if path is None or scan:  # a capture, or a tool's own place: never what capture.never keeps out
         keep = _outside_never(ws, keep)
-    ids_by_source, made, incoming, said = {}, [], [], []
+    taking = Taking(ws, reader, keep, scan or ws.store.hooks.scanning())
+    read = importers.read(reader, where, lambda files: imports.changed(source, files, ws.store.has, reader.version),
+                          progress.steps, taking.take)
+    _found_any(read, source, where, reader.hint)
+    read.said += taking.said
+    if reader.keeps_no_ids:  # the turns matched by text are the stored ones: the session is those, then these
+        for item in taking.incoming:
+            trashed = ws.in_trash(item.conv_id)
+            item.files = {**(ws.store.files(item.conv_id, trashed=trashed) if trashed is not None else {}),
+                          **item.files}
+    done = _written(ws, source, len(read.conversations), taking)
+    imports.remember(source, {os.fspath(file): [*read.stamps[file], [taking.ids[c.source_id] for c in found],
+                                                reader.version]
+                              for file, found in read.whole.items() if file in read.stamps
+                              and not any(c.source_id in taking.left_out for c in found)})
+    return Imported(source, len(read.conversations), len(done.added), done.turns, done.new, str(where), read.said,
+                    read.unchanged, done.updated, done.forks, done.in_trash)
 
-    left_out: set = set()  # source ids passed over (``keep``, a key held out): their files are read again next time
-    scanning = scan or ws.store.hooks.scanning()
 
-    def take(conversations: list, file) -> None:  # a file's, made conv's while the workers read the next ones
-        if keep is not None:
-            left_out.update(c.source_id for c in conversations if not keep(c))
-            conversations = [c for c in conversations if c.source_id not in left_out]
-        if reader.keeps_no_ids:
+class Taking:
+    """A file's conversations made the store's, as they are read (while the
+    workers read the next files): the conversations and turns made
+    (``made``), their files for the store (``incoming``), the source ids
+    passed over (``left_out``: by ``keep``, or for a key; their files are
+    read again next time), the conv id of every source id (``ids``), and what
+    is to be said."""
+
+    def __init__(self, ws: Workspace, reader, keep, scanning: bool):
+        self.ws, self.reader, self.keep, self.scanning = ws, reader, keep, scanning
+        self.made, self.incoming, self.said = [], [], []
+        self.left_out: set = set()
+        self.ids: dict = {}
+
+    def take(self, conversations: list, file) -> None:
+        conversations = self._kept(conversations)
+        if self.reader.keeps_no_ids:
             for imported in conversations:
-                continue_stored(imported, lambda conv_id: _stored_turns(ws, conv_id))
-        handed = {id(c): found for c in conversations if (found := _handed_back(ws, source, c)) is not None}
-        ids_by_source.update({c.source_id: importers.conversation_id(c) for c in conversations})
+                continue_stored(imported, lambda conv_id: _stored_turns(self.ws, conv_id))
+        handed = {id(c): back for c in conversations if (back := handed_back(self.ws, self.reader.source, c))}
+        self.ids.update({c.source_id: importers.conversation_id(c) for c in conversations})
         for imported in conversations:
             if not imported.turns:
                 continue
-            conv, turns = _made(imported, ids_by_source, source, said)
-            if scanning:
-                turns = _key_free(turns, source, file, said)
+            conv, turns = made(imported, self.ids, self.reader.source, self.said)
+            if self.scanning:
+                turns = _key_free(turns, self.reader.source, file, self.said)
                 if len(turns) < len(imported.turns):
-                    left_out.add(imported.source_id)
+                    self.left_out.add(imported.source_id)
                 if not turns:
                     continue
-            back = handed.get(id(imported))  # conv handoff's session going on: after the turns it was handed
-            if back:
+            back = handed.get(id(imported))
+            if back:  # conv handoff's session going on: after the turns it was handed, in their conversation
                 turns[0].parent = back["last"]
-            made.append((conv, turns))
-            incoming.append(Incoming.of(conv, turns))
+            item = Incoming.of(conv, turns)
             if back:
-                incoming[-1].files = {**back["files"],
-                                      **{n: d for n, d in incoming[-1].files.items() if n != "conversation.md"}}
+                item.files = {**back["files"], **{n: d for n, d in item.files.items() if n != META_FILE}}
+            self.made.append((conv, turns))
+            self.incoming.append(item)
 
-    read = importers.read(reader, where, lambda files: imports.changed(source, files, ws.store.has), progress.steps,
-                          take)
-    _found_any(read, source, where, reader.hint)
-    read.said += said
-    found = read.conversations
-    if reader.keeps_no_ids:  # the turns matched by text are the stored ones: the session is those, then these
-        for item in incoming:
-            trashed = _in_trash(ws, item.conv_id)
-            item.files = {**(ws.store.files(item.conv_id, trashed=trashed) if trashed is not None else {}),
-                          **item.files}
+    def _kept(self, conversations: list) -> list:
+        if self.keep is None:
+            return conversations
+        self.left_out.update(c.source_id for c in conversations if not self.keep(c))
+        return [c for c in conversations if c.source_id not in self.left_out]
+
+
+def _written(ws: Workspace, source: str, found: int, taking: Taking):
+    """Everything taken, in one commit; the index follows it."""
     ws.index.refresh()  # at the commit the import starts from: it then follows the import without reading it back
-    done = ws.store.ingest(incoming,
-                           lambda done: f"import: {plural(len(found), 'conversation')} from {source}"
+    done = ws.store.ingest(taking.incoming,
+                           lambda done: f"import: {plural(found, 'conversation')} from {source}"
                            + (f", {plural(len(done.forks), 'line')} apart in forks" if done.forks else ""),
                            trusted=True)
     if done.new is not None:
-        by_id = {conv.id: (conv, turns) for conv, turns in made}
+        by_id = {conv.id: (conv, turns) for conv, turns in taking.made}
         ws.index.record_written({conv_id: by_id[conv_id] for conv_id in done.added}, done.old, done.new)
     ws.index.refresh()
-    imports.remember(source, {os.fspath(file): [*read.stamps[file],
-                                                [ids_by_source[c.source_id] for c in conversations]]
-                              for file, conversations in read.whole.items() if file in read.stamps
-                              and not any(c.source_id in left_out for c in conversations)})
-    return Imported(source, len(found), len(done.added), done.turns, done.new, str(where), read.said, read.unchanged,
-                    done.updated, done.forks, done.in_trash)
+    return done
 
 
 def _outside_never(ws: Workspace, keep):
@@ -145,38 +174,10 @@ def _place(reader, source: str, path: str | None):
     return default
 
 
-def _handed_back(ws: Workspace, source: str, imported) -> dict | None:
-    """For a session conv handoff wrote, its conversation's files up to the
-    turns it was handed, with ``imported`` made the session's new turns in
-    that conversation; None for any other session (or one whose start is
-    not what was handed: then it comes in as a conversation of its own)."""
-    from ..home import handoffs
-
-    handed = handoffs.find(source, imported.source_id)
-    if handed is None or [t.role for t in imported.turns[:len(handed["roles"])]] != handed["roles"]:
-        return None
-    trashed = _in_trash(ws, handed["conv"])
-    if trashed is None:
-        return None
-    names = [t.name for t in ws.store.read(handed["conv"], trashed=trashed).turns]
-    if handed["last"] not in names:
-        return None
-    kept = names[:names.index(handed["last"]) + 1]
-    files = {name: sha for name, sha in ws.store.files(handed["conv"], trashed=trashed).items()
-             if name == "conversation.md" or any(name.startswith(turn) for turn in kept)}
-    imported.conv_id, imported.turns = handed["conv"], imported.turns[len(handed["roles"]):]
-    return {"last": handed["last"], "files": files}
-
-
 def _stored_turns(ws: Workspace, conv_id: str) -> list | None:
     """The turns of a conversation the store holds, live or in the trash; None when it holds none."""
-    trashed = _in_trash(ws, conv_id)
+    trashed = ws.in_trash(conv_id)
     return ws.store.read(conv_id, trashed=trashed).turns if trashed is not None else None
-
-
-def _in_trash(ws: Workspace, conv_id: str) -> bool | None:
-    """Whether the store holds the conversation in the trash (True), live (False), or not at all (None)."""
-    return next((trashed for trashed in (False, True) if ws.store.has(conv_id, trashed=trashed)), None)
 
 
 def _found_any(read, source: str, where, hint: str) -> None:
@@ -193,10 +194,13 @@ def _found_any(read, source: str, where, hint: str) -> None:
                        f"{source}'s?", hint)
 
 
-def _made(imported, ids_by_source: dict, source: str, said: list[str]) -> tuple[Conversation, list[Turn]]:
-    """An imported conversation as conv's conversation and turns (a file sent
-    with a turn that is neither text nor an image is left out, said)."""
-    conv_id = ids_by_source[imported.source_id]
+def made(imported, ids: dict, source: str, said: list[str]) -> tuple[Conversation, list[Turn]]:
+    """An imported conversation as conv's conversation and turns: tied to the
+    project its folder is in (as ``conv ask`` ties its own), each edit's file
+    named from that project's root; a file sent with a turn that is neither
+    text nor an image left out, said."""
+    conv_id = ids[imported.source_id]
+    project = _project(imported.origin.get("cwd"))
     names = [importers.turn_name(src, index) for index, src in enumerate(imported.turns)]
     renamed = {src.source_id: name for src, name in zip(imported.turns, names)}  # conv's export: its names, or new
     turns, parent = [], None
@@ -204,21 +208,44 @@ def _made(imported, ids_by_source: dict, source: str, said: list[str]) -> tuple[
         turn = Turn(name, src.role, src.content, src.created, parent, model=src.model,
                     provider=source if src.role == "assistant" else None, usage=src.usage,
                     finish="stop" if src.role == "assistant" else None, thinking=src.thinking,
-                    injected=src.injected or None)
+                    injected=src.injected or None,
+                    edits=[_placed(e, imported.origin.get("cwd"), project) for e in src.edits] or None,
+                    commands=src.commands or None)
         for key, value in src.extra.items():  # conv's own export: every field as it was, a turn it names renamed
             setattr(turn, key, renamed.get(value) if key in ("parent", "replaces") else value)
         files = [(file, data, True) for file, data in src.files] + [(file, data, False) for file, data in src.kept]
         turns.append(attach(turn, [a for file, data, sent in files if (a := _file(file, data, sent, said))]))
         parent = name
     forked_from = None
-    if imported.fork_of in ids_by_source and imported.fork_at:
-        forked_from = {"conversation": ids_by_source[imported.fork_of], "turn": turns[imported.fork_at - 1].name}
+    if imported.fork_of in ids and imported.fork_at:
+        forked_from = {"conversation": ids[imported.fork_of], "turn": turns[imported.fork_at - 1].name}
     conv = Conversation(id=conv_id, created=imported.created, title=imported.title, model=imported.model,
-                        provider=source, forked_from=forked_from,
+                        provider=source, forked_from=forked_from, project=project,
                         imported_from={"source": source, "id": imported.source_id, **imported.origin})
     for key, value in imported.meta.items():  # conv's own export: every field as it was
         setattr(conv, key, value)
     return conv, turns
+
+
+def _project(cwd) -> dict | None:
+    """The git work tree a session was worked in, when that folder is on this machine (home/project.py)."""
+    if not isinstance(cwd, str) or not os.path.isabs(cwd):
+        return None
+    try:
+        return here(cwd) if os.path.isdir(cwd) else None
+    except (OSError, ValueError):
+        return None
+
+
+def _placed(edit: dict, cwd, project: dict | None) -> dict:
+    """An edit with its ``file``: its path relative to the project's root (else to the folder worked in), when
+    it is under it; the path as the tool named it stays in ``path``."""
+    base = (project or {}).get("root") or (cwd if isinstance(cwd, str) and os.path.isabs(cwd) else None)
+    if base is None:
+        return edit
+    full = os.path.normpath(os.path.join(cwd, edit["path"]) if isinstance(cwd, str) else edit["path"])
+    inside = os.path.relpath(full, base) if os.path.isabs(full) else None
+    return {**edit, "file": inside} if inside and not inside.startswith("..") else edit
 
 
 def _key_free(turns: list, source: str, file, said: list[str]) -> list:

@@ -2,7 +2,8 @@
 change is one commit; comments and keys a person added by hand are kept."""
 
 from ..errors import UsageError
-from ..format.model import STATUSES, is_tag
+from ..format.model import STATUSES
+from ..format.naming import is_tag
 from ..store import Written
 from .workspace import Workspace
 

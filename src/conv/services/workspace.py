@@ -45,6 +45,10 @@ class Workspace:
         """A conversation to read, its turns with their text."""
         return self.store.read(conv_id, commit)
 
+    def in_trash(self, conv_id: str) -> bool | None:
+        """Whether the store holds the conversation in the trash (True), live (False), or not at all (None)."""
+        return next((trashed for trashed in (False, True) if self.store.has(conv_id, trashed=trashed)), None)
+
     def resolve(self, ref: str | None) -> str:
         """The conversation ``ref`` names, or with no ref this terminal's current one."""
         from . import refs

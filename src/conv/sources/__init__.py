@@ -3,7 +3,8 @@ each (``sources/<tool>/``: where the tool keeps things, its reader, its
 settings for ``conv connect``, its hook, its hand-off writer; contract.py
 declares what each part is), and ``NAMES``, the one list of them that
 ``conv import``, ``conv connect``, the capture, the catch-up, ``conv
-handoff``, ``--source``, the help texts and the MCP schema all read. A new
+handoff``, ``--source``, and through services/tools.py the help texts,
+completion and the MCP schema all read. A new
 tool is a folder, a line here, its samples and its tests (docs/architecture.md
 counts the files)."""
 

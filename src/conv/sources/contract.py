@@ -58,6 +58,12 @@ class Settings(ABC):
     def register(self, server: dict, project: Path | None) -> str:
         """``conv mcp`` as its MCP server, where ``added`` does not put it; one line saying what was done."""
 
+    def also_written(self, project: Path | None) -> list[Path]:
+        """Files ``register`` writes besides the settings (a tool's own MCP
+        servers file): ``--remove`` gives them back byte for byte too, when
+        nothing else changed them since."""
+        return []
+
     @abstractmethod
     def unregister(self, project: Path | None) -> str:
         """``conv mcp`` out again, where ``removed`` does not take it; one line, or ""."""

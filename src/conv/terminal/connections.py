@@ -10,7 +10,7 @@ WHAT = {"added": "connected: conv's hook added to {file}", "updated": "connected
         "put back": "connected: conv's hook put back in {file} (it had been taken out)",
         "already": "already connected ({file})", "removed": "disconnected: conv's hook taken out of {file}",
         "absent": "not connected ({file} has no hook of conv's)", "skipped": "passed over: {why}"}
-CATCH_UP = ("sessions from before, and tools with no hook (gptme, shell-gpt, aichat, llm): "
+CATCH_UP = ("sessions from before, and tools with no hook ({tools}): "
             "conv config set import.auto on takes them in, in the background")
 
 
@@ -65,4 +65,4 @@ def changed(done) -> None:
         if change.also:
             plain(f"{change.tool}: {change.also}")
     if not done.removing and not done.import_auto and any(c.done not in ("refused", "skipped") for c in done.changes):
-        notice(CATCH_UP)
+        notice(CATCH_UP.format(tools=", ".join(done.unhooked)))

@@ -2,7 +2,7 @@
 terminal, plain Markdown when piped."""
 
 from ..format.model import Conversation
-from ..format.usage import usage_totals
+from ..format.usage import tokens, usage_totals
 from ..format.words import folder, plural
 from .render import ago, count, dollars, transcript
 
@@ -11,7 +11,7 @@ def print_conversation(conv: Conversation, last: int | None = None, turn: int | 
     """A conversation as ``conv show`` prints it (``conv chat``'s /show too), from turn ``turn`` when given."""
     first = max(len(conv.turns) - last, 0) if last else (turn - 1 if turn else 0)
     used = usage_totals(conv.turns)
-    spent = used["prompt_tokens"] + used["completion_tokens"]
+    spent = tokens(used)
     usage = f" · {count(spent)} tokens" + (f" · {dollars(used['cost'])}" if used["cost"] is not None else "")
     info = (f"{conv.id} · {plural(len(conv.turns), 'turn')} · {conv.going_on_with or '-'}{usage if spent else ''}"
             f" · updated {ago(conv.updated)}{_project(conv)}")

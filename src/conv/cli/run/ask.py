@@ -90,7 +90,7 @@ def piped() -> bytes | None:
 def read_stdin() -> str | None:
     """Piped text, checked: it must be UTF-8 text of a sane size (bad input: exit 1)."""
     from ...errors import ConvError
-    from ...services.ask.attachments import image_type
+    from ...format.turn_files import image_type
 
     data = piped()
     if data is None:

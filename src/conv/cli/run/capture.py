@@ -5,9 +5,9 @@ the tool never waits on conv or shows its words; what went wrong is said
 by the next conv command a person runs. What each tool hands over is its
 own (its hook.py under sources/).
 
-    conv capture claude-code|gemini|qwen|copilot  the hook's JSON on stdin
-    conv capture codex [--then PROGRAM ARGS] JSON  Codex's notify, its JSON last
-    conv capture --work [--catch-up]              the worker (started by the two above)"""
+    conv capture TOOL ...             what the tool's hook hands over (JSON on stdin, or Codex's notify
+                                      [--then PROGRAM ARGS] JSON, its JSON last); the tools: conv connect --help
+    conv capture --work [--catch-up]  the worker (started by the hooks, and the catch-up)"""
 
 import sys
 

@@ -27,11 +27,26 @@ def candidates(words: list[str]) -> list[tuple[str, str]]:
         return [(name, "") for name in GROUPS[command] if name.startswith(typed)] if len(before) == 1 else []
     if previous in ("-m", "--model"):
         return _models(typed)
+    if previous in TOOL_OPTIONS or (command == "connect" and len(before) == 1 and not typed.startswith("-")):
+        return _tools(TOOL_OPTIONS.get(previous, "settings"), typed)
     if typed.startswith("-"):
         return [(option, "") for option in sorted(OPTIONS.get(command, {})) if option.startswith(typed)]
     if command in TAKE_A_CONVERSATION or previous in ("-c", "--continue", "--cid"):
         return _conversations(typed)
     return []
+
+
+TOOL_OPTIONS = {"--from": "reader", "--source": "reader", "--to": "handoff"}  # options naming a tool: the part it needs
+MORE_TOOLS = {"reader": (("project", "teammates' conversations of this git project"),),
+              "settings": (("all", "every tool on this machine"),)}
+
+
+def _tools(part: str, typed: str) -> list[tuple[str, str]]:
+    """The tools offering ``part``, from the registry, with their titles."""
+    from ...services import tools
+
+    return [(name, title) for name, title in [*tools.named(part), *MORE_TOOLS.get(part, ())]
+            if name.startswith(typed)]
 
 
 def _quiet(message: str) -> None:

@@ -10,6 +10,8 @@ about 1.8 s to import, against 0.3 s for this server's first answer)."""
 import json
 import sys
 
+from ...services.tools import NAMES
+
 VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
 INSTRUCTIONS = ("conv holds the user's past conversations with models and coding agents (Claude Code, Codex, "
                 "ChatGPT, llm, conv's own…), in git. Use search to find what was said or decided before, then "
@@ -19,8 +21,7 @@ FILTERS = {
              "description": "A folder of a git project: only that project's conversations (e.g. the current working "
                             "directory)."},
     "source": {"type": "string", "maxLength": 100,
-               "description": "Only those from this tool: claude-code, codex, gemini, qwen, copilot, opencode, pi, "
-                              "aider, chatgpt, llm, shell-gpt, gptme, aichat, "
+               "description": f"Only those from this tool: {', '.join(n for n in NAMES if n != 'conv')}, "
                               "or conv for conv's own."},
     "since": {"type": "string", "maxLength": 100,
               "description": "Updated within an age (7d, 12h) or since a date (2026-11-01)."},

@@ -1,10 +1,16 @@
 """Usage and cost: what an answer cost, from the token counts the provider
 reported and the price table in config (``prices.MODEL.input`` / ``.output``,
-US dollars per million tokens). Models that run on this machine cost nothing;
+and ``.cache_read`` / ``.cache_write`` where the provider counts a cache,
+US dollars per million tokens; a cache's tokens without their own price
+cost what input costs). Models that run on this machine cost nothing;
 a model without a price has no cost rather than a guessed one."""
 
 from ...home.config import Config
 from ...providers.registry import BY_NAME
+
+SIDES = {"input": "prompt_tokens", "cache_write": "cache_write_tokens", "cache_read": "cache_read_tokens",
+         "output": "completion_tokens"}  # a price's name -> the tokens it is for
+INSTEAD = {"cache_write": "input", "cache_read": "input"}  # a price not set: the one used in its place
 
 
 def cost(config: Config, provider: str, model: str, usage: dict) -> float | None:
@@ -12,7 +18,8 @@ def cost(config: Config, provider: str, model: str, usage: dict) -> float | None
         return 0.0
     for name in (model, f"{provider}:{model}"):
         if name in config.names("prices"):
-            rates = [config.get(f"prices.{name}.{side}") or 0.0 for side in ("input", "output")]
-            counts = [usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0]
-            return round(sum(r * n for r, n in zip(rates, counts)) / 1e6, 6)
+            rate = {side: config.get(f"prices.{name}.{side}") for side in SIDES}
+            spent = sum((rate[side] if rate[side] is not None else rate[INSTEAD.get(side, side)] or 0.0)
+                        * (usage.get(key) or 0) for side, key in SIDES.items())
+            return round(spent / 1e6, 6)
     return None

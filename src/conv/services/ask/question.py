@@ -4,10 +4,11 @@ commit; a system prompt that changed becomes a turn of its own; a paused
 conversation becomes active again."""
 
 from ...format import ids
-from ...format.model import Conversation, Turn, now_iso, title_from
+from ...format.model import Conversation, Turn, now_iso
+from ...format.naming import title_from
+from ...format.turn_files import Attachment, attach
 from ..workspace import Workspace
 from .agents import Agent
-from .attachments import Attachment, attach
 from .finish import committed
 from .options import AskOptions, Output
 from .target import Target

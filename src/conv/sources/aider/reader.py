@@ -11,7 +11,9 @@ aider 0.86.2), which aider appends to as it goes:
   multi-line message of aider's marks only its first line, so unmarked lines
   before the first question and straight after a ``> Commit`` are aider's too;
 - the other lines are the model's answer, its thinking between aider's
-  ``<thinking-content-…>`` tags.
+  ``<thinking-content-…>`` tags, its edits as SEARCH/REPLACE blocks under
+  the file's name (kept as the answer's ``edits``; one aider does not say
+  ``Applied edit to FILE`` for, marked failed).
 
 aider keeps no time but the chat's start and no ids: the turns are dated from
 the start, and known by their place in the chat, which only grows at its end."""
@@ -19,7 +21,7 @@ the start, and known by their place in the chat, which only grows at its end."""
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 from ...errors import UsageError
@@ -28,6 +30,7 @@ from ...importers.agent import AgentTurns
 from ...importers.boundary import Loaded, Reader
 from ...importers.files import raw
 from ...importers.shape import Record, Text
+from ...importers.tool_calls import search_replace
 from . import HISTORY, SOURCE, work_tree
 
 HINT = f"aider writes {HISTORY} at the top of each git work tree it ran in"
@@ -35,6 +38,9 @@ STARTED = re.compile(r"^# aider chat started at (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)
 THINKING = re.compile(r"<thinking-content-[0-9a-f]+>(.*?)</thinking-content-[0-9a-f]+>", re.S)
 MODEL = re.compile(r"^Model: (\S+)")
 ANSWERED = ("/ask ", "/code ", "/architect ", "/context ")  # commands whose words aider logs again as the question
+# an edit of aider's "diff" format: the file's name on its own line, then a fence holding SEARCH/REPLACE blocks
+EDITED = re.compile(r"^([^\n`]+?)\n```[^\n]*\n((?:<{7} SEARCH\n.*?^>{7} REPLACE\n)+)```", re.S | re.M)
+APPLIED = re.compile(r"^Applied edit to (.+)$", re.M)
 
 
 class Aider(Reader):
@@ -81,10 +87,14 @@ READER = Aider(SOURCE)
 
 
 def _local(text: str) -> datetime | None:
+    """A chat's start in the machine's own zone, as aider wrote it (None: no time, or none that is a time in UTC
+    too: the last second of 9999 west of Greenwich is in year 10000)."""
     try:
-        return datetime.strptime(text, "%Y-%m-%d %H:%M:%S").astimezone()  # the machine's own zone, as aider wrote it
-    except ValueError:
+        found = datetime.strptime(text, "%Y-%m-%d %H:%M:%S").astimezone()
+        found.astimezone(timezone.utc)
+    except (ValueError, OverflowError, OSError):
         return None
+    return found
 
 
 def _turns(text: str) -> tuple[list, str | None]:
@@ -122,8 +132,31 @@ def _turns(text: str) -> tuple[list, str | None]:
             turns.typed(said, None, str(n))
         elif kind == "aider":
             turns.injected("aider", said)
+            _applied(turns, set(APPLIED.findall(said)))
         else:
             for thought in THINKING.findall(said):
                 turns.thought(thought.strip(), None, str(n))
-            turns.said(THINKING.sub("", said).strip(), None, str(n))
+            answer = THINKING.sub("", said).strip()
+            turns.said(answer, None, str(n))
+            _edited(turns, answer, str(n))
     return turns.done(), model or None
+
+
+def _edited(turns: AgentTurns, answer: str, source_id: str) -> None:
+    """The SEARCH/REPLACE blocks of an answer as its edits (an empty SEARCH: a file written whole), not yet applied."""
+    if not turns.turns or turns.turns[-1].role != "assistant":
+        return
+    for found in EDITED.finditer(answer):
+        path = found[1].strip()
+        for old, new in search_replace(found[2]):
+            edit = {"kind": "write", "path": path, "after": new} if not old.strip() else \
+                {"kind": "replace", "path": path, "before": old, "after": new}
+            turns.turns[-1].edits.append({**edit, "tool": "aider", "pending": True})
+
+
+def _applied(turns: AgentTurns, applied: set) -> None:
+    """aider's word on the answer's edits: those of files it says it applied edits to did happen, the others not."""
+    answer = next((t for t in reversed(turns.turns) if t.role == "assistant"), None)
+    for edit in answer.edits if answer is not None else ():
+        if edit.pop("pending", None) and edit["path"] not in applied:
+            edit["failed"] = True

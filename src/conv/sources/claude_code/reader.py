@@ -45,22 +45,27 @@ from pathlib import Path
 from ...importers import ImportedConversation
 from ...importers.agent import AgentTurns
 from ...importers.boundary import Loaded, Reader
+from ...importers.files import json_lines
 from ...importers.session_tree import forks
 from ...importers.shape import Anything, Count, Flag, ListOf, Maybe, OneOf, Record, Tagged, Text, Time
+from ...importers.tool_calls import Tools, replace, replace_each, shell, write
 from . import SOURCE, sessions
 
 _BLOCK = Record({"type": Text, "text": Text, "thinking": Text, "id": Text, "name": Text, "input": Anything,
                  "tool_use_id": Text, "content": OneOf(Text, ListOf(Record({"type": Text, "text": Text})),
                                                        what="text or a list of blocks"),
                  "is_error": Flag}, required=("type",))
-_USAGE = Record(dict.fromkeys(("input_tokens", "output_tokens", "cache_creation_input_tokens",
-                               "cache_read_input_tokens"), Maybe(Count)))
+_USAGE = Record({**dict.fromkeys(("input_tokens", "output_tokens", "cache_creation_input_tokens",
+                                  "cache_read_input_tokens"), Maybe(Count)),
+                 "cache_creation": Record(dict.fromkeys(("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"),
+                                                        Maybe(Count)))})
 _MESSAGE = Record({"role": Text, "content": OneOf(Text, ListOf(_BLOCK), what="text or a list of blocks"),
                    "model": Text, "id": Text, "usage": _USAGE}, required=("content",))
 _LINKED = {"uuid": Text, "parentUuid": Text, "logicalParentUuid": Text}
 _WHERE = {"timestamp": Time, "isSidechain": Flag, "sessionId": Text, "cwd": Text, "gitBranch": Text}
 _SAID = Record({**_LINKED, **_WHERE, "message": _MESSAGE, "isMeta": Flag, "isCompactSummary": Flag,
-                "isVisibleInTranscriptOnly": Flag, "origin": Anything}, required=("uuid", "message"))
+                "isVisibleInTranscriptOnly": Flag, "origin": Anything, "requestId": Text},
+               required=("uuid", "message"))
 _SYSTEM = Record({**_LINKED, **_WHERE, "subtype": Text, "content": Text, "compactMetadata": Anything},
                  required=("uuid",))
 SYNTHETIC = "<synthetic>"  # the model Claude Code names for a message it made itself
@@ -77,6 +82,10 @@ KEPT_SYSTEM = ("local_command", "compact_boundary")  # system records that say w
 _SHELL = re.compile(r"<bash-input>(.*?)</bash-input>", re.S)
 _COMMAND_ONLY = re.compile(r"(?:\s*<(command-(?:message|name|args))>.*?</\1>)+\s*", re.S)
 _COMMAND = re.compile(r"<command-name>\s*(.*?)\s*</command-name>.*?(?:<command-args>(.*?)</command-args>|$)", re.S)
+TOOLS = Tools({"Write": write("file_path", "content"), "Edit": replace("file_path", "old_string", "new_string"),
+               "MultiEdit": replace_each("file_path", "edits", "old_string", "new_string")},
+              {"Bash": shell("command")})
+SUBAGENTS = "subagents"  # <session>/subagents/agent-*.jsonl: a sub-agent's own records (Claude Code 2.x)
 
 
 class ClaudeCode(Reader):
@@ -88,6 +97,17 @@ class ClaudeCode(Reader):
     def default_path(self) -> Path:
         return sessions()
 
+    def files(self, path: Path) -> list[Path]:
+        """The session files (a sub-agent's, under a session's own folder, is read with its session)."""
+        return [f for f in super().files(path) if f.parent.name != SUBAGENTS]
+
+    def load(self, file: Path) -> Loaded:
+        """The session's records, then its sub-agents' (``<session>/subagents/``), each marked as a sidechain."""
+        records = json_lines(file)
+        for agent in sorted((file.parent / file.stem / SUBAGENTS).glob("*.jsonl")):
+            records += [{**r, "isSidechain": True} if isinstance(r, dict) else r for r in json_lines(agent)]
+        return Loaded(records)
+
     def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
         """One session file: its first line, and a fork for each line a rewind began (session_tree.py)."""
         records = loaded.records
@@ -95,8 +115,10 @@ class ClaudeCode(Reader):
         if first is None:
             return []
         titles = [r["summary"] for r in records if r["type"] == "summary" and r["summary"]]
-        return forks(self.source, records, _is_message, _parent, _turns, file, first["sessionId"] or file.stem,
-                     titles[-1] if titles else "", {"cwd": first["cwd"], "git_branch": first["gitBranch"]})
+        aside = [r for r in records if r["type"] in ("user", "assistant") and r["isSidechain"]]
+        return forks(self.source, records, _is_message, _parent, lambda chain: _turns(chain, aside), file,
+                     first["sessionId"] or file.stem, titles[-1] if titles else "",
+                     {"cwd": first["cwd"], "git_branch": first["gitBranch"]})
 
 
 READER = ClaudeCode(SOURCE)
@@ -177,10 +199,12 @@ def _answered(kinds: list, at: int) -> bool:
     return False
 
 
-def _turns(chain: list[dict]) -> list:
+def _turns(chain: list[dict], aside: list[dict]) -> list:
     """Messages as conv's turns (agent.py): a user message with text is a typed
-    line; tool results come back to the agent as user messages too."""
-    turns, kinds = AgentTurns(), [_kind(r) for r in chain]
+    line; tool results come back to the agent as user messages too. A
+    sub-agent's records (``aside``) count with the answer it worked for: its
+    tokens, and what its tool calls changed."""
+    turns, kinds = AgentTurns(TOOLS), [_kind(r) for r in chain]
     for at, (r, kind) in enumerate(zip(chain, kinds)):
         time, source_id = r["timestamp"], r["uuid"]
         if kind in ("command", "shell command") and _answered(kinds, at):
@@ -201,10 +225,7 @@ def _turns(chain: list[dict]) -> list:
         if r["type"] == "assistant" and message["model"]:
             turns.answered_by(message["model"], time, source_id)
         if r["type"] == "assistant" and message["usage"]:
-            used = message["usage"]
-            prompt = sum(used[k] or 0 for k in ("input_tokens", "cache_creation_input_tokens",
-                                                 "cache_read_input_tokens"))
-            turns.used(prompt, used["output_tokens"] or 0, message["id"] or source_id, time, source_id)
+            turns.used(_usage(message["usage"]), _call(r), time, source_id)
         for b in blocks:
             kind = b["type"]
             if kind == "text":
@@ -216,7 +237,37 @@ def _turns(chain: list[dict]) -> list:
             elif kind == "tool_result":
                 turns.result(b["tool_use_id"] or "", _result_text(b["content"]), bool(b["is_error"]), time,
                              source_id)
+    _aside(turns, aside)
     return turns.done()
+
+
+def _aside(turns: AgentTurns, aside: list[dict]) -> None:
+    """A sub-agent's model calls and tool calls, with the answer under way when each ran."""
+    for r in aside:
+        content, time = r["message"]["content"], r["timestamp"]
+        if r["type"] == "assistant" and r["message"]["usage"]:
+            turns.used_aside(_usage(r["message"]["usage"]), _call(r), time)
+        for b in content if isinstance(content, list) else ():
+            if b["type"] == "tool_use" and (answer := turns.answer_at(time)) is not None:
+                turns.called(b["id"] or "", b["name"] or "", b["input"], time, r["uuid"], turn=answer)
+            elif b["type"] == "tool_result" and b["is_error"]:
+                turns.failed(b["tool_use_id"] or "")
+
+
+def _usage(used: dict) -> dict:
+    """A model call's tokens in conv's classes: a ``cache_creation`` object's
+    5-minute and 1-hour parts are the cache written (else its one count)."""
+    parts = used["cache_creation"]
+    written = (parts["ephemeral_5m_input_tokens"] or 0) + (parts["ephemeral_1h_input_tokens"] or 0) if parts \
+        and (parts["ephemeral_5m_input_tokens"] is not None or parts["ephemeral_1h_input_tokens"] is not None) \
+        else used["cache_creation_input_tokens"] or 0
+    return {"prompt_tokens": used["input_tokens"] or 0, "cache_write_tokens": written,
+            "cache_read_tokens": used["cache_read_input_tokens"] or 0, "completion_tokens": used["output_tokens"] or 0}
+
+
+def _call(r: dict) -> str:
+    """A model call's id: its message's and its request's (Claude Code writes one record a content block)."""
+    return f"{r['message']['id'] or r['uuid']}/{r['requestId'] or ''}"
 
 
 def _injected_text(r: dict) -> str:

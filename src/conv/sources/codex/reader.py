@@ -28,6 +28,7 @@ from ...importers import ImportedConversation
 from ...importers.agent import AgentTurns
 from ...importers.boundary import Loaded, Reader
 from ...importers.shape import Anything, Count, ListOf, Maybe, Misfit, Record, Text, Time
+from ...importers.tool_calls import Tools, codex_shell, patch, shell
 from . import SOURCE, sessions
 
 # What Codex itself writes as a user message (read from 0.169.0): its wrapper -> what conv calls it
@@ -38,7 +39,11 @@ INJECTED = {"environment_context": "environment", "user_instructions": "instruct
 _INJECTED = re.compile(r"\s*(?:<(" + "|".join(INJECTED) + r")>|(# AGENTS\.md instructions for ))")
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")
-_TOKENS = Record({"input_tokens": Maybe(Count), "output_tokens": Maybe(Count)})
+_TOKENS = Record(dict.fromkeys(("input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens",
+                                "reasoning_output_tokens"), Maybe(Count)))
+_PATCHES, _SHELL = codex_shell("command")  # shell's {"command": [...]}: apply_patch run as a program, or a command
+TOOLS = Tools({"apply_patch": patch(), "shell": _PATCHES, "local_shell": _PATCHES, "container.exec": _PATCHES},
+              {"shell": _SHELL, "local_shell": _SHELL, "container.exec": _SHELL, "exec_command": shell("cmd")})
 _PARTS = ListOf(Record({"text": Text}), drop=True)
 _KINDS = {
     "session_meta": Record({"id": Text, "cwd": Text, "git": Record({"branch": Text})}),
@@ -86,7 +91,7 @@ class Codex(Reader):
         meta = next((r["payload"] for r in records if r["type"] == "session_meta"), None) or {}
         per_response = any(r["type"] == "token_usage_record" for r in records)
         shown = _shown(records)
-        turns, model = AgentTurns(), None
+        turns, model = AgentTurns(TOOLS), None
         for n, r in enumerate(records):
             p, kind, time, source_id = r["payload"], r["type"], r["timestamp"], f"{n}"
             if kind == "turn_context":
@@ -95,8 +100,7 @@ class Codex(Reader):
                                                    and not per_response):
                 used = p["usage"] if kind == "token_usage_record" else (p["info"] or {}).get("last_token_usage")
                 if used and turns.turns:
-                    turns.used(used["input_tokens"] or 0, used["output_tokens"] or 0,
-                               p.get("response_id") or source_id, time, source_id)
+                    turns.used(_usage(used), p.get("response_id") or source_id, time, source_id)
             elif kind == "response_item":
                 model = _item(turns, p, model, time, source_id, shown)
             elif kind == "compacted":
@@ -108,6 +112,16 @@ class Codex(Reader):
         return [ImportedConversation(
             source=self.source, source_id=meta.get("id") or file.stem, title="", created=found[0].created,
             model=model, turns=found, origin={"cwd": meta.get("cwd"), "git_branch": git.get("branch")})]
+
+
+def _usage(used: dict) -> dict:
+    """A response's tokens in conv's classes: Codex's input holds what was read from and written to the cache
+    (counted apart), its output the reasoning (said apart, as ccusage reads it)."""
+    total = used["input_tokens"] or 0
+    read = min(used["cached_input_tokens"] or 0, total)
+    written = min(used["cache_write_input_tokens"] or 0, total - read)
+    return {"prompt_tokens": total - read - written, "cache_write_tokens": written, "cache_read_tokens": read,
+            "completion_tokens": used["output_tokens"] or 0, "reasoning_tokens": used["reasoning_output_tokens"] or 0}
 
 
 def _shown(records: list) -> dict[str, set] | None:
@@ -158,8 +172,24 @@ def _item(turns: AgentTurns, p: dict, model, time, source_id: str, shown: dict |
     elif kind in _OUTPUTS:
         output = p["output"]
         text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
-        turns.result(p["call_id"] or "", text, False, time, source_id)
+        turns.result(p["call_id"] or "", text, _failed(text), time, source_id)
     return model
+
+
+_FAILED = re.compile(r"Process exited with code [1-9]|Exit code: [1-9]|^apply_patch verification failed|^Failed to ",
+                     re.M)
+
+
+def _failed(text: str) -> bool:
+    """Whether a tool's output says it failed: a shell's non-zero exit (``Process exited with code N`` in its text,
+    or its JSON's ``metadata.exit_code``), a patch that did not apply."""
+    try:
+        said = json.loads(text)
+    except (ValueError, RecursionError):
+        return bool(_FAILED.search(text[:1000]))
+    meta = said.get("metadata") if isinstance(said, dict) else None
+    code = meta.get("exit_code") if isinstance(meta, dict) else None
+    return isinstance(code, int) and not isinstance(code, bool) and code != 0
 
 
 READER = Codex(SOURCE)

@@ -2,4 +2,4 @@
 
 from ..contract import Source
 
-SOURCE = Source("conv", "conv", __name__)
+SOURCE = Source("conv", "conv's own JSON export", __name__)

@@ -14,7 +14,8 @@ import binascii
 from pathlib import Path
 
 from ...format import ids
-from ...format.model import ROLES, STATUSES, is_tag
+from ...format.model import ROLES, STATUSES
+from ...format.naming import is_tag
 from ...home.values import agent_name
 from ...importers import ImportedConversation, ImportedTurn
 from ...importers.boundary import Loaded, Reader, one_line

@@ -28,6 +28,7 @@ from ...importers import ImportedConversation
 from ...importers.agent import AgentTurns
 from ...importers.boundary import Loaded, Reader
 from ...importers.shape import Anything, Count, Flag, ListOf, Maybe, Misfit, Record, Text, Time
+from ...importers.tool_calls import Tools, patch, replace, shell, write
 from . import SOURCE, sessions
 
 _KINDS = {
@@ -39,10 +40,25 @@ _KINDS = {
     "tool.execution_complete": Record({"toolCallId": Text, "success": Flag,
                                        "result": Record({"content": Anything}),
                                        "error": Record({"message": Text})}),
-    "session.usage_record": Record({"usage": Record({"inputTokens": Maybe(Count), "outputTokens": Maybe(Count),
-                                                     "apiCallId": Text, "model": Text})}),
+    "session.usage_record": Record({"usage": Record({
+        **dict.fromkeys(("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens"),
+                        Maybe(Count)), "apiCallId": Text, "model": Text})}),
     "session.compaction_complete": Record({"summaryContent": Text}),
 }
+
+
+def _editor(args) -> list[dict]:
+    """Copilot's str_replace_editor: one tool whose ``command`` says what it does (create, str_replace, insert)."""
+    command = args.get("command") if isinstance(args, dict) else None
+    if command == "create":
+        return write("path", "file_text")(args)
+    if command in ("str_replace", "insert"):
+        return replace("path", "old_str", "new_str")(args)
+    return []
+
+
+TOOLS = Tools({"create": write("path", "file_text"), "edit": replace("path", "old_str", "new_str"),
+               "str_replace_editor": _editor, "apply_patch": patch("input")}, {"bash": shell("command")})
 
 
 class _Event(Record):
@@ -75,7 +91,7 @@ class Copilot(Reader):
     def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
         records = loaded.records
         start = next((r["data"] for r in records if r["type"] == "session.start"), None) or {}
-        turns = AgentTurns()
+        turns = AgentTurns(TOOLS)
         for n, r in enumerate(records):
             _event(turns, r["type"], r["data"], r["timestamp"], r["id"] or f"{n}")
         found = turns.done()
@@ -113,7 +129,15 @@ def _event(turns: AgentTurns, kind: str, data: dict, time, source_id: str) -> No
     elif kind == "session.usage_record":
         used = data["usage"] or {}
         if turns.turns:
-            turns.used(used.get("inputTokens") or 0, used.get("outputTokens") or 0, used.get("apiCallId") or source_id,
-                       time, source_id)
+            turns.used(_usage(used), used.get("apiCallId") or source_id, time, source_id)
     elif kind == "session.compaction_complete" and data["summaryContent"]:
         turns.injected("compaction summary", data["summaryContent"])
+
+
+def _usage(used: dict) -> dict:
+    """A model call's tokens in conv's classes: Copilot's input holds the cache's, read and written (counted apart);
+    its ``cost`` is premium requests, not money (left out)."""
+    read, written = used.get("cacheReadTokens") or 0, used.get("cacheWriteTokens") or 0
+    return {"prompt_tokens": max((used.get("inputTokens") or 0) - read - written, 0), "cache_write_tokens": written,
+            "cache_read_tokens": read, "completion_tokens": used.get("outputTokens") or 0,
+            "reasoning_tokens": used.get("reasoningTokens") or 0}

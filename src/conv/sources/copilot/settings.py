@@ -85,6 +85,9 @@ class CopilotSettings(Settings):
             return f"conv mcp is not its MCP server: {file} cannot be read ({exc}); add it with copilot mcp add"
         return registered(self.mcp(project, server), file.name)
 
+    def also_written(self, project: Path | None) -> list[Path]:
+        return [servers_file()] if project is None else []
+
     def unregister(self, project: Path | None) -> str:
         if project is not None:
             return ""

@@ -25,6 +25,7 @@ message that called the tool. The turns are made as for Claude Code (agent.py)."
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from pathlib import Path
 
 from ...importers import ImportedConversation
@@ -33,6 +34,7 @@ from ...importers.boundary import Loaded, Reader
 from ...importers.files import Unparsed, Unreadable, json_document, json_lines, raw
 from ...importers.session_tree import forks
 from ...importers.shape import Anything, Count, Flag, ListOf, Maybe, OneOf, Record, Shape, Text, Time
+from ...importers.tool_calls import Tools, replace, shell, write
 from . import SOURCE, sessions
 
 _PART = Record({"text": Text, "thought": Flag, "inlineData": Anything,
@@ -42,10 +44,12 @@ _CONTENT = OneOf(Text, ListOf(_PART, drop=True), what="text or a list of parts")
 _MESSAGE = Record({"id": Text, "timestamp": Time, "type": Text, "content": _CONTENT, "displayContent": _CONTENT,
                    "model": Text, "listed": Count,
                    "thoughts": ListOf(Record({"subject": Text, "description": Text}), drop=True),
-                   "tokens": Record(dict.fromkeys(("input", "output", "thoughts"), Maybe(Count))),
+                   "tokens": Record(dict.fromkeys(("input", "output", "cached", "thoughts", "tool"), Maybe(Count))),
                    "toolCalls": ListOf(Record({"id": Text, "name": Text, "args": Anything, "result": Anything,
                                                "status": Text}), drop=True)}, required=("id",))
 _SESSION = Record({"sessionId": Text, "startTime": Time})
+TOOLS = Tools({"write_file": write("file_path", "content"),
+               "replace": replace("file_path", "old_string", "new_string")}, {"run_shell_command": shell("command")})
 INJECTED = {"<session_context>": "context", "<hook_context>": "hook context", "<state_snapshot>": "compaction summary",
             "/": "command", "?": "command",
             "I ran the following shell command:": "shell command"}  # how a user message Gemini CLI wrote begins
@@ -141,19 +145,25 @@ def _replayed(records: list[dict]) -> list[dict]:
 
 
 def _listed(listed: list[dict], nodes: dict, line: list[str], alias: dict) -> list[str]:
-    """One list's messages taken in (see _replayed); the line as it goes on."""
+    """One list's messages taken in (see _replayed); the line as it goes on.
+    A listed message is found at the first place of the line from where the
+    last one was found that says the same (each held message's words made
+    once: a long session listed again costs its length, not its square)."""
     at, same = 0, {}  # where in the line the next message may be found; listed index -> held id
+    place = {held: n for n, held in enumerate(line)}
+    saying: dict[tuple, list[int]] = {}
+    for n, held in enumerate(line):
+        saying.setdefault((nodes[held]["type"], _text(nodes[held]["content"])), []).append(n)
     for n, m in enumerate(listed):
         if m["id"] in nodes:
             same[n] = m["id"]
         else:
-            said = (m["type"], _text(m["content"]))
-            found = next((held for held in line[at:] if (nodes[held]["type"], _text(nodes[held]["content"])) == said),
-                         None)
-            if found is None:
+            places = saying.get((m["type"], _text(m["content"])), [])
+            k = bisect_left(places, at)
+            if k == len(places):
                 continue
-            same[n] = alias[m["id"]] = found
-        at = line.index(same[n]) + 1 if same[n] in line else at
+            same[n] = alias[m["id"]] = line[places[k]]
+        at = place[same[n]] + 1 if same[n] in place else at
     last = max(same, default=None)
     for n, m in enumerate(listed):
         if n in same:
@@ -180,8 +190,17 @@ def _text(content) -> str:
                        if (p["text"] is not None and not p["thought"]) or p["inlineData"] is not None)
 
 
+def _usage(used: dict) -> dict:
+    """A message's tokens in conv's classes: Gemini's input holds what was read from the cache (counted apart) and
+    leaves out the tools' prompts (counted in); its output leaves out the thoughts (counted in, said apart)."""
+    cached = min(used["cached"] or 0, used["input"] or 0)
+    return {"prompt_tokens": (used["input"] or 0) - cached + (used["tool"] or 0), "cache_write_tokens": 0,
+            "cache_read_tokens": cached, "completion_tokens": (used["output"] or 0) + (used["thoughts"] or 0),
+            "reasoning_tokens": used["thoughts"] or 0}
+
+
 def _turns(chain: list[dict]) -> list:
-    turns, answered = AgentTurns(), set()
+    turns, answered = AgentTurns(TOOLS), set()
     for r in chain:
         kind, time, source_id, content = r["type"], r["timestamp"], r["id"], r["content"]
         if kind == "user":
@@ -191,9 +210,7 @@ def _turns(chain: list[dict]) -> list:
         elif kind == "gemini":
             turns.answered_by(r["model"], time, source_id)
             if r["tokens"]:
-                used = r["tokens"]
-                turns.used(used["input"] or 0, (used["output"] or 0) + (used["thoughts"] or 0), source_id, time,
-                           source_id)
+                turns.used(_usage(r["tokens"]), source_id, time, source_id)
             for thought in r["thoughts"] or ():
                 turns.thought(" ".join(t for t in (thought["subject"], thought["description"]) if t), time, source_id)
             for part in content if isinstance(content, list) else ():

@@ -26,7 +26,7 @@ from ...errors import UsageError
 from ...format.model import ROLES
 from ...importers import ImportedConversation, ImportedTurn, shared_prefix
 from ...importers.boundary import Loaded, Reader
-from ...importers.files import Unreadable
+from ...importers.files import Unreadable, open_database
 from ...importers.shape import Count, Key, Maybe, Record, Tagged, Text, Time
 from . import SOURCE
 
@@ -78,7 +78,7 @@ class Llm(Reader):
         return [path]
 
     def load(self, file: Path) -> Loaded:
-        db = _open(file)
+        db = open_database(file)
         try:
             tables = {row[0] for row in db.execute("select name from sqlite_master")}
             if "responses" not in tables and "threads" not in tables:
@@ -101,13 +101,6 @@ class Llm(Reader):
 
 
 READER = Llm(SOURCE)
-
-
-def _open(path: Path) -> sqlite3.Connection:
-    try:  # read-only: never migrate or lock the user's live llm database
-        return sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
-    except sqlite3.Error as e:
-        raise Unreadable(f"cannot open it ({e})") from None
 
 
 def _records(db, tables: set):

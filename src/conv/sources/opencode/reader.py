@@ -24,8 +24,9 @@ from ...errors import UsageError
 from ...importers import ImportedConversation
 from ...importers.agent import AgentTurns
 from ...importers.boundary import Loaded, Reader
-from ...importers.files import Unreadable
-from ...importers.shape import Anything, Count, Flag, Maybe, Record, Tagged, Text, Time
+from ...importers.files import Unreadable, open_database
+from ...importers.shape import Anything, Count, Flag, Maybe, Number, Record, Tagged, Text, Time
+from ...importers.tool_calls import Tools, patch, replace, shell, write
 from . import SOURCE, database
 
 HINT = "opencode keeps its sessions in ~/.local/share/opencode/opencode.db"
@@ -38,8 +39,8 @@ _ROWS = {
     "session": Record({"id": Text, "parent_id": Text, "directory": Text, "title": Text, "time_created": Time},
                       required=("id",)),
     "message": Record({"id": Text, "session_id": Text, "time_created": Time,
-                       "data": Record({"role": Text, "modelID": Text, "tokens": _TOKENS, "summary": Anything,
-                                       "error": Anything}, required=("role",))},
+                       "data": Record({"role": Text, "modelID": Text, "tokens": _TOKENS, "cost": Maybe(Number),
+                                       "summary": Anything, "error": Anything}, required=("role",))},
                       required=("id", "session_id", "data")),
     "part": Record({"id": Text, "message_id": Text, "time_created": Time, "data": _PART},
                    required=("id", "message_id", "data")),
@@ -48,6 +49,8 @@ COLUMNS = {"session": ("id", "parent_id", "directory", "title", "time_created"),
            "message": ("id", "session_id", "time_created", "data"),
            "part": ("id", "message_id", "time_created", "data")}
 ORDER = {"session": "time_created, id", "message": "session_id, time_created, id", "part": "message_id, id"}
+TOOLS = Tools({"write": write("filePath", "content"), "edit": replace("filePath", "oldString", "newString"),
+               "apply_patch": patch("patchText"), "patch": patch("patchText")}, {"bash": shell("command")})
 UNTITLED = "New session - "  # the title opencode gives a session before it names it
 
 
@@ -68,10 +71,7 @@ class Opencode(Reader):
         return [path]
 
     def load(self, file: Path) -> Loaded:
-        try:  # read-only, as a reader among opencode's own: its write-ahead log is read, never checkpointed
-            db = sqlite3.connect(file.resolve().as_uri() + "?mode=ro", uri=True)
-        except sqlite3.Error as exc:
-            raise Unreadable(f"cannot open it ({exc})") from None
+        db = open_database(file)  # read-only, as a reader among opencode's own: its write-ahead log is read too
         try:
             tables = {row[0] for row in db.execute("select name from sqlite_master where type = 'table'")}
             if not set(COLUMNS) <= tables:
@@ -129,7 +129,7 @@ def _rows(db: sqlite3.Connection, table: str):
 
 
 def _turns(messages: list[dict], parts: dict) -> list:
-    turns = AgentTurns()
+    turns = AgentTurns(TOOLS)
     for m in messages:
         data, time, source_id = m["data"], m["time_created"], m["id"]
         own = parts.get(m["id"], [])
@@ -162,11 +162,8 @@ def _answer(turns: AgentTurns, data: dict, own: list[dict], time, source_id: str
         return turns.injected("compaction summary", summary or "compacted")
     if data["modelID"]:
         turns.answered_by(data["modelID"], time, source_id)
-    used = data["tokens"]
-    if used:
-        cache = used["cache"] or {}
-        turns.used((used["input"] or 0) + (cache.get("read") or 0) + (cache.get("write") or 0),
-                   (used["output"] or 0) + (used["reasoning"] or 0), source_id, time, source_id)
+    if data["tokens"]:
+        turns.used(_usage(data["tokens"], data["cost"]), source_id, time, source_id)
     for part in own:
         p, at = part["data"], part["time_created"] or time
         if p["type"] == "text" and not p["synthetic"]:
@@ -182,3 +179,14 @@ def _answer(turns: AgentTurns, data: dict, own: list[dict], time, source_id: str
                              failed, at, source_id)
     if data["error"]:
         turns.injected("error", json.dumps(data["error"], ensure_ascii=False)[:2000])
+
+
+def _usage(used: dict, cost) -> dict:
+    """A message's tokens in conv's classes (opencode keeps them apart: input without the cache, output without the
+    reasoning) and its own cost, in dollars."""
+    cache = used["cache"] or {}
+    out = {"prompt_tokens": used["input"] or 0, "cache_write_tokens": cache.get("write") or 0,
+           "cache_read_tokens": cache.get("read") or 0,
+           "completion_tokens": (used["output"] or 0) + (used["reasoning"] or 0),
+           "reasoning_tokens": used["reasoning"] or 0}
+    return {**out, "cost": float(cost)} if cost is not None and cost >= 0 else out

@@ -21,18 +21,28 @@ from ...importers import ImportedConversation
 from ...importers.agent import AgentTurns
 from ...importers.boundary import Loaded, Reader
 from ...importers.session_tree import forks
-from ...importers.shape import Anything, Count, Flag, ListOf, Maybe, OneOf, Record, Tagged, Text, Time
+from ...importers.shape import Anything, Count, Flag, ListOf, Maybe, Number, OneOf, Record, Tagged, Text, Time
+from ...importers.tool_calls import Tools, replace, replace_each, shell, write
 from . import SOURCE, sessions
 
 _BLOCK = Record({"type": Text, "text": Text, "thinking": Text, "id": Text, "name": Text, "arguments": Anything,
                  "mimeType": Text})
 _CONTENT = OneOf(Text, ListOf(_BLOCK, drop=True), what="text or a list of blocks")
-_USAGE = Record(dict.fromkeys(("input", "output", "cacheRead", "cacheWrite"), Maybe(Count)))
+_USAGE = Record({**dict.fromkeys(("input", "output", "cacheRead", "cacheWrite"), Maybe(Count)),
+                 "cost": Record({"total": Maybe(Number)})})
 _MESSAGE = Record({"role": Text, "content": _CONTENT, "model": Text, "provider": Text,
                    "usage": _USAGE, "toolCallId": Text, "toolName": Text, "isError": Flag, "command": Text,
                    "output": Text, "summary": Text, "errorMessage": Text, "stopReason": Text},
                   required=("role",))
+def _pi_edit(args) -> list[dict]:
+    """pi's edit: one span (``oldText``, ``newText``), or a list of them (``edits``)."""
+    if isinstance(args, dict) and isinstance(args.get("edits"), list):
+        return replace_each("path", "edits", "oldText", "newText")(args)
+    return replace("path", "oldText", "newText")(args)
+
+
 _ENTRY = {"id": Text, "parentId": Text, "timestamp": Time}
+TOOLS = Tools({"write": write("path", "content"), "edit": _pi_edit}, {"bash": shell("command")})
 SUMMARIES = {"compaction": "compaction summary", "branch_summary": "branch summary"}  # pi's own entries kept
 
 
@@ -69,7 +79,7 @@ def _is_message(r: dict) -> bool:
 
 
 def _turns(chain: list[dict]) -> list:
-    turns = AgentTurns()
+    turns = AgentTurns(TOOLS)
     for r in chain:
         time, source_id = r["timestamp"], r["id"]
         if r["type"] in SUMMARIES:
@@ -97,10 +107,8 @@ def _turns(chain: list[dict]) -> list:
 def _answer(turns: AgentTurns, m: dict, time, source_id: str) -> None:
     if m["model"]:
         turns.answered_by(m["model"], time, source_id)
-    used = m["usage"]
-    if used:
-        turns.used((used["input"] or 0) + (used["cacheRead"] or 0) + (used["cacheWrite"] or 0),
-                   used["output"] or 0, source_id, time, source_id)
+    if m["usage"]:
+        turns.used(_usage(m["usage"]), source_id, time, source_id)
     for block in _blocks(m["content"]):
         kind = block["type"]
         if kind == "text":
@@ -126,3 +134,11 @@ def _text(content) -> str:
         elif block["type"] == "image":
             out.append(f"[image{' ' + block['mimeType'] if block['mimeType'] else ''}]")
     return "\n\n".join(out)
+
+
+def _usage(used: dict) -> dict:
+    """A message's tokens in conv's classes (pi keeps them apart, as Anthropic counts them) and its own cost."""
+    out = {"prompt_tokens": used["input"] or 0, "cache_write_tokens": used["cacheWrite"] or 0,
+           "cache_read_tokens": used["cacheRead"] or 0, "completion_tokens": used["output"] or 0}
+    cost = (used["cost"] or {}).get("total")
+    return {**out, "cost": float(cost)} if cost is not None and cost >= 0 else out

@@ -27,18 +27,23 @@ from ...importers.agent import AgentTurns
 from ...importers.boundary import Loaded, Reader
 from ...importers.session_tree import forks
 from ...importers.shape import Anything, Count, Flag, ListOf, Maybe, Record, Tagged, Text, Time
+from ...importers.tool_calls import Tools, replace, shell, write
 from . import SOURCE, sessions
 
 _PART = Record({"text": Text, "thought": Flag,
                 "functionCall": Record({"id": Text, "name": Text, "args": Anything}),
                 "functionResponse": Record({"id": Text, "name": Text, "response": Anything})})
 _MESSAGE = Record({"role": Text, "parts": ListOf(_PART, drop=True)}, required=("parts",))
-_USAGE = Record(dict.fromkeys(("promptTokenCount", "candidatesTokenCount", "thoughtsTokenCount"), Maybe(Count)))
+_USAGE = Record(dict.fromkeys(("promptTokenCount", "candidatesTokenCount", "thoughtsTokenCount",
+                               "cachedContentTokenCount"), Maybe(Count)))
 _LINKED = {"uuid": Text, "parentUuid": Text, "timestamp": Time, "sessionId": Text, "cwd": Text}
 _SAID = Record({**_LINKED, "message": _MESSAGE, "provenance": Text, "model": Text, "usageMetadata": _USAGE,
                 "toolCallResult": Record({"callId": Text, "status": Text})}, required=("uuid", "message"))
 _SYSTEM = Record({**_LINKED, "subtype": Text, "systemPayload": Anything}, required=("uuid",))
 KEPT_SYSTEM = ("slash_command", "chat_compression")  # system records that say what happened in the session
+TOOLS = Tools({"write_file": write("file_path", "content"), "edit": replace("file_path", "old_string", "new_string"),
+               "replace": replace("file_path", "old_string", "new_string")},
+              {"run_shell_command": shell("command")})
 TYPED = "real_user"  # a user record's provenance when a person typed it
 
 
@@ -69,8 +74,17 @@ def _is_message(r: dict) -> bool:
     return r["type"] in ("user", "assistant", "tool_result")
 
 
+def _usage(used: dict) -> dict:
+    """A model call's tokens in conv's classes (Gemini's counts: the prompt holds what was read from the cache)."""
+    cached = min(used["cachedContentTokenCount"] or 0, used["promptTokenCount"] or 0)
+    return {"prompt_tokens": (used["promptTokenCount"] or 0) - cached, "cache_write_tokens": 0,
+            "cache_read_tokens": cached,
+            "completion_tokens": (used["candidatesTokenCount"] or 0) + (used["thoughtsTokenCount"] or 0),
+            "reasoning_tokens": used["thoughtsTokenCount"] or 0}
+
+
 def _turns(chain: list[dict]) -> list:
-    turns = AgentTurns()
+    turns = AgentTurns(TOOLS)
     for r in chain:
         kind, time, source_id = r["type"], r["timestamp"], r["uuid"]
         if kind == "system":
@@ -87,11 +101,8 @@ def _turns(chain: list[dict]) -> list:
         if kind == "assistant":
             if r["model"]:
                 turns.answered_by(r["model"], time, source_id)
-            used = r["usageMetadata"]
-            if used:
-                turns.used(used["promptTokenCount"] or 0,
-                           (used["candidatesTokenCount"] or 0) + (used["thoughtsTokenCount"] or 0),
-                           source_id, time, source_id)
+            if r["usageMetadata"]:
+                turns.used(_usage(r["usageMetadata"]), source_id, time, source_id)
         for part in parts:
             call, answer = part["functionCall"], part["functionResponse"]
             if call:
