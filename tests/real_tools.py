@@ -3,8 +3,8 @@ registries as their users fetch them, and kept between runs:
 
 - command-line tools from the package index (llm, two versions; shell-gpt;
   gptme), each in a virtualenv of its own under ~/.cache/conv-tests;
-- the coding agents from the npm registry (Claude Code, Codex CLI, Gemini CLI, Qwen Code, Copilot CLI) and the
-  MCP Inspector, under tests/.agents;
+- the coding agents from the npm registry (Claude Code, Codex CLI, Gemini CLI, Qwen Code, Copilot CLI,
+  opencode, pi, Cline) and the MCP Inspector, under tests/.agents;
 - the local model's file, by ``conv models pull``, under tests/.models-home.
 
 Each is made under a file lock and used only once complete, so test workers
@@ -44,6 +44,7 @@ AGENTS = {"claude": "@anthropic-ai/claude-code@2.1.328", "codex": "@openai/codex
           "gemini": "@google/gemini-cli@0.61.0",
           "pi": "@mariozechner/pi-coding-agent@0.73.1",
           "opencode": "opencode-ai@1.18.33",
+          "cline": "cline@3.0.65",
           "mcp-inspector": "@modelcontextprotocol/inspector@2.12.0"}  # its --cli mode: a client of conv mcp
 
 MODELS_HOME = HERE / ".models-home"

@@ -25,6 +25,8 @@ NAMES = (
     "pi",
     "opencode",
     "aider",
+    "cline",
+    "cursor",
     "shell-gpt",
     "gptme",
     "aichat",
