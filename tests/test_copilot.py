@@ -102,7 +102,8 @@ def test_what_copilot_wrote_itself_is_kept_with_its_turn_and_never_a_question(tm
     assert [(t.role, t.content) for t in conv.turns] == [
         ("user", "why is the build red?"), ("assistant", "A missing header."),
         ("user", "and the fix?"), ("assistant", "Add the include.")]
-    assert conv.turns[1].usage == {"prompt_tokens": 10, "completion_tokens": 2}
+    assert conv.turns[1].usage == {"prompt_tokens": 10, "cache_write_tokens": 0, "cache_read_tokens": 0,
+                                   "completion_tokens": 2, "reasoning_tokens": 0}
     assert [n["kind"] for n in conv.turns[1].injected] == ["skill-pdf", "compaction summary"]
     assert conv.origin == {"cwd": "/w", "git_branch": "main"} and read.said == []
 

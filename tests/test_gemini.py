@@ -119,8 +119,9 @@ def test_a_gemini_log_is_replayed_a_rewind_is_a_fork_and_its_own_words_are_no_qu
         ("user", "why is the build red?"), ("assistant", "A missing header."),
         ("user", "and the fix?"), ("assistant", "Add the include.")]
     assert "tool call: read_file" in conv.turns[1].content and "fatal: x.h" in conv.turns[1].content
-    assert conv.turns[1].thinking == "Log read it" and conv.turns[1].usage == {"prompt_tokens": 10,
-                                                                               "completion_tokens": 3}
+    assert conv.turns[1].thinking == "Log read it" and conv.turns[1].usage == {
+        "prompt_tokens": 10, "cache_write_tokens": 0, "cache_read_tokens": 0, "completion_tokens": 3,
+        "reasoning_tokens": 1}  # Gemini's thoughts: part of the output, said apart
     assert [n["kind"] for n in conv.turns[1].injected] == ["command", "compaction summary", "context"]
     assert conv.turns[0].injected[0]["kind"] == "context" and conv.origin["cwd"] == "/home/dev/app"
     assert fork.fork_of == "s1" and fork.fork_at == 2

@@ -91,7 +91,7 @@ def test_a_client_that_speaks_badly_gets_errors_never_a_crash(store):
                             ({"query": "x", "limit": 0}, "limit must be from 1 to 50"),
                             ({"query": "x", "nope": 1}, "unknown argument 'nope'"),
                             ({"query": "x", "here": "nowhere/at/all"}, "here: 'nowhere/at/all' is no folder"),
-                            ({"query": "x", "source": "cursor"}, "conv imports from no such tool")]:
+                            ({"query": "x", "source": "windsurf"}, "conv imports from no such tool")]:
         text, failed = called(server, 5, "search", **arguments)
         assert failed and said in text, (arguments, text)
     assert called(server, 6, "show", id="zzzzzz") == (

@@ -104,7 +104,9 @@ def test_what_opencode_wrote_itself_is_no_question_and_rows_that_are_not_its_are
     assert conv.title == "hi" and conv.origin == {"cwd": "/w"}  # not opencode's "New session - …"
     assert [(t.role, t.content) for t in conv.turns] == [("user", "hi"), ("assistant", "hello")]
     assert conv.turns[0].injected == [{"kind": "opencode", "text": "<file notes>"}]
-    assert conv.turns[1].thinking == "hmm" and conv.turns[1].usage == {"prompt_tokens": 8, "completion_tokens": 3}
+    assert conv.turns[1].thinking == "hmm" and conv.turns[1].usage == {
+        "prompt_tokens": 5, "cache_write_tokens": 0, "cache_read_tokens": 3, "completion_tokens": 3,
+        "reasoning_tokens": 1}  # opencode's classes apart: the cache's no longer in the input
     assert any("3 records" in line for line in read.said), read.said  # the two messages and the part not its
 
 

@@ -107,5 +107,6 @@ def test_what_pi_wrote_itself_is_kept_with_its_turn_and_its_name_is_the_title(tm
     assert conv.title == "Greetings" and conv.origin == {"cwd": "/w"}
     assert [(t.role, t.content) for t in conv.turns] == [("user", "hi"), ("assistant", "hello"),
                                                          ("user", "and now?"), ("assistant", "now this")]
-    assert conv.turns[1].thinking == "hmm" and conv.turns[1].usage == {"prompt_tokens": 10, "completion_tokens": 2}
+    assert conv.turns[1].thinking == "hmm" and conv.turns[1].usage == {
+        "prompt_tokens": 7, "cache_write_tokens": 0, "cache_read_tokens": 3, "completion_tokens": 2}
     assert [n["kind"] for n in conv.turns[1].injected] == ["compaction summary", "shell command"]

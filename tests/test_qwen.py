@@ -126,7 +126,8 @@ def test_what_qwen_code_wrote_itself_is_kept_with_its_turn_and_never_a_question(
         ("user", "why is the build red?"), ("assistant", "A missing header."),
         ("user", "and the fix?"), ("assistant", "Add the include.")]
     assert conv.turns[1].thinking == "Look at the log first."
-    assert conv.turns[1].usage == {"prompt_tokens": 10, "completion_tokens": 3}
+    assert conv.turns[1].usage == {"prompt_tokens": 10, "cache_write_tokens": 0, "cache_read_tokens": 0,
+                                   "completion_tokens": 3, "reasoning_tokens": 1}
     assert [n["kind"] for n in conv.turns[1].injected] == ["command", "compaction summary", "memory extractor"]
     assert conv.turns[1].injected[0]["text"] == "/compress" and "a header" in conv.turns[1].injected[1]["text"]
     assert read.said == [], read.said
