@@ -95,7 +95,7 @@ class FakeServer:
     """
 
     _SETTABLE = ("mode", "reply", "delay", "chunk_delay", "retry_after", "fail_times", "hold_at", "redirect",
-                 "tool_call")
+                 "tool_call", "cached")
 
     def __init__(self, mode="ok", reply=None, delay=0.0, chunk_delay=None,
                  retry_after=None, fail_times=None, *, host="127.0.0.1", port=0, tls=None):
@@ -103,6 +103,7 @@ class FakeServer:
         self.retry_after, self.fail_times, self.hold_at, self.redirect, self.tls = None, None, None, None, tls
         # (name, JSON arguments): streamed as a tool call when tools are offered, until one answers
         self.tool_call = None
+        self.cached = None  # prompt tokens said to come from the cache (usage.prompt_tokens_details.cached_tokens)
         self.held = 0  # streams waiting at hold_at
         self._released = threading.Event()
         self.set(mode=mode, reply=reply, delay=delay, chunk_delay=chunk_delay,
@@ -326,6 +327,8 @@ class _Handler(BaseHTTPRequestHandler):
                      for m in body.get("messages") or [] if isinstance(m, dict))
         usage = {"prompt_tokens": prompt, "completion_tokens": len(reply.split()),
                  "total_tokens": prompt + len(reply.split())}
+        if f.cached is not None:
+            usage["prompt_tokens_details"] = {"cached_tokens": min(f.cached, prompt)}
         cid, created = f"chatcmpl-fake{len(f.requests)}", int(time.time())
 
         if not body.get("stream"):

@@ -4,6 +4,8 @@ against the loopback fake server, the store checked with git."""
 
 import json
 
+import pytest
+
 from conftest import fails, git, ok, run_conv
 
 SUMMARIZE = "You condense conversations"
@@ -195,6 +197,19 @@ def test_usage_and_cost_per_turn_and_in_totals(fake):
     table = ok("list").stdout.decode()
     assert "COST" in table and f"${usage['cost']:.2f}" in table
     assert "tokens" in ok("show").stdout.decode()
+
+
+def test_an_answer_read_from_the_cache_keeps_its_classes_and_costs_the_cache_price(fake):
+    """The API says part of the prompt came from its cache: counted apart (format/usage.py), priced apart."""
+    ok("config", "set", "prices.gpt-4o-mini.input", "1000000")
+    ok("config", "set", "prices.gpt-4o-mini.output", "2000000")
+    ok("config", "set", "prices.gpt-4o-mini.cache_read", "100000")  # a tenth of input
+    fake.set(cached=2)
+    ok("ask", "one two three four")
+    usage = show()["turns"][-1]["usage"]
+    assert usage["cache_read_tokens"] == 2 and usage["prompt_tokens"] == 4 - 2
+    assert usage["cost"] == pytest.approx(usage["prompt_tokens"] * 1 + 2 * 0.1 + usage["completion_tokens"] * 2)
+    assert json.loads(ok("list", "--json").stdout)[0]["tokens"] == 4 + usage["completion_tokens"]  # every class
 
 
 def test_a_model_without_price_has_no_cost(fake):

@@ -22,7 +22,8 @@ from conv.providers.anthropic import AnthropicProvider
 
 KEY = ANTHROPIC_KEY
 HAIKU = "claude-haiku-4-5"
-USAGE = {"prompt_tokens": INPUT_TOKENS + CACHE_READ_TOKENS, "completion_tokens": 4}  # 4 pieces in DEFAULT_REPLY
+USAGE = {"prompt_tokens": INPUT_TOKENS, "cache_write_tokens": 0, "cache_read_tokens": CACHE_READ_TOKENS,
+         "completion_tokens": 4}  # in their classes; 4 pieces in DEFAULT_REPLY
 
 
 # -- a whole exchange ----------------------------------------------------------------------

@@ -16,7 +16,6 @@ from .sse import events
 API_VERSION = "2023-06-01"
 MAX_TOKENS = 4096  # the API requires a cap on the answer; 4096 fits every Claude model
 FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}  # stop_reason -> conv's finish
-INPUT_KEYS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 HINTS = Hints(
     key="ANTHROPIC_API_KEY",
     url="ANTHROPIC_BASE_URL",
@@ -140,13 +139,15 @@ def _finish(stop_reason) -> str:
 
 
 def _usage(counts: dict, usage) -> dict:
-    """conv's prompt/completion tokens after adding ``usage``'s fields to ``counts``.
-    Cache writes and reads are part of the prompt."""
+    """conv's classes of tokens (format/usage.py) after adding ``usage``'s fields to ``counts``: Anthropic's
+    are disjoint already (input, cache writes, cache reads, output)."""
     if isinstance(usage, dict):
-        counts |= {k: v for k, v in usage.items() if isinstance(v, int)}
+        counts |= {k: v for k, v in usage.items() if isinstance(v, int) and not isinstance(v, bool)}
     out = {}
     if "input_tokens" in counts:
-        out["prompt_tokens"] = sum(counts.get(k, 0) for k in INPUT_KEYS)
+        out["prompt_tokens"] = counts["input_tokens"]
+        out["cache_write_tokens"] = counts.get("cache_creation_input_tokens", 0)
+        out["cache_read_tokens"] = counts.get("cache_read_input_tokens", 0)
     if "output_tokens" in counts:
         out["completion_tokens"] = counts["output_tokens"]
     return out

@@ -119,4 +119,20 @@ def _read_whole(response, model: str, on_text: OnText) -> Reply:
 
 
 def _usage(usage: dict) -> dict:
-    return {k: int(usage[k]) for k in ("prompt_tokens", "completion_tokens") if isinstance(usage.get(k), int)}
+    """The API's usage in conv's classes (format/usage.py): its prompt_tokens hold what was read from the cache
+    (``prompt_tokens_details.cached_tokens``: counted apart), its completion_tokens the reasoning (said apart)."""
+    out = {k: int(usage[k]) for k in ("prompt_tokens", "completion_tokens") if isinstance(usage.get(k), int)}
+    cached = _detail(usage, "prompt_tokens_details", "cached_tokens")
+    if cached is not None and "prompt_tokens" in out:
+        out["cache_read_tokens"] = min(cached, out["prompt_tokens"])
+        out["prompt_tokens"] -= out["cache_read_tokens"]
+    reasoning = _detail(usage, "completion_tokens_details", "reasoning_tokens")
+    if reasoning:
+        out["reasoning_tokens"] = reasoning
+    return out
+
+
+def _detail(usage: dict, part: str, key: str) -> int | None:
+    found = usage.get(part)
+    value = found.get(key) if isinstance(found, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
