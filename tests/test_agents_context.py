@@ -5,7 +5,6 @@ against the loopback fake server, the store checked with git."""
 import json
 
 import pytest
-
 from conftest import fails, git, ok, run_conv
 
 SUMMARIZE = "You condense conversations"
