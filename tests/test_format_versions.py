@@ -62,3 +62,35 @@ def test_a_conversation_written_by_a_newer_conv_is_refused_clearly_and_the_rest_
     ok("ask", "--cid", FORK, "the fork still answers")
     listed = ok("list").stdout.decode()
     assert FORK[:6] in listed and f"written by a newer conv (format {FORMAT_VERSION + 1}" in listed  # named, not hidden
+
+
+IMPORTS = Path(__file__).parent / "data" / "store-format-1-imports.bundle"  # made by conv at 2c8b16a (format 1)
+
+
+def test_a_format_1_import_reads_as_summed_until_its_session_is_read_again_in_classes(tmp_path, store_path):
+    """tests/data/store-format-1-imports.bundle holds the Claude Code sample of tests/sources/samples and its
+    other session, imported by the landed conv of format 1 (the cache's tokens summed into prompt_tokens).
+    Read, such an answer says so (summed); the next import of a session still on disk writes it again in its
+    classes (the tool's session is the authority over its turns), and one whose file is gone stays said."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent / "sources"))
+    from samples.claude_code import SAMPLE
+
+    subprocess.run(["git", "clone", "-q", "--bare", str(IMPORTS), str(store_path)], check=True)
+    before = [json.loads(ok("show", c["id"], "--json").stdout) for c in json.loads(ok("list", "--json").stdout)]
+    answers = [t for c in before for t in c["turns"] if t["role"] == "assistant" and t.get("usage")]
+    assert len(answers) == 2 and all(t["usage"].get("summed") for t in answers)
+    assert all("cache_read_tokens" not in t["usage"] for t in answers)
+    SAMPLE.write(tmp_path / "claude", other=False)  # the main session's file is still there; the other's is gone
+    done = json.loads(ok("import", "--from", "claude-code", str(tmp_path / "claude" / "projects"), "--json").stdout)
+    assert (done["added"], done["turns_updated"]) == (0, 1), done
+    listed = json.loads(ok("list", "--json").stdout)
+    after = {c["title"]: json.loads(ok("show", c["id"], "--json").stdout) for c in listed}
+    main = after["Retry in fetch.py"]["turns"][1]["usage"]
+    assert (main["cache_read_tokens"], main["cache_write_tokens"]) == (SAMPLE.expect.usage["cache_read_tokens"],
+                                                                       SAMPLE.expect.usage["cache_write_tokens"])
+    assert "summed" not in main and after["Retry in fetch.py"]["turns"][1]["edits"]
+    other = next(c for title, c in after.items() if title != "Retry in fetch.py")["turns"][1]["usage"]
+    assert other.get("summed") is True
+    git(store_path, "fsck", "--strict")
