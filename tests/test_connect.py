@@ -180,7 +180,7 @@ def test_an_unknown_tool_is_named_with_the_nearest(claude):
     assert "conv connects no tool called 'windsurf'" in said and "claude-code, codex, gemini, qwen, copilot" in said
     assert "Cursor runs no command conv could hand each exchange to" in fails("connect", "cursor", code=2)
     assert "(did you mean claude-code?)" in fails("connect", "claude", code=2)
-    assert "opencode runs no command conv could hand each exchange to" in fails("connect", "opencode", code=2)
+    assert "aider runs no command conv could hand each exchange to" in fails("connect", "aider", code=2)
     assert "pi takes in no session conv could write" in fails("handoff", "--to", "pi", code=2)
 
 

@@ -11,6 +11,7 @@ import sqlite3
 
 from conftest import FakeServer, conv_env, fails, git, ok
 from real_tools import Headless
+from test_capture_agents import stored
 
 from conv import importers, sources
 
@@ -144,3 +145,26 @@ def test_a_database_locked_by_another_program_is_said_to_be_busy(tmp_path):
     db.rollback()
     db.close()
     assert "busy (another program holds it locked): run the import again" in said, said
+
+
+def test_after_conv_connect_opencode_each_session_is_captured_by_its_plugin(opencode, tmp_path, monkeypatch):
+    """conv's plugin (conv connect opencode) hands each session gone idle to conv: no conv command typed, once;
+    the file opencode's write tool made is the answer's edit; --remove takes the plugin out."""
+    project, home = tmp_path / "proj", tmp_path / "user"
+    project.mkdir()
+    git(project, "init", "-q")
+    monkeypatch.setenv("HOME", str(home))
+    with FakeServer(reply="Wrote it.") as server:
+        agent = Opencode(opencode, project, home, server)
+        ok("connect", "opencode")
+        plugin = home / ".config" / "opencode" / "plugin" / "conv-capture.js"
+        assert plugin.is_file()
+        server.set(tool_call=("write", json.dumps({"filePath": str(project / "hi.txt"), "content": "hi\n"})))
+        agent("run", "write", "hi.txt")
+        conv = stored(2, within=60)
+        assert (project / "hi.txt").read_text() == "hi\n"
+        assert [(e["path"], e["kind"], e.get("file")) for e in conv["turns"][1]["edits"]] == [
+            (str(project / "hi.txt"), "write", "hi.txt")]
+        assert conv["project"]["root"] == str(project)  # the session tied to its git project
+    ok("connect", "opencode", "--remove")
+    assert not plugin.exists()

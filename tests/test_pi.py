@@ -9,6 +9,7 @@ import shutil
 
 from conftest import FakeServer, conv_env, git, ok
 from real_tools import AGENTS_HOME, Headless
+from test_capture_agents import stored
 
 from conv import importers, sources
 
@@ -110,3 +111,27 @@ def test_what_pi_wrote_itself_is_kept_with_its_turn_and_its_name_is_the_title(tm
     assert conv.turns[1].thinking == "hmm" and conv.turns[1].usage == {
         "prompt_tokens": 7, "cache_write_tokens": 0, "cache_read_tokens": 3, "completion_tokens": 2}
     assert [n["kind"] for n in conv.turns[1].injected] == ["compaction summary", "shell command"]
+
+
+def test_after_conv_connect_pi_each_run_is_captured_by_its_extension_with_what_it_wrote(pi, tmp_path, monkeypatch):
+    """conv's extension (conv connect pi) hands each run to conv as it ends: no conv command typed, once; the
+    file pi's write tool made is the answer's edit; --remove takes the extension out."""
+    project, home = tmp_path / "proj", tmp_path / "user"
+    project.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    with FakeServer(reply="Wrote it.") as server:
+        agent = Pi(pi, project, home, server)  # (its folder made first: conv connect passes over a tool not there)
+        said = ok("connect", "pi").stdout.decode()
+        extension = home / ".pi" / "agent" / "extensions" / "conv-capture.ts"
+        assert f"pi: connected: conv's hook added to {extension}" in said and extension.is_file()
+        server.set(tool_call=("write", json.dumps({"path": str(project / "hi.txt"), "content": "hi\n"})))
+        agent("-p", "write hi.txt")
+        conv = stored(2)
+        assert (project / "hi.txt").read_text() == "hi\n"
+        assert [(e["path"], e["kind"]) for e in conv["turns"][1]["edits"]] == [(str(project / "hi.txt"), "write")]
+        assert conv["imported_from"]["source"] == "pi" and conv["turns"][1]["content"].endswith("Wrote it.")
+        server.set(tool_call=None, reply="It is 4.")
+        agent("-c", "-p", "and 2+2?")
+        conv = stored(4)
+    ok("connect", "pi", "--remove")
+    assert not extension.exists()

@@ -22,10 +22,13 @@ HOOKED = sorted(s.name for s in sources.every("hook"))
 
 
 def _home(sample, tmp_path, monkeypatch):
-    """The tool's folder moved under the test's own (its variable set), the sample written in it."""
+    """The tool's folder moved under the test's own (its variable set; HOME the test's too, for what a tool
+    keeps in ~/.config), where the sample is written."""
     variable, _, under = sample.home.partition(":")
     folder = tmp_path / "tool"
     monkeypatch.setenv(variable, str(folder))
+    monkeypatch.setenv("HOME", str(tmp_path / "tool" / "home"))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
     return folder / under if under else folder
 
 

@@ -4,6 +4,8 @@ the cache, the reasoning apart) and its own cost; its parts the text, the
 reasoning and the tool calls (write, edit, bash) with their state. Two
 sessions in one database: the other must survive whatever the first holds."""
 
+import json
+
 from sample import Expect, Sample
 
 CWD, T = "/work/proj", 1795894841307
@@ -65,4 +67,6 @@ SAMPLE = Sample(
             "text": [("part", 0, "data", "text"), ("part", 5, "data", "text")],
             "input": [("part", 2, "data", "state", "input")],
             "time": [("message", 0, "time_created"), ("part", 5, "time_created")],
-            "cycle": [(("session", 0, "parent_id"), "ses_1")]})
+            "cycle": [(("session", 0, "parent_id"), "ses_1")]},
+    home="XDG_DATA_HOME:opencode", settings="",
+    handed=lambda file: ([], json.dumps({"session_id": "ses_1", "cwd": CWD}).encode()))

@@ -3,6 +3,8 @@ a tree of entries by id and parentId, the assistant's blocks (thinking, tool
 calls write, edit with its list of edits, bash), tool results, usage in
 classes with pi's own cost, the session's name."""
 
+import json
+
 from sample import Expect, Sample
 
 S, CWD = "0197a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "/work/proj"
@@ -59,4 +61,6 @@ SAMPLE = Sample(
             "text": [(2, "message", "content", 0, "text"), (7, "message", "content", 0, "text")],
             "input": [(3, "message", "content", 1, "arguments")], "time": [(0, "timestamp"), (7, "timestamp")],
             "cycle": [((1, "parentId"), "p7")]},
-    other=OTHER, other_layout=f"sessions/--work-proj--/2026-11-26T11-00-00-000Z_{OTHER_S}.jsonl")
+    other=OTHER, other_layout=f"sessions/--work-proj--/2026-11-26T11-00-00-000Z_{OTHER_S}.jsonl",
+    home="PI_CODING_AGENT_DIR", settings="",
+    handed=lambda file: ([], json.dumps({"session_id": S, "session_file": str(file), "cwd": CWD}).encode()))
