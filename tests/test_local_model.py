@@ -17,6 +17,11 @@ from conftest import fails, git, ok
 QUESTIONS = ["Name a primary colour.", "Name another one.", "And a third?"]
 
 
+def read_in(usage: dict) -> int:
+    """Every prompt token the model read: afresh, and from llama.cpp's prompt cache (format/usage.py's classes)."""
+    return usage["prompt_tokens"] + usage.get("cache_read_tokens", 0)
+
+
 @pytest.fixture(autouse=True)
 def short_answers(conv_home):
     """Answers of at most 24 tokens: what is tested is the conversation
@@ -39,7 +44,7 @@ def check_store(store_path, conv: dict, provider: str) -> None:
     answers = [t for t in conv["turns"] if t["role"] == "assistant"]
     assert all(a["content"].strip() and a["finish"] in ("stop", "length") for a in answers)
     assert all(a["provider"] == provider for a in answers)
-    prompts = [a["usage"]["prompt_tokens"] for a in answers]
+    prompts = [read_in(a["usage"]) for a in answers]
     assert prompts[0] < prompts[1] < prompts[2]  # each request held more of the conversation
     git(store_path, "fsck", "--strict")
     files = git(store_path, "ls-tree", "-r", "--name-only", "HEAD").splitlines()
@@ -178,7 +183,7 @@ def test_a_long_conversation_keeps_answering_on_the_local_model(local_model, fak
     conv = json.loads(ok("show", "--json").stdout)
     answer = conv["turns"][-1]
     assert answer["role"] == "assistant" and answer["provider"] == "local" and answer["content"].strip()
-    assert answer["finish"] in ("stop", "length") and 100 < answer["usage"]["prompt_tokens"] < 512
+    assert answer["finish"] in ("stop", "length") and 100 < read_in(answer["usage"]) < 512
 
 
 def test_a_retry_on_the_local_model_samples_anew(local_model, store_path):
@@ -214,7 +219,7 @@ def test_a_long_multibyte_question_fits_and_is_answered(local_model, store_path)
     done = ok("ask", "-m", "local", question, timeout=300)
     assert done.stdout.strip()
     answer = json.loads(ok("show", "--json").stdout)["turns"][-1]
-    assert answer["finish"] in ("stop", "length") and answer["usage"]["prompt_tokens"] > len(question)
+    assert answer["finish"] in ("stop", "length") and read_in(answer["usage"]) > len(question)
 
 
 def test_the_shipped_model_is_asked_without_its_stock_persona(local_model, store_path):
@@ -226,8 +231,8 @@ def test_the_shipped_model_is_asked_without_its_stock_persona(local_model, store
     agent's own prompt is sent as it is."""
     ok("ask", "-m", "local", "Explain what git rebase does.", timeout=300)
     answer = json.loads(ok("show", "--json").stdout)["turns"][-1]
-    assert answer["content"].strip() and answer["usage"]["prompt_tokens"] == 21
+    assert answer["content"].strip() and read_in(answer["usage"]) == 21
 
     ok("ask", "-m", "local", "-s", "Answer in French.", "Bonjour", timeout=300)
     answer = json.loads(ok("show", "--json").stdout)["turns"][-1]
-    assert answer["usage"]["prompt_tokens"] == 20  # that prompt alone: no empty one besides it, no persona
+    assert read_in(answer["usage"]) == 20  # that prompt alone: no empty one besides it, no persona

@@ -127,6 +127,7 @@ def test_the_catch_up_sees_what_opencode_wrote_to_its_write_ahead_log_alone(tmp_
     (tmp_path / "data" / "opencode").mkdir(parents=True)
     db = database(tmp_path / "data" / "opencode" / "opencode.db", sessions=[("s1", None, "/w", "t", T)])
     db.execute("pragma wal_autocheckpoint = 0")  # as between opencode's checkpoints: the file itself stays as it is
+    ok("connect", "opencode")  # a tool with a hook is caught up on once it is connected
     asked = []
     catch_up(lambda source: asked.append(source) or True)
     db.execute("insert into message values ('m1', 's1', ?, ?)", (T, json.dumps({"role": "user"})))

@@ -99,6 +99,7 @@ class Taking:
         self.made, self.incoming, self.said = [], [], []
         self.left_out: set = set()
         self.ids: dict = {}
+        self.projects: dict = {}  # a folder worked in -> its project
 
     def take(self, conversations: list, file) -> None:
         conversations = self._kept(conversations)
@@ -110,7 +111,7 @@ class Taking:
         for imported in conversations:
             if not imported.turns:
                 continue
-            conv, turns = made(imported, self.ids, self.reader.source, self.said)
+            conv, turns = made(imported, self.ids, self.reader.source, self.said, self._project(imported))
             if self.scanning:
                 turns = _key_free(turns, self.reader.source, file, self.said)
                 if len(turns) < len(imported.turns):
@@ -125,6 +126,13 @@ class Taking:
                 item.files = {**back["files"], **{n: d for n, d in item.files.items() if n != META_FILE}}
             self.made.append((conv, turns))
             self.incoming.append(item)
+
+    def _project(self, imported) -> dict | None:
+        """The project of the folder a session was worked in, read once a folder for this import's sessions."""
+        cwd = imported.origin.get("cwd")
+        if cwd not in self.projects:
+            self.projects[cwd] = _project(cwd)
+        return self.projects[cwd]
 
     def _kept(self, conversations: list) -> list:
         if self.keep is None:
@@ -194,13 +202,12 @@ def _found_any(read, source: str, where, hint: str) -> None:
                        f"{source}'s?", hint)
 
 
-def made(imported, ids: dict, source: str, said: list[str]) -> tuple[Conversation, list[Turn]]:
+def made(imported, ids: dict, source: str, said: list[str], project: dict | None) -> tuple[Conversation, list[Turn]]:
     """An imported conversation as conv's conversation and turns: tied to the
-    project its folder is in (as ``conv ask`` ties its own), each edit's file
-    named from that project's root; a file sent with a turn that is neither
-    text nor an image left out, said."""
+    ``project`` its folder is in (as ``conv ask`` ties its own), each edit's
+    file named from that project's root; a file sent with a turn that is
+    neither text nor an image left out, said."""
     conv_id = ids[imported.source_id]
-    project = _project(imported.origin.get("cwd"))
     names = [importers.turn_name(src, index) for index, src in enumerate(imported.turns)]
     renamed = {src.source_id: name for src, name in zip(imported.turns, names)}  # conv's export: its names, or new
     turns, parent = [], None
