@@ -1,5 +1,6 @@
 """opencode, the real one (installed from npm by the suite), against the
-loopback OpenAI fake: its sessions, continued and with a tool call, are read
+loopback OpenAI fake: after conv connect opencode its sessions, continued
+and with a file written by its tool, are captured by conv's plugin and read
 from its SQLite database (read-only, its write-ahead log too) as it wrote
 them, once; the catch-up sees what it wrote since; deleting its files
 changes nothing. A database that is not opencode's, or rows that are not
@@ -33,32 +34,42 @@ class Opencode(Headless):
                              "OPENCODE_DISABLE_SHARE": "1", "PWD": str(project)})  # its folder, as a shell says it
 
 
-def test_opencode_sessions_a_continue_and_a_tool_call_are_imported_once(opencode, tmp_path, store_path):
+def test_opencode_sessions_a_continue_and_a_tool_call_are_captured_and_imported_once(opencode, tmp_path, store_path,
+                                                                                     monkeypatch):
+    """After conv connect opencode, conv's plugin hands each session gone idle to conv as opencode runs: no conv
+    command typed, once; the file opencode's write tool made is the answer's edit; a conv import afterwards adds
+    nothing; --remove takes the plugin out. (One run of the real opencode for all of it: its start is seconds.)"""
     project, home = tmp_path / "proj", tmp_path / "user"
     project.mkdir()
     git(project, "init", "-q")
+    monkeypatch.setenv("HOME", str(home))
+    ok("connect", "opencode")
+    plugin = home / ".config" / "opencode" / "plugin" / "conv-capture.js"
+    assert plugin.is_file()
     with FakeServer(reply="It is 4.") as server:
         agent = Opencode(opencode, project, home, server)
         agent("run", "what", "is", "2+2?")  # words apart: opencode quotes an argument holding a space
         server.set(reply="And 3+3 is 6.")
         agent("run", "--continue", "and", "3+3?")
-        server.set(tool_call=("bash", json.dumps({"command": "echo tool-ran", "description": "echo"})),
-                   reply="It printed tool-ran.")
-        agent("run", "run", "echo", "for", "me")
+        first = stored(4, within=60)
+        server.set(tool_call=("write", json.dumps({"filePath": str(project / "hi.txt"), "content": "hi\n"})),
+                   reply="Wrote it.")
+        agent("run", "write", "hi.txt")
+        every = stored(2, within=60, conversations=2)
 
-    said = ok("import", "--from", "opencode", env={"HOME": str(home)}).stdout.decode()
-    every = json.loads(ok("list", "--json").stdout)
-    assert len(every) == 2 and {c["source"] for c in every} == {"opencode"}, (said, every)
-    shown = [json.loads(ok("show", c["id"], "--json").stdout) for c in every]
-    first, tool = sorted(shown, key=lambda c: c["created"])
+    assert len(every) == 2 and {c["source"] for c in every} == {"opencode"}, every
     assert [t["content"] for t in first["turns"]] == ["what is 2+2?", "It is 4.", "and 3+3?", "And 3+3 is 6."]
     assert first["turns"][1]["model"] == "fake-model" and first["turns"][1]["usage"]["prompt_tokens"] > 0
     assert first["imported_from"]["source"] == "opencode" and first["imported_from"]["cwd"] == str(project)
-    answer = tool["turns"][1]["content"]
-    assert "```tool call: bash" in answer and "tool-ran" in answer and answer.endswith("It printed tool-ran.")
-
-    again = json.loads(ok("import", "--from", "opencode", "--json", env={"HOME": str(home)}).stdout)
+    assert first["project"]["root"] == str(project)  # the session tied to its git project
+    wrote = json.loads(ok("show", every[0]["id"], "--json").stdout)["turns"][1]
+    assert (project / "hi.txt").read_text() == "hi\n" and wrote["content"].endswith("Wrote it.")
+    assert [(e["path"], e["kind"], e.get("file")) for e in wrote["edits"]] == [(str(project / "hi.txt"), "write",
+                                                                               "hi.txt")]
+    again = json.loads(ok("import", "--from", "opencode", "--json").stdout)
     assert (again["added"], again["turns_added"]) == (0, 0), again
+    ok("connect", "opencode", "--remove")
+    assert not plugin.exists()
     head = git(store_path, "rev-parse", "HEAD")
     shutil.rmtree(home / ".local" / "share" / "opencode")
     assert git(store_path, "rev-parse", "HEAD") == head and len(json.loads(ok("list", "--json").stdout)) == 2
@@ -146,26 +157,3 @@ def test_a_database_locked_by_another_program_is_said_to_be_busy(tmp_path):
     db.rollback()
     db.close()
     assert "busy (another program holds it locked): run the import again" in said, said
-
-
-def test_after_conv_connect_opencode_each_session_is_captured_by_its_plugin(opencode, tmp_path, monkeypatch):
-    """conv's plugin (conv connect opencode) hands each session gone idle to conv: no conv command typed, once;
-    the file opencode's write tool made is the answer's edit; --remove takes the plugin out."""
-    project, home = tmp_path / "proj", tmp_path / "user"
-    project.mkdir()
-    git(project, "init", "-q")
-    monkeypatch.setenv("HOME", str(home))
-    with FakeServer(reply="Wrote it.") as server:
-        agent = Opencode(opencode, project, home, server)
-        ok("connect", "opencode")
-        plugin = home / ".config" / "opencode" / "plugin" / "conv-capture.js"
-        assert plugin.is_file()
-        server.set(tool_call=("write", json.dumps({"filePath": str(project / "hi.txt"), "content": "hi\n"})))
-        agent("run", "write", "hi.txt")
-        conv = stored(2, within=60)
-        assert (project / "hi.txt").read_text() == "hi\n"
-        assert [(e["path"], e["kind"], e.get("file")) for e in conv["turns"][1]["edits"]] == [
-            (str(project / "hi.txt"), "write", "hi.txt")]
-        assert conv["project"]["root"] == str(project)  # the session tied to its git project
-    ok("connect", "opencode", "--remove")
-    assert not plugin.exists()
