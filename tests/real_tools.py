@@ -45,6 +45,7 @@ AGENTS = {"claude": "@anthropic-ai/claude-code@2.1.328", "codex": "@openai/codex
           "pi": "@mariozechner/pi-coding-agent@0.73.1",
           "opencode": "opencode-ai@1.18.33",
           "cline": "cline@3.0.65",
+          "ccusage": "ccusage@20.0.24",  # the usage counter people use (20.0.26's linux-x64 package is unpublished)
           "mcp-inspector": "@modelcontextprotocol/inspector@2.12.0"}  # its --cli mode: a client of conv mcp
 
 MODELS_HOME = HERE / ".models-home"

@@ -107,7 +107,7 @@ def combined(form: str, records, other):
 def _json(value) -> str:
     """JSON of ``value``: a ``Deep(n)`` as n nested lists (past what json.dumps writes), a lone surrogate as JSON
     escapes it (``\\ud800``, which JSON readers take in), BAD_UTF8 left to bytes."""
-    text = json.dumps(value, ensure_ascii=False, default=lambda deep: f"@deep{deep.n}@")
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=lambda deep: f"@deep{deep.n}@")
     text = re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m[0]):04x}", text)
     return re.sub(r'"@deep(\d+)@"', lambda m: "[" * int(m[1]) + '"x"' + "]" * int(m[1]), text)
 

@@ -1,4 +1,4 @@
-"""The Read panel: list, search, show, log and diff."""
+"""The Read panel: list, search, show, log, diff and stats."""
 
 from typing import Annotated, Optional
 
@@ -146,3 +146,28 @@ def diff(
     ws = workspace()
     result = history.diff_conversations(ws, ref_a, ref_b) if ref_b else history.diff_versions(ws, ref_a, rev)
     views.emit(result, json_out, views.diff, data=diffing.to_dict)
+
+
+@app.command(rich_help_panel=PANEL,
+             epilog="Examples:\n\n  conv stats                          # the last 30 days, by tool\n\n"
+             "  conv stats --by project --by model --since 7d\n\n  conv stats --by week --here --json")
+def stats(
+    by: Annotated[Optional[list[str]], typer.Option(
+        "--by", help="Group by project, source, model, day, week or month; several at once: --by project --by "
+                     "week (default: source).")] = None,
+    since: Annotated[str, typer.Option("--since", metavar="AGE|DATE",
+                                       help="Answers within AGE (30d, 12h) or since DATE (2026-11-01).")] = "30d",
+    until: Annotated[Optional[str], typer.Option("--until", metavar="AGE|DATE",
+                                                 help="Answers before AGE ago or DATE.")] = None,
+    here: Here = False,
+    source: Source = None,
+    json_out: Json = False,
+) -> None:
+    """What the work cost: the tokens of every answer in their classes (input, cache write, cache read, output)
+    and their cost, from every tool: the tool's own figure where it kept one, else your prices.MODEL.* or the
+    small table conv ships; what has no price is said, not counted as nothing."""
+    from ..services.stats import stats as counted
+    from ..terminal import stats as view
+    from ..terminal import views
+
+    views.emit(counted(workspace(), by or ["source"], since, until, here, source), json_out, view.stats)

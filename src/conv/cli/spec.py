@@ -41,6 +41,8 @@ OPTIONS: dict[str, dict[str, tuple[str, int]]] = {  # command -> spelling -> (pa
     "c": LISTED,
     "list": LISTED,
     "search": {**FOUND, **HERE, **JSON},
+    "stats": {**_option("by", VALUE, "--by"), **SINCE, **_option("until", VALUE, "--until"), **HERE,
+              **_option("source", VALUE, "--source"), **JSON},
     "show": {**_option("latest", SWITCH, "-l", "--latest"), **JSON, **_option("raw", SWITCH, "--raw"),
              **_option("last", VALUE, "--last"), **_option("turn", VALUE, "--turn")},
     "log": JSON,

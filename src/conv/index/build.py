@@ -135,7 +135,7 @@ class Builder:
              json.dumps(conv.tags), conv.status, len(turns), broken, forked, conv.summary, int(found.trashed),
              tokens(used), used["cost"],
              sum(t.feedback == "negative" for t in turns),
-             (conv.imported_from or {}).get("cwd") or (conv.project or {}).get("root"),
+             (conv.project or {}).get("root") or (conv.imported_from or {}).get("cwd"),
              (conv.imported_from or {}).get("source")))
 
     def add_history(self) -> None:

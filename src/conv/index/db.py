@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import StoreError
 
-SCHEMA = 14  # bump when the tables change: an old cache is rebuilt, never migrated
+SCHEMA = 15  # bump when the tables change: an old cache is rebuilt, never migrated
 BUSY_SECONDS = 30
 
 # The index keeps no turn text: turn_body(sha), a function conv registers on
@@ -37,6 +37,7 @@ CREATE TABLE turns (
     model TEXT  -- an answer's model: the conversation goes on with its last one
 );
 CREATE INDEX turns_conv ON turns (conv_id);
+CREATE INDEX turns_time ON turns (role, name);  -- a name begins with its time: conv stats reads a span of answers
 CREATE VIRTUAL TABLE turn_fts USING fts5(
     content, content='turn_text', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2'
 );

@@ -176,6 +176,12 @@ class Queries:
         where, args = (filters or Filters()).sql()
         return self._rows(f"SELECT count(*) FROM conversations c WHERE {where}", args)[0][0]
 
+    def spending(self, filters: Filters, since: str | None, until: str | None) -> list[tuple]:
+        """What the answers spent, by day, project, source and model (spending.py)."""
+        from .spending import spending
+
+        return spending(self._rows, filters, since, until)
+
     def get(self, conv_id: str) -> Row | None:
         rows = self._rows(f"SELECT {Row.COLUMNS} FROM conversations WHERE id = ?", (conv_id,))
         return Row.from_sql(rows[0]) if rows else None

@@ -79,7 +79,7 @@ def _stream(ws: Workspace, conv: Conversation, question: Turn, messages: list[Me
             _store(ws, conv, question, result, pieces, "error", job, out, error=exc.message)
         raise
     result.model, result.usage = reply.model or job.model, dict(reply.usage)
-    spent = pricing.cost(ws.config, job.provider_name, result.model, result.usage)
+    spent = pricing.answer_cost(ws.config, job.provider_name, result.model, result.usage)
     if spent is not None and result.usage:
         result.usage["cost"] = spent
     _store(ws, conv, question, result, pieces, reply.finish, job, out)
