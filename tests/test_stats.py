@@ -57,6 +57,13 @@ def test_an_answer_a_fork_holds_too_is_counted_once_and_the_span_and_groups_are_
     (listed,) = json.loads(ok("list", "--json").stdout)
     ok("fork", listed["id"], "--at", "2")
     assert stats()["total"] == before
+    ok("delete", listed["id"])  # the fork still holds the answers: still counted, once
+    assert stats()["total"] == before
+    fork = next(c for c in json.loads(ok("list", "--json").stdout) if c["id"] != listed["id"])
+    ok("delete", fork["id"])  # in the trash: not counted
+    assert stats()["total"]["answers"] == 0
+    ok("restore", listed["id"])
+    assert stats()["total"] == before
     (group,) = stats("--by", "day", "--by", "week", "--by", "month")["groups"]
     assert (group["day"], group["week"], group["month"]) == ("2026-11-26", "2026-W48", "2026-11")
     assert json.loads(ok("stats", "--since", "2026-11-27", "--json").stdout)["groups"] == []

@@ -166,8 +166,6 @@ def stats(
     """What the work cost: the tokens of every answer in their classes (input, cache write, cache read, output)
     and their cost, from every tool: the tool's own figure where it kept one, else your prices.MODEL.* or the
     small table conv ships; what has no price is said, not counted as nothing."""
-    from ..services.stats import stats as counted
-    from ..terminal import stats as view
-    from ..terminal import views
+    from .run.stats import run
 
-    views.emit(counted(workspace(), by or ["source"], since, until, here, source), json_out, view.stats)
+    run({"by": by, "since": since, "until": until, "here": here, "source": source, "json_out": json_out})

@@ -66,7 +66,7 @@ OPTIONS: dict[str, dict[str, tuple[str, int]]] = {  # command -> spelling -> (pa
     "init": {}, "prompt": {},
     "models": JSON,
 }
-REPEATED = ("option", "file")  # parameters given as often as wanted
+REPEATED = ("option", "file", "by")  # parameters given as often as wanted
 GROUPS: dict[str, tuple[str, ...]] = {"models": ("pull",), "hooks": ("install", "list"),
                                       "config": ("get", "set", "unset", "path"),
                                       "remote": ("add", "remove", "list", "purge")}

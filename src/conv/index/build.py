@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from ..format.ids import turn_time
 from ..format.model import going_on_with
-from ..format.usage import tokens, usage_totals
+from ..format.usage import TOKENS, tokens, usage_totals
 from ..home import progress
 from ..pool import workers
 from ..store import Store
@@ -84,10 +84,7 @@ class Builder:
             self._reindex(conversation, known.pop(conversation.conv_id))
             advance()
         rows, self._rows = self._rows, {table: [] for table in self._rows}
-        self.db.executemany(
-            "INSERT INTO turns (rowid, conv_id, name, role, sha, usage, feedback, model) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            rows["turns"])
+        self.db.executemany(f"INSERT INTO turns ({TURN_COLUMNS}) VALUES ({', '.join('?' * 18)})", rows["turns"])
         self.db.executemany("INSERT INTO turn_fts (rowid, content) VALUES (?, ?)", rows["fts"])
         self.db.executemany(f"INSERT OR REPLACE INTO conversations ({Row.COLUMNS}) VALUES ({', '.join('?' * 19)})",
                             rows["conversations"])
@@ -114,8 +111,12 @@ class Builder:
         # The text goes into the full-text index from here, not from a trigger: FTS5
         # flushes its pending words at every trigger's savepoint (a build took 2.4 s more).
         turn_rows, fts_rows = self._rows["turns"], self._rows["fts"]
+        place = _place(found)
+        if turns:  # the turns it had: its place may have changed (the trash, and back)
+            db.execute("UPDATE turns SET project = ?, source = ?, trashed = ? WHERE conv_id = ?", (*place, conv_id))
         for rowid, (name, role, text, usage, usage_json, feedback, model) in enumerate(found.turns, self._next_rowid):
-            turn_rows.append((rowid, conv_id, name, role, now[name], usage_json, feedback, model))
+            turn_rows.append((rowid, conv_id, name, role, now[name], usage_json, feedback, model,
+                              *_spent(usage), *place))
             fts_rows.append((rowid, text))
             turns.append(_Counted(name, role, usage, feedback, model))
         self._next_rowid += len(found.turns)
@@ -135,8 +136,7 @@ class Builder:
              json.dumps(conv.tags), conv.status, len(turns), broken, forked, conv.summary, int(found.trashed),
              tokens(used), used["cost"],
              sum(t.feedback == "negative" for t in turns),
-             (conv.project or {}).get("root") or (conv.imported_from or {}).get("cwd"),
-             (conv.imported_from or {}).get("source")))
+             *_place(found)[:2]))
 
     def add_history(self) -> None:
         """Record the commits the cache has not seen, with the conversations each touched."""
@@ -149,6 +149,26 @@ class Builder:
                      or [(info.sha, None, info.time, message)])
         # oldest first: rowid grows with time
         self.db.executemany("INSERT INTO history VALUES (?, ?, ?, ?)", reversed(rows))
+
+
+TURN_COLUMNS = ("rowid, conv_id, name, role, sha, usage, feedback, model, prompt_tokens, cache_write_tokens, "
+                "cache_read_tokens, completion_tokens, reasoning_tokens, cost, summed, project, source, trashed")
+
+
+def _place(found: Found) -> tuple:
+    """(project, source, trashed) of a conversation, as its row and its turns' rows keep them: the project its
+    work tree's root (an import's, else the folder it ran in)."""
+    conv = found.conv
+    return ((conv.project or {}).get("root") or (conv.imported_from or {}).get("cwd"),
+            (conv.imported_from or {}).get("source"), int(found.trashed))
+
+
+def _spent(usage: dict | None) -> tuple:
+    """An answer's usage as its row's columns (None: a question, or an answer with none; ``summed`` is 0 or 1
+    for every answer with usage)."""
+    if not usage:
+        return (None,) * 7
+    return (*(usage.get(k) for k in TOKENS), usage.get("cost"), int(bool(usage.get("summed"))))
 
 
 _Known = namedtuple("_Known", "rowid sha role usage feedback model")  # a turn row the cache has

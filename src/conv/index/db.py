@@ -34,10 +34,16 @@ CREATE TABLE turns (
     rowid INTEGER PRIMARY KEY, conv_id TEXT NOT NULL, name TEXT NOT NULL,
     role TEXT, sha TEXT NOT NULL,  -- the text: in the store, by sha (turn_body)
     usage TEXT, feedback TEXT,  -- what the conversation's totals need (JSON usage of an answer)
-    model TEXT  -- an answer's model: the conversation goes on with its last one
+    model TEXT,  -- an answer's model: the conversation goes on with its last one
+    -- an answer's usage in its classes (format/usage.py) and its conversation's project, source and place, kept
+    -- on the row so that conv stats sums a span of answers reading no other table (spending.py)
+    prompt_tokens INTEGER, cache_write_tokens INTEGER, cache_read_tokens INTEGER, completion_tokens INTEGER,
+    reasoning_tokens INTEGER, cost REAL, summed INTEGER, project TEXT, source TEXT, trashed INTEGER
 );
 CREATE INDEX turns_conv ON turns (conv_id);
-CREATE INDEX turns_time ON turns (role, name);  -- a name begins with its time: conv stats reads a span of answers
+-- a name begins with its time: conv stats reads a span of answers off this index alone
+CREATE INDEX turns_time ON turns (role, name, trashed, project, source, model, prompt_tokens, cache_write_tokens,
+                                  cache_read_tokens, completion_tokens, reasoning_tokens, cost, summed);
 CREATE VIRTUAL TABLE turn_fts USING fts5(
     content, content='turn_text', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2'
 );

@@ -11,7 +11,7 @@ from datetime import date
 
 from ..errors import UsageError
 from ..format.usage import TOKENS
-from ..providers.prices import cost, shipped
+from ..providers.prices import READ, cost, shipped
 from ..records import dataclass, field
 from .ask.pricing import configured
 from .browse import filters_from, since
@@ -44,13 +44,12 @@ class Stats:
     unpriced: list = field(default_factory=list)  # models with no price
     shipped: list = field(default_factory=list)  # models priced from conv's own table (its date: prices.READ)
     summed: int = 0  # answers of a format-1 import whose input holds the cache's tokens
+    prices_read: str = READ  # the day conv's own table was read
 
     def to_dict(self) -> dict:
-        from ..providers.prices import READ
-
         return {"by": self.by, "since": self.since, "until": self.until,
                 "groups": [g.to_dict() for g in self.groups], "total": self.total.to_dict(),
-                "unpriced_models": self.unpriced, "priced_from_table": self.shipped, "prices_read": READ,
+                "unpriced_models": self.unpriced, "priced_from_table": self.shipped, "prices_read": self.prices_read,
                 "summed_answers": self.summed}
 
 

@@ -32,9 +32,7 @@ def stats(found) -> None:
         notice(f"no price for {', '.join(found.unpriced[:8])}{' …' if len(found.unpriced) > 8 else ''}: their "
                "cost is not counted (set one: conv config set prices.MODEL.input / .output, per million tokens)")
     if found.shipped:
-        from ..providers.prices import READ
-
-        notice(f"priced from conv's own table (read {READ}): {', '.join(found.shipped[:8])}")
+        notice(f"priced from conv's own table (read {found.prices_read}): {', '.join(found.shipped[:8])}")
     if found.summed:
         notice(f"{plural(found.summed, 'answer')} imported by an older conv count the cache's tokens as input "
                "(conv import --from TOOL again, where the sessions are still there, reads them in their classes)")

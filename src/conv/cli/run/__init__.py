@@ -3,7 +3,7 @@
 Each module here runs one command once its arguments are parsed, by Typer
 (the panels in cli/) or by the fast path below, which parses the commands a
 key binding, a prompt or an agent's hook runs (ask, cmd, init, prompt, sync, pull, push,
-search, capture, mcp) itself:
+search, stats, capture, mcp) itself:
 importing Typer alone costs about 40 ms of a follow-up's budget. Nothing in
 this package imports Typer (tests/test_architecture.py checks)."""
 
@@ -49,6 +49,15 @@ def fast_path(args: list[str]) -> bool:
             from .ask import run
 
             run(command)
+            return True
+    if args[:1] == ["stats"]:
+        from .argv import parse_stats
+
+        given = parse_stats(args[1:])
+        if given is not None:
+            from .stats import run as stats
+
+            stats(given)
             return True
     if args[:1] == ["search"]:
         from .argv import parse_search

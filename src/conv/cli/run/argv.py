@@ -50,6 +50,12 @@ def parse_search(args: list[str]) -> dict | None:
     return {**seen, "text": words}
 
 
+def parse_stats(args: list[str]) -> dict | None:
+    """``args`` after ``stats`` as run/stats.py takes them, or None to let Typer parse them."""
+    parsed = _parse(args, OPTIONS["stats"])
+    return parsed[0] if parsed is not None and not parsed[1] else None
+
+
 def _parse(args: list[str], flags: dict) -> tuple[dict, list[str]] | None:
     """The flags in ``args`` (field -> value, or True) and the other words;
     None for anything Typer must see (help, an unknown or bundled flag, a missing value)."""
