@@ -169,3 +169,35 @@ def stats(
     from .run.stats import run
 
     run({"by": by, "since": since, "until": until, "here": here, "source": source, "json_out": json_out})
+
+
+@app.command(rich_help_panel=PANEL,
+             epilog="Examples:\n\n  conv blame src/fetch.py\n\n  conv blame src/fetch.py:40-60 --json\n\n"
+             "  conv show k3f9x2 --turn 7            # the turn a line names")
+def blame(
+    target: Annotated[str, typer.Argument(metavar="FILE[:LINE[-LINE]]", help="A file of the git work tree you are "
+                                                                             "in, and the lines to ask about.")],
+    json_out: Json = False,
+) -> None:
+    """Which conversation wrote each line of a file: the commit git blame gives, and the conversation and turn
+    whose edit wrote that text (in a session of this project, before the commit; every tool's, captured or
+    imported, teammates' too); a line no conversation wrote says why when conv can."""
+    from ..services.origins import blame as blamed
+    from ..terminal import origins, views
+
+    views.emit(blamed(workspace(), target), json_out, origins.blamed)
+
+
+@app.command(rich_help_panel=PANEL,
+             epilog="Examples:\n\n  conv origin                          # HEAD\n\n  conv origin main..feature --json")
+def origin(
+    spec: Annotated[str, typer.Argument(metavar="[COMMIT | A..B]", help="A commit, or each commit of a range.")]
+    = "HEAD",
+    json_out: Json = False,
+) -> None:
+    """The conversations that wrote a commit's added lines, each with its share of them, and the lines no
+    conversation wrote; its Conv-Conversation trailers and conv's note named too."""
+    from ..services.origins import origin as found
+    from ..terminal import origins, views
+
+    views.emit(found(workspace(), spec), json_out, origins.origins)

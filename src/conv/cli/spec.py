@@ -41,6 +41,7 @@ OPTIONS: dict[str, dict[str, tuple[str, int]]] = {  # command -> spelling -> (pa
     "c": LISTED,
     "list": LISTED,
     "search": {**FOUND, **HERE, **JSON},
+    "blame": JSON, "origin": JSON,
     "stats": {**_option("by", VALUE, "--by"), **SINCE, **_option("until", VALUE, "--until"), **HERE,
               **_option("source", VALUE, "--source"), **JSON},
     "show": {**_option("latest", SWITCH, "-l", "--latest"), **JSON, **_option("raw", SWITCH, "--raw"),

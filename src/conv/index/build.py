@@ -14,6 +14,9 @@ from ..pool import workers
 from ..store import Store
 from .queries import Row
 from .reading import Found, as_found, read_chunk
+from .written import written_rows
+
+PROJECT = "project"  # conv import --from project: a teammate's (importers.PROJECT)
 
 PRELOAD_FROM = 50  # conversations to (re)index from which their files are read ahead in bulk, by worker processes
 PRELOAD_CHUNK = 500  # conversations read ahead at a time (about 3 MB of files; under SQLite's 999 parameters)
@@ -30,7 +33,8 @@ class Builder:
         self.db = db
         self.store = store
         self._next_rowid = 0  # the turn rows' next rowid, asked of SQLite once per catch-up
-        self._rows: dict[str, list[tuple]] = {"turns": [], "fts": [], "conversations": []}  # to write at flush
+        # to write at flush
+        self._rows: dict[str, list[tuple]] = {"turns": [], "fts": [], "conversations": [], "written": []}
 
     def catch_up(self, changed: set[str], head: str, given: "dict[str, tuple] | None" = None) -> None:
         """Reindex the ``changed`` conversations, record new commits, and mark
@@ -84,7 +88,9 @@ class Builder:
             self._reindex(conversation, known.pop(conversation.conv_id))
             advance()
         rows, self._rows = self._rows, {table: [] for table in self._rows}
-        self.db.executemany(f"INSERT INTO turns ({TURN_COLUMNS}) VALUES ({', '.join('?' * 18)})", rows["turns"])
+        self.db.executemany(f"INSERT INTO turns ({TURN_COLUMNS}) VALUES ({', '.join('?' * 19)})", rows["turns"])
+        self.db.executemany("INSERT INTO written (line, turn, file, edit, at) VALUES (?, ?, ?, ?, ?)",
+                            rows["written"])
         self.db.executemany("INSERT INTO turn_fts (rowid, content) VALUES (?, ?)", rows["fts"])
         self.db.executemany(f"INSERT OR REPLACE INTO conversations ({Row.COLUMNS}) VALUES ({', '.join('?' * 19)})",
                             rows["conversations"])
@@ -113,10 +119,13 @@ class Builder:
         turn_rows, fts_rows = self._rows["turns"], self._rows["fts"]
         place = _place(found)
         if turns:  # the turns it had: its place may have changed (the trash, and back)
-            db.execute("UPDATE turns SET project = ?, source = ?, trashed = ? WHERE conv_id = ?", (*place, conv_id))
-        for rowid, (name, role, text, usage, usage_json, feedback, model) in enumerate(found.turns, self._next_rowid):
+            db.execute("UPDATE turns SET project = ?, remote = ?, source = ?, trashed = ? WHERE conv_id = ?",
+                       (*place, conv_id))
+        for rowid, (name, role, text, usage, usage_json, feedback, model, edits) in enumerate(found.turns,
+                                                                                            self._next_rowid):
             turn_rows.append((rowid, conv_id, name, role, now[name], usage_json, feedback, model,
                               *_spent(usage), *place))
+            self._rows["written"] += written_rows(rowid, edits)
             fts_rows.append((rowid, text))
             turns.append(_Counted(name, role, usage, feedback, model))
         self._next_rowid += len(found.turns)
@@ -129,6 +138,7 @@ class Builder:
         updated = max(conv.created, turn_time(last)) if last else conv.created
         forked = (conv.forked_from or {}).get("conversation")
         used = usage_totals(turns)
+        place = _place(found)
         # listed with its readable turns, and the model it goes on with: its last answer's
         broken = "; ".join(f"{path}: {why}" for path, why in conv.unreadable.items()) or None
         self._rows["conversations"].append(
@@ -136,7 +146,7 @@ class Builder:
              json.dumps(conv.tags), conv.status, len(turns), broken, forked, conv.summary, int(found.trashed),
              tokens(used), used["cost"],
              sum(t.feedback == "negative" for t in turns),
-             *_place(found)[:2]))
+             place[0], place[2]))
 
     def add_history(self) -> None:
         """Record the commits the cache has not seen, with the conversations each touched."""
@@ -152,15 +162,18 @@ class Builder:
 
 
 TURN_COLUMNS = ("rowid, conv_id, name, role, sha, usage, feedback, model, prompt_tokens, cache_write_tokens, "
-                "cache_read_tokens, completion_tokens, reasoning_tokens, cost, summed, project, source, trashed")
+                "cache_read_tokens, completion_tokens, reasoning_tokens, cost, summed, project, remote, source, "
+                "trashed")
 
 
 def _place(found: Found) -> tuple:
-    """(project, source, trashed) of a conversation, as its row and its turns' rows keep them: the project its
-    work tree's root (an import's, else the folder it ran in)."""
+    """(project, remote, source, trashed) of a conversation, as its row and its turns' rows keep them: the
+    project its work tree's root (else the folder it ran in; a teammate's, the root of this clone)."""
     conv = found.conv
-    return ((conv.project or {}).get("root") or (conv.imported_from or {}).get("cwd"),
-            (conv.imported_from or {}).get("source"), int(found.trashed))
+    imported = conv.imported_from or {}
+    mine = imported.get("cwd") if imported.get("source") == PROJECT else None  # a teammate's: this clone's root
+    return (mine or (conv.project or {}).get("root") or imported.get("cwd"), (conv.project or {}).get("remote"),
+            imported.get("source"), int(found.trashed))
 
 
 def _spent(usage: dict | None) -> tuple:

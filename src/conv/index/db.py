@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import StoreError
 
-SCHEMA = 15  # bump when the tables change: an old cache is rebuilt, never migrated
+SCHEMA = 16  # bump when the tables change: an old cache is rebuilt, never migrated
 BUSY_SECONDS = 30
 
 # The index keeps no turn text: turn_body(sha), a function conv registers on
@@ -38,8 +38,13 @@ CREATE TABLE turns (
     -- an answer's usage in its classes (format/usage.py) and its conversation's project, source and place, kept
     -- on the row so that conv stats sums a span of answers reading no other table (spending.py)
     prompt_tokens INTEGER, cache_write_tokens INTEGER, cache_read_tokens INTEGER, completion_tokens INTEGER,
-    reasoning_tokens INTEGER, cost REAL, summed INTEGER, project TEXT, source TEXT, trashed INTEGER
+    reasoning_tokens INTEGER, cost REAL, summed INTEGER, project TEXT, source TEXT, trashed INTEGER,
+    remote TEXT  -- the project's remote (a teammate's clone of it is the same project)
 );
+-- each line an answer's edits wrote (format/edits.py, the ``after`` side), by its key (format/line_keys.py):
+-- what conv blame and conv origin look a committed line up in (written.py)
+CREATE TABLE written (line INTEGER NOT NULL, turn INTEGER NOT NULL, file TEXT, edit INTEGER, at INTEGER);
+CREATE INDEX written_line ON written (line);
 CREATE INDEX turns_conv ON turns (conv_id);
 -- a name begins with its time: conv stats reads a span of answers off this index alone
 CREATE INDEX turns_time ON turns (role, name, trashed, project, source, model, prompt_tokens, cache_write_tokens,
@@ -53,6 +58,7 @@ CREATE INDEX history_sha ON history (sha);
 CREATE INDEX history_conv ON history (conv_id, time);
 CREATE TRIGGER turns_removed AFTER DELETE ON turns BEGIN
     INSERT INTO turn_fts (turn_fts, rowid, content) VALUES ('delete', old.rowid, turn_body(old.sha));
+    DELETE FROM written WHERE turn = old.rowid;
 END;
 """
 

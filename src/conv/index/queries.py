@@ -182,6 +182,22 @@ class Queries:
 
         return spending(self._rows, filters, since, until)
 
+    def turn_names(self, conv_id: str) -> list[str]:
+        """A conversation's turns by name, in time's order."""
+        return [name for (name,) in self._rows("SELECT name FROM turns WHERE conv_id = ? ORDER BY name", (conv_id,))]
+
+    def first_turn(self, root: str, remote: str | None) -> str | None:
+        """The oldest turn of the live conversations of a project (its root, or its remote)."""
+        found = self._rows("SELECT min(name) FROM turns WHERE trashed = 0 AND (project = ? OR (remote IS NOT NULL "
+                           "AND remote = ?))", (root, remote))
+        return found[0][0] if found else None
+
+    def writers(self, keys: list[int]) -> dict:
+        """Of each line key, the answers whose edits wrote such a line (written.py)."""
+        from .written import writers
+
+        return writers(self._rows, keys)
+
     def get(self, conv_id: str) -> Row | None:
         rows = self._rows(f"SELECT {Row.COLUMNS} FROM conversations WHERE id = ?", (conv_id,))
         return Row.from_sql(rows[0]) if rows else None

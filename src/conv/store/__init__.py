@@ -285,6 +285,14 @@ class Store:
 
         return ProjectRefs(self._repo)
 
+    @property
+    def work_tree(self):
+        """A project's own repository, read for conv blame and conv origin, and conv's notes on it
+        (repo/work_tree.py: a module, the project's root the first argument of each of its functions)."""
+        from .repo import work_tree
+
+        return work_tree
+
     def merge_from(self, commit: str, remote: str) -> "MergeResult":
         """Bring ``commit``, fetched from ``remote``, into the branch, losing no turn or purge (pull.py)."""
         from .pull import merge_from

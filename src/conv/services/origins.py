@@ -1,0 +1,169 @@
+"""``conv blame FILE[:LINE[-LINE]]`` and ``conv origin [COMMIT | A..B]``:
+where the code of a git work tree came from, from the conversations the
+store holds (every tool's, captured or imported, and teammates' brought in
+by ``conv import --from project``): each line's commit (git blame) and the
+conversation and turn whose edit wrote its text (attribution.py's rule);
+each commit's added lines by the conversation that wrote them, and those
+none did, the conversations its Conv-Conversation trailers and conv's note
+name first."""
+
+import os
+
+from ..errors import UsageError
+from ..format.line_keys import key
+from ..home.project import here
+from ..records import dataclass, field
+from .attribution import Project, claims, turn_time, why_none
+from .workspace import Workspace
+
+
+@dataclass
+class Written:
+    """A conversation as a line's or a commit's writer: what a person needs to read it on."""
+
+    conv_id: str
+    short: str
+    title: str
+    source: str | None
+    model: str | None
+    turn: int  # its place in the conversation (conv show ID --turn N)
+    date: str
+
+    def to_dict(self) -> dict:
+        return {"id": self.conv_id, "short": self.short, "title": self.title, "source": self.source or "conv",
+                "model": self.model, "turn": self.turn, "date": self.date}
+
+
+@dataclass
+class BlamedLine:
+    number: int
+    text: str
+    commit: str
+    by: Written | None
+    how: str = ""  # how it was matched, or why no conversation wrote it
+    others: list = field(default_factory=list)  # other conversations that wrote the same text
+
+    def to_dict(self) -> dict:
+        return {"line": self.number, "text": self.text, "commit": self.commit,
+                "conversation": self.by.to_dict() if self.by else None, "how": self.how, "others": self.others}
+
+
+@dataclass
+class Blame:
+    file: str
+    root: str
+    lines: list
+
+    def to_dict(self) -> dict:
+        return {"file": self.file, "root": self.root, "lines": [line.to_dict() for line in self.lines]}
+
+
+@dataclass
+class CommitOrigin:
+    sha: str
+    subject: str
+    added: int  # lines the commit added
+    by: list  # (Written, lines it wrote) each, the most first
+    linked: list  # conversations its trailers or conv's note name
+    unwritten: int  # added lines no conversation wrote
+    why: str = ""  # why none wrote any, when that is so
+
+    def to_dict(self) -> dict:
+        return {"commit": self.sha, "subject": self.subject, "added": self.added,
+                "conversations": [{**w.to_dict(), "lines": n} for w, n in self.by], "linked": self.linked,
+                "unwritten": self.unwritten, "why": self.why}
+
+
+@dataclass
+class Origin:
+    root: str
+    commits: list
+
+    def to_dict(self) -> dict:
+        return {"root": self.root, "commits": [c.to_dict() for c in self.commits]}
+
+
+def blame(ws: Workspace, target: str) -> Blame:
+    path, first, last = _target(target)
+    project = _project(os.path.dirname(os.path.abspath(path)) or ".")
+    relative = os.path.relpath(os.path.realpath(path), project.root)
+    lines = ws.store.work_tree.blame(project.root, relative, first, last)
+    asked = [(line.path, line.text, line.time) for line in lines]
+    found = claims(asked, _writers(ws, asked), project)
+    said = _Said(ws)
+    earliest = _earliest(ws, project)
+    return Blame(relative, project.root, [
+        BlamedLine(line.number, line.text, line.commit, said(claim) if claim else None,
+                   claim.how if claim else why_none(line.path, line.time, earliest), claim.others if claim else [])
+        for line, claim in zip(lines, found)])
+
+
+def origin(ws: Workspace, spec: str = "HEAD", where: str | None = None) -> Origin:
+    project = _project(where or os.getcwd())
+    tree = ws.store.work_tree
+    said, earliest, out = _Said(ws), _earliest(ws, project), []
+    for commit in tree.commits(project.root, spec):
+        lines, taken = tree.added(project.root, commit.sha)
+        gone = {path: {key(line) for line in found} - {None} for path, found in taken.items()}
+        added = [(path, text, commit.time) for path, found in lines.items() for _, text in found
+                 if key(text) is None or key(text) not in gone.get(path, ())]  # a reformatting or a move: nothing new
+        wrote: dict[str, int] = {}
+        for claim in claims(added, _writers(ws, added), project):
+            if claim is not None:
+                wrote[claim.conv_id] = wrote.get(claim.conv_id, 0) + 1
+        ranked = sorted(wrote.items(), key=lambda item: -item[1])
+        by = [(said.conversation(conv_id), n) for conv_id, n in ranked]
+        unwritten = len(added) - sum(wrote.values())
+        why = "a merge" if commit.parents > 1 else why_none(added[0][0], commit.time, earliest) \
+            if added and not wrote else ""
+        out.append(CommitOrigin(commit.sha, commit.subject, len(added), [b for b in by if b[0]],
+                                list(dict.fromkeys(commit.trailers + commit.noted)), unwritten, why))
+    return Origin(project.root, out)
+
+
+def _target(target: str) -> tuple[str, int | None, int | None]:
+    """FILE[:LINE[-LINE]] (a file whose own name holds a colon is taken whole when it is there)."""
+    path, _, span = target.rpartition(":") if ":" in target and not os.path.exists(target) else (target, "", "")
+    if not span:
+        return target, None, None
+    first, _, last = span.partition("-")
+    if not first.isdigit() or (last and not last.isdigit()) or int(first) < 1 or (last and int(last) < int(first)):
+        raise UsageError(f"{target!r}: lines are LINE or FIRST-LAST, from 1", "e.g. conv blame app.py:10-20")
+    return path, int(first), int(last or first)
+
+
+def _project(folder: str) -> Project:
+    found = here(folder)
+    if found is None:
+        raise UsageError(f"{folder} is in no git work tree", "cd into a project (conv blame and origin read its git)")
+    return Project(found["root"], found.get("remote"))
+
+
+def _writers(ws: Workspace, lines: list) -> dict:
+    return ws.index.refresh().writers([k for _, text, _ in lines if (k := key(text)) is not None])
+
+
+def _earliest(ws: Workspace, project: Project) -> float | None:
+    """When the project's first conversation began (the time of its oldest turn), None when it has none."""
+    first = ws.index.queries.first_turn(project.root, project.remote)
+    return turn_time(first) if first else None
+
+
+class _Said:
+    """Each conversation's facts, read once however many lines it wrote."""
+
+    def __init__(self, ws: Workspace):
+        self.ws, self.known = ws, {}
+
+    def __call__(self, claim) -> Written | None:
+        return self.conversation(claim.conv_id, claim.turn)
+
+    def conversation(self, conv_id: str, turn: str | None = None) -> Written | None:
+        if (conv_id, turn) not in self.known:
+            row = self.ws.index.queries.get(conv_id)
+            names = self.ws.index.queries.turn_names(conv_id)
+            number = names.index(turn) + 1 if turn in names else 0
+            date = f"{turn[:4]}-{turn[4:6]}-{turn[6:8]}" if turn else (row.updated[:10] if row else "")
+            self.known[(conv_id, turn)] = Written(conv_id, self.ws.index.queries.short_id(conv_id), row.title,
+                                                  row.source, row.model, number, date) if row else None
+        return self.known[(conv_id, turn)]

@@ -1,0 +1,44 @@
+"""How ``conv blame`` and ``conv origin`` read: a file's lines as git blame
+shows them, each with the conversation that wrote it (its short id and the
+turn), then what each of those conversations is; a commit's added lines by
+the conversation that wrote them, and those none did."""
+
+from ..format.words import plural
+from .render import notice, plain
+
+NONE = "-" * 6
+
+
+def blamed(found) -> None:
+    writers: dict = {}
+    width = len(str(max((line.number for line in found.lines), default=1)))
+    for line in found.lines:
+        who = f"{line.by.short} t{line.by.turn:<3}" if line.by else f"{NONE:<11}"
+        if line.by:
+            writers.setdefault(line.by.conv_id, line.by)
+        plain(f"{line.commit[:8]} {who} {line.number:>{width}} │ {line.text}")
+    for written in writers.values():
+        plain(f"{written.short}  {written.source or 'conv'}  {written.model or '-'}  {written.date}  "
+              f"{written.title!r}: conv show {written.short} --turn {written.turn}")
+    unwritten = [line for line in found.lines if not line.by]
+    if unwritten:
+        reasons = sorted({line.how for line in unwritten})
+        notice(f"{plural(len(unwritten), 'line')} no conversation wrote ({'; '.join(reasons)})")
+    shared = {c for line in found.lines for c in line.others}
+    if shared:
+        notice(f"the same lines were written in {plural(len(shared), 'other conversation')} too: "
+               f"{', '.join(sorted(shared)[:5])} (conv blame --json names them by line)")
+
+
+def origins(found) -> None:
+    for commit in found.commits:
+        plain(f"{commit.sha[:10]}  {commit.subject}")
+        for written, lines in commit.by:
+            plain(f"  {written.short}  {lines}/{commit.added} lines  {written.source or 'conv'}  {written.title!r}")
+        if commit.unwritten:
+            why = f" ({commit.why})" if commit.why else ""
+            plain(f"  {commit.unwritten}/{commit.added} lines written by no conversation{why}")
+        if commit.linked:
+            plain(f"  linked by its trailer or conv's note: {', '.join(commit.linked)}")
+        if not commit.added:
+            plain("  (it adds no line)")
