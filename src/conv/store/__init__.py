@@ -1,8 +1,7 @@
-"""The store: conversations and turns kept as Markdown files in a bare git repository. This
-package is the only code in conv that touches git. Layout (docs/format.md):
-``conversations/<c1>/<c2>/<id>/`` holds ``conversation.md``, one ``<turn name>.md`` per turn and
-the files sent with them (c1 c2: the id's first two random characters): each commit rewrites
-only small trees, even at 10,000 of them."""
+"""The store: conversations and turns kept as Markdown files in a bare git repository, the only code in
+conv that touches git. Layout (docs/format.md): ``conversations/<c1>/<c2>/<id>/`` holds ``conversation.md``,
+one ``<turn name>.md`` per turn and the files sent with them (c1 c2: the id's first two random characters):
+each commit rewrites only small trees, even at 10,000 of them."""
 
 from __future__ import annotations
 
@@ -16,7 +15,6 @@ from .incoming import Incoming
 from .repo.refs import BRANCH, read_ref
 
 TYPE_CHECKING = False  # typing's, without importing typing (3 ms of conv push): PEP 781's idiom
-
 if TYPE_CHECKING:  # imported where used: conv push and conv remote load no module that reads conversations
     from collections.abc import Callable, Iterator
     from pathlib import Path
@@ -46,11 +44,11 @@ class Written:
 
 
 class Store:
-    """Conversations in, conversations out; commits are an implementation detail. The one
-    public face of the store package: reading and writing conversations, remotes and
-    transfers, projects' side refs, upkeep and hooks. ``hook_timeout`` is asked for only when a
-    hook runs. ``kept_answers``: room reserved for answers, and kept ones (``notice`` hears of them).
-    ``repo``: one open on another storage (the behaviour suite's in-memory one), used instead of ``path``."""
+    """Conversations in, conversations out; commits are an implementation detail. The one public face of the
+    store package: reading and writing conversations, remotes and transfers, projects' side refs and work
+    trees, upkeep and hooks. ``hook_timeout`` is asked for only when a hook runs. ``kept_answers``: room
+    reserved for answers, and kept ones (``notice`` hears of them). ``repo``: one open on another storage
+    (the behaviour suite's in-memory one), used instead of ``path``."""
 
     def __init__(self, path: Path | str | None = None, hook_timeout: Callable[[], float] | None = None,
                  notice: Callable[[str], None] = lambda message: None, repo: GitStore | None = None):
@@ -63,19 +61,16 @@ class Store:
     def path(self) -> Path:
         """The repository's folder (conv push does with ``location``, a string, and no pathlib)."""
         from pathlib import Path
-
         return Path(self.location)
 
     @cached_property
     def _hooks(self) -> Hooks:
         from .repo.hooks import Hooks
-
         return Hooks(self.path, self._hook_timeout)
 
     @cached_property
     def kept_answers(self) -> KeptAnswers:
         from .kept_answers import KeptAnswers
-
         return KeptAnswers(self.path, self._notice, lambda: self._repo)
 
     @property
@@ -286,11 +281,8 @@ class Store:
         return ProjectRefs(self._repo)
 
     @property
-    def work_tree(self):
-        """A project's own repository, read for conv blame and conv origin, and conv's notes on it
-        (repo/work_tree.py: a module, the project's root the first argument of each of its functions)."""
+    def work_tree(self):  # a project's own repository (conv blame, conv origin): repo/work_tree.py, a module
         from .repo import work_tree
-
         return work_tree
 
     def merge_from(self, commit: str, remote: str) -> "MergeResult":
