@@ -21,6 +21,7 @@ from test_import_codex import Codex
 FETCH = "import time\n\n\ndef fetch(url, get):\n    return get(url)\n"
 RETRY = ("    for attempt in range(3):\n        try:\n            return get(url)\n        except IOError:\n"
          "            time.sleep(2 ** attempt)\n    raise IOError(url)\n")
+HOOK = b'#!/bin/sh\necho "$2" >> .git/ran\n'  # the user's own prepare-commit-msg
 PATCH = ("*** Begin Patch\n*** Add File: util.py\n+def clamp(value, low, high):\n"
          "+    return max(low, min(high, value))\n*** End Patch\n")
 
@@ -30,6 +31,14 @@ def commit(project, message: str, when: str, *paths: str) -> str:
     env = {**os.environ, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
     subprocess.run(["git", "-C", str(project), "commit", "-q", "-m", message], check=True, env=env)
     return git(project, "rev-parse", "HEAD").strip()
+
+
+def trailers(project, sha: str) -> list[str]:
+    """The commit's trailers as git itself reads them."""
+    message = git(project, "log", "-1", "--format=%B", sha)
+    done = subprocess.run(["git", "interpret-trailers", "--parse"], input=message, capture_output=True, text=True,
+                          check=True)
+    return done.stdout.splitlines()
 
 
 def blamed(path) -> dict:
@@ -61,6 +70,11 @@ def test_blame_and_origin_name_the_agents_lines_and_nothing_else(claude_code, co
         agent("write fetch.py with retries", "--permission-mode", "acceptEdits")
         claude = stored(2)
     assert (project / "fetch.py").read_text() == FETCH.replace("    return get(url)\n", RETRY)
+    users_hook = project / ".git" / "hooks" / "prepare-commit-msg"  # the user's own, chained by conv origin --link
+    users_hook.write_bytes(HOOK)
+    users_hook.chmod(0o750)
+    monkeypatch.chdir(project)
+    assert b"yours runs first" in ok("origin", "--link").stdout
     agent_commit = commit(project, "add fetch with retries", "2030-01-01T00:00:00Z", "fetch.py")
 
     with ResponsesFake() as server:
@@ -84,8 +98,17 @@ def test_blame_and_origin_name_the_agents_lines_and_nothing_else(claude_code, co
     (project / "util.py").write_text("def clamp(value, low, high):\n  return max(low, min(high, value))\n")
     formatter = commit(project, "format: two spaces", "2030-01-05T00:00:00Z")
 
+    claude_id, codex_id = claude["id"], next(c["id"] for c in json.loads(ok("list", "--json").stdout)
+                                             if c["source"] == "codex")
+    assert trailers(project, agent_commit) == [f"Conv-Conversation: {claude_id}"]
+    assert trailers(project, util_commit) == [f"Conv-Conversation: {codex_id}"]
+    for nobody in (hand, bump, formatter):  # no session wrote what they hold: no trailer
+        assert trailers(project, nobody) == [], nobody
+    ok("origin", "--unlink")
+    assert users_hook.read_bytes() == HOOK and (project / ".git" / "ran").read_text().split() == ["message"] * 5
+    assert users_hook.stat().st_mode & 0o777 == 0o750 and not (users_hook.parent / "prepare-commit-msg.before-conv").exists()
+
     lines = blamed(project / "fetch.py")
-    claude_id = claude["id"]
     for number, line in lines.items():
         if "range(5)" in line["text"]:
             assert line["conversation"] is None and line["commit"] == hand
@@ -93,15 +116,14 @@ def test_blame_and_origin_name_the_agents_lines_and_nothing_else(claude_code, co
             assert line["conversation"]["id"] == claude_id, line
             assert line["commit"] == agent_commit and line["conversation"]["source"] == "claude-code"
     edit_turn = lines[7]["conversation"]["turn"]  # (return get(url), in the Edit's new text)
+    changed = next(line for line in lines.values() if "range(5)" in line["text"])
+    assert changed["how"] == f"changed since turn {edit_turn} of {lines[7]['conversation']['short']}"
     shown = json.loads(ok("show", claude_id, "--turn", str(edit_turn), "--json").stdout)
     assert any(e["kind"] == "replace" for t in shown["turns"] for e in t.get("edits", []))
     util = blamed(project / "util.py")
-    codex_id = next(c["id"] for c in json.loads(ok("list", "--json").stdout) if c["source"] == "codex")
     assert [line["conversation"]["id"] for line in util.values()] == [codex_id, codex_id]  # re-indented: still its
     assert json.loads(ok("blame", f"{project / 'requirements.txt'}", "--json").stdout)["lines"][0]["conversation"] \
         is None
-
-    monkeypatch.chdir(project)  # conv origin asks the work tree it runs in
 
     def origin(sha):
         (found,) = json.loads(ok("origin", sha, "--json").stdout)["commits"]
@@ -117,9 +139,15 @@ def test_blame_and_origin_name_the_agents_lines_and_nothing_else(claude_code, co
     assert [c["commit"] for c in everything] == [agent_commit, util_commit, hand, bump, formatter]
     assert "no git work tree" in fails("blame", str(tmp_path / "elsewhere.py"), code=2)
 
+    noted = json.loads(ok("origin", f"{agent_commit}~1..HEAD", "--note", "--json").stdout)["commits"]
+    assert [c["commit"] for c in noted if c["conversations"]] == [agent_commit, util_commit]
+    assert git(project, "notes", "--ref", "conv", "show", agent_commit) == f"Conv-Conversation: {claude_id}\n"
+    assert git(project, "notes", "--ref", "conv", "list").count("\n") == 2  # the others: none
+
     # a teammate: another clone, another path, another store, after conv import --from project
     git(project, "push", "-q", "origin", "main")
     ok("push", "--project")
+    assert git(shared, "notes", "--ref", "conv", "show", util_commit) == f"Conv-Conversation: {codex_id}\n"
     mate = tmp_path / "mate"
     git(tmp_path, "clone", "-q", "-b", "main", str(shared), str(mate))
     monkeypatch.setenv("CONV_HOME", str(tmp_path / "mate-conv"))
@@ -129,4 +157,6 @@ def test_blame_and_origin_name_the_agents_lines_and_nothing_else(claude_code, co
     assert {n: (line["conversation"] or {}).get("id") for n, line in theirs.items()} == \
         {n: (line["conversation"] or {}).get("id") for n, line in lines.items()}
     assert [c["id"] for c in origin(util_commit)["conversations"]] == [codex_id]
+    assert origin(agent_commit)["linked"] == [claude_id]  # its trailer, and the note brought in beside it
+    assert git(mate, "notes", "--ref", "conv", "show", util_commit) == f"Conv-Conversation: {codex_id}\n"
     assert "lines are LINE or FIRST-LAST" in fails("blame", f"{project / 'fetch.py'}:0", code=2)

@@ -158,7 +158,7 @@ def test_the_mcp_inspector_lists_and_calls_each_tool(mcp_inspector, store, conv_
         assert done.returncode == 0, done.stderr[-2000:]
         return json.loads(done.stdout)
 
-    assert [t["name"] for t in inspect("--method", "tools/list")["tools"]] == ["search", "show", "list"]
+    assert [t["name"] for t in inspect("--method", "tools/list")["tools"]] == ["search", "show", "list", "origin"]
     found = inspect("--method", "tools/call", "--tool-name", "search", "--tool-arg", "query=backoff")
     assert json.loads(found["content"][0]["text"])["hits"][0]["id"] == store
     shown = inspect("--method", "tools/call", "--tool-name", "show", "--tool-arg", f"id={store}")
@@ -226,6 +226,6 @@ def test_codex_calls_search_then_show_and_gets_the_stored_words(codex, store, co
         offered = next(t for t in server.requests[0]["tools"] if t.get("name") == "mcp__conv")
         outputs = [i.get("output") for body in server.requests for i in body.get("input", [])
                    if i.get("type") == "function_call_output"]
-    assert sorted(t["name"] for t in offered["tools"]) == ["list", "search", "show"]
+    assert sorted(t["name"] for t in offered["tools"]) == ["list", "origin", "search", "show"]
     text = json.dumps(outputs)
     assert store in text and "three retries with exponential backoff" in text, outputs[:2]

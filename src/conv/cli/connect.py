@@ -71,7 +71,7 @@ def handoff(
              epilog="Examples:\n\n  claude mcp add --scope user conv -- conv mcp\n\n"
              "  conv mcp    # then speak JSON-RPC on stdin (an MCP client does)")
 def mcp() -> None:
-    """The store as a Model Context Protocol server on stdio: tools search, show and list (read-only,
+    """The store as a Model Context Protocol server on stdio: tools search, show, list and origin (read-only,
     capped, secrets masked), for Claude Code, Codex or any MCP client. conv connect registers it."""
     from .run.mcp import run
 

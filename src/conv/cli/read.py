@@ -183,21 +183,45 @@ def blame(
     whose edit wrote that text (in a session of this project, before the commit; every tool's, captured or
     imported, teammates' too); a line no conversation wrote says why when conv can."""
     from ..services.origins import blame as blamed
+    from ..services.origins import file_and_lines
     from ..terminal import origins, views
 
-    views.emit(blamed(workspace(), target), json_out, origins.blamed)
+    views.emit(blamed(workspace(), *file_and_lines(target)), json_out, origins.blamed)
 
 
 @app.command(rich_help_panel=PANEL,
-             epilog="Examples:\n\n  conv origin                          # HEAD\n\n  conv origin main..feature --json")
+             epilog="Examples:\n\n  conv origin                          # HEAD\n\n"
+             "  conv origin main..feature --json\n\n"
+             "  conv origin --link                   # trailers on the commits to come\n\n"
+             "  conv origin main..HEAD --note        # notes on these, pushed by conv push --project")
 def origin(
     spec: Annotated[str, typer.Argument(metavar="[COMMIT | A..B]", help="A commit, or each commit of a range.")]
     = "HEAD",
+    note: Annotated[bool, typer.Option("--note", help="Also write conv's note (refs/notes/conv, carried by conv push "
+                                                      "--project) on each commit a conversation wrote at least "
+                                                      "3 added lines of (all, when it added fewer).")] = False,
+    link: Annotated[bool, typer.Option("--link", help="Instead: install a prepare-commit-msg hook in this "
+                                                      "project that adds a Conv-Conversation trailer for each "
+                                                      "conversation whose edits a commit holds (yours chained).")]
+    = False,
+    unlink: Annotated[bool, typer.Option("--unlink", help="Instead: take that hook out (yours put back as it "
+                                                          "was).")] = False,
+    staged: Annotated[bool, typer.Option("--staged", help="Instead: the ids of the conversations whose edits the "
+                                                          "staged changes hold, one a line (what the hook "
+                                                          "writes).")] = False,
     json_out: Json = False,
 ) -> None:
     """The conversations that wrote a commit's added lines, each with its share of them, and the lines no
     conversation wrote; its Conv-Conversation trailers and conv's note named too."""
-    from ..services.origins import origin as found
+    from ..errors import UsageError
+    from ..services import origins as found
     from ..terminal import origins, views
 
-    views.emit(found(workspace(), spec), json_out, origins.origins)
+    if sum((note, link, unlink, staged)) > 1 or (spec != "HEAD" and (link or unlink or staged)):
+        raise UsageError("--note, --link, --unlink and --staged go alone (--note with a COMMIT or A..B)",
+                         "e.g. conv origin --link, or conv origin main..HEAD --note")
+    if link or unlink:
+        return views.emit(found.link(workspace(), remove=unlink), json_out, origins.linked)
+    if staged:
+        return views.emit(found.staged(workspace()), json_out, origins.staged, data=lambda ids: {"conversations": ids})
+    views.emit((found.note if note else found.origin)(workspace(), spec), json_out, origins.origins)

@@ -5,7 +5,7 @@ of the user's that conv must leave as it is."""
 
 import os
 
-SERVER = "conv"  # the name conv mcp is registered under: its tools reach a model as conv's search, show, list
+SERVER = "conv"  # the name conv mcp is registered under: its tools reach a model as conv's search, show…
 
 
 def is_conv(entry) -> bool:
@@ -38,5 +38,5 @@ def described(entry, server: dict) -> str:
 def registered(said: str, where: str) -> str:
     """``conv connect``'s line for an MCP server conv wrote into the settings (``said``: ``described``)."""
     if said == "conv mcp":
-        return f"conv mcp is its MCP server ({where}): its tools search, show and list the store"
+        return f"conv mcp is its MCP server ({where}): its tools search, show, list and origin read the store"
     return f"its MCP server {SERVER} ({where}) runs {said}: left as it is" if said else ""

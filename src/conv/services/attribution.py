@@ -4,9 +4,10 @@ wrote its text (spaces not counting: format/line_keys.py) into the same
 file, in a session of the same project (its root, or its remote: a
 teammate's clone), before the commit; time and file alone never make an
 attribution. Of several answers that wrote it, the latest before the
-commit, the others named. A line too short to say anything alone is the
+commit (one the commit's trailers or note name, first), the others named. A line too short to say anything alone is the
 answer's that wrote the lines around it in the same commit. A line no
-answer wrote says why when it can."""
+answer wrote says why when it can, and where an answer wrote another
+line in its place, that it changed since."""
 
 import os
 import re
@@ -26,8 +27,10 @@ class Claim:
 
     conv_id: str
     turn: str  # its name (it begins with its time)
-    how: str  # "as written", "re-spaced", "by the lines around it"
+    how: str  # "as written", "by the lines around it"
     others: list = field(default_factory=list)  # other conversations that wrote the same line
+    edit: int = -1  # which of the turn's edits wrote it, and its place in that edit's text (-1: by the lines around)
+    at: int = -1
 
 
 @dataclass
@@ -42,8 +45,10 @@ def turn_time(name: str) -> float:
     return moment.timestamp()
 
 
-def claims(lines: list[tuple[str, str, int]], writers: dict, project: Project) -> list[Claim | None]:
-    """Of each line (its file in the commit, its text, the commit's time), the answer that wrote it, or None."""
+def claims(lines: list[tuple[str, str, int]], writers: dict, project: Project, linked: list = ()) \
+        -> list[Claim | None]:
+    """Of each line (its file in the commit, its text, the commit's time), the answer that wrote it, or None;
+    of several, one of the ``linked`` conversations' (the commit's trailers and note name them) first."""
     out: list[Claim | None] = []
     for path, text, when in lines:
         found = key(text)
@@ -53,9 +58,9 @@ def claims(lines: list[tuple[str, str, int]], writers: dict, project: Project) -
         if not candidates:
             out.append(None)
             continue
-        latest = candidates[-1]
+        latest = next((w for w in reversed(candidates) if w.conv_id in linked), candidates[-1])
         others = list(dict.fromkeys(w.conv_id for w in candidates if w.conv_id != latest.conv_id))
-        out.append(Claim(latest.conv_id, latest.turn, "as written", others))
+        out.append(Claim(latest.conv_id, latest.turn, "as written", others, latest.edit, latest.at))
     return _around(lines, out)
 
 
@@ -102,3 +107,24 @@ def why_none(path: str, when: int, earliest: float | None) -> str:
     if when < earliest:
         return "committed before any captured session of this project"
     return "no session wrote this line"
+
+
+def changed_since(lines: list, found: list) -> dict[int, Claim]:
+    """The lines no answer wrote that stand where an answer's edit wrote another (a line changed since, by hand
+    or otherwise): the next line an edit wrote, a few lines on, has that edit's line before it at this one's
+    place, and the last line before, if the same edit's, agrees."""
+    out = {}
+    for n, claim in enumerate(found):
+        if claim is not None or key(lines[n][1]) is None:
+            continue
+        after = next(((m - n, found[m]) for m in range(n + 1, min(n + 4, len(found)))
+                      if found[m] is not None and found[m].at >= 0), None)
+        if after is None or after[1].at - after[0] < 0:
+            continue
+        gap, wrote = after
+        before = next(((n - m, found[m]) for m in range(n - 1, max(n - 4, -1), -1)
+                       if found[m] is not None and found[m].at >= 0), None)
+        if before is None or (before[1].turn, before[1].edit) != (wrote.turn, wrote.edit) or \
+                before[1].at == wrote.at - gap - before[0]:
+            out[n] = wrote
+    return out

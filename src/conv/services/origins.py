@@ -5,16 +5,21 @@ by ``conv import --from project``): each line's commit (git blame) and the
 conversation and turn whose edit wrote its text (attribution.py's rule);
 each commit's added lines by the conversation that wrote them, and those
 none did, the conversations its Conv-Conversation trailers and conv's note
-name first."""
+name first. The trailers are written at commit time by the hook ``conv
+origin --link`` installs (connect/commit_hook.py), the notes by ``conv
+origin --note``."""
 
 import os
+import time
 
 from ..errors import UsageError
 from ..format.line_keys import key
 from ..home.project import here
 from ..records import dataclass, field
-from .attribution import Project, claims, turn_time, why_none
+from .attribution import Project, changed_since, claims, turn_time, why_none
 from .workspace import Workspace
+
+STRONG = 3  # added lines a conversation must have written for conv origin --note to name it
 
 
 @dataclass
@@ -83,19 +88,19 @@ class Origin:
         return {"root": self.root, "commits": [c.to_dict() for c in self.commits]}
 
 
-def blame(ws: Workspace, target: str) -> Blame:
-    path, first, last = _target(target)
+def blame(ws: Workspace, path: str, first: int | None = None, last: int | None = None) -> Blame:
+    """Each line of ``path`` (``first``..``last``: those alone), with its commit and the conversation that wrote it."""
     project = _project(os.path.dirname(os.path.abspath(path)) or ".")
     relative = os.path.relpath(os.path.realpath(path), project.root)
     lines = ws.store.work_tree.blame(project.root, relative, first, last)
     asked = [(line.path, line.text, line.time) for line in lines]
     found = claims(asked, _writers(ws, asked), project)
-    said = _Said(ws)
-    earliest = _earliest(ws, project)
+    said, earliest, since = _Said(ws), _earliest(ws, project), changed_since(asked, found)
     return Blame(relative, project.root, [
         BlamedLine(line.number, line.text, line.commit, said(claim) if claim else None,
-                   claim.how if claim else why_none(line.path, line.time, earliest), claim.others if claim else [])
-        for line, claim in zip(lines, found)])
+                   claim.how if claim else _changed(said(since[n])) if n in since
+                   else why_none(line.path, line.time, earliest), claim.others if claim else [])
+        for n, (line, claim) in enumerate(zip(lines, found))])
 
 
 def origin(ws: Workspace, spec: str = "HEAD", where: str | None = None) -> Origin:
@@ -103,25 +108,62 @@ def origin(ws: Workspace, spec: str = "HEAD", where: str | None = None) -> Origi
     tree = ws.store.work_tree
     said, earliest, out = _Said(ws), _earliest(ws, project), []
     for commit in tree.commits(project.root, spec):
-        lines, taken = tree.added(project.root, commit.sha)
-        gone = {path: {key(line) for line in found} - {None} for path, found in taken.items()}
-        added = [(path, text, commit.time) for path, found in lines.items() for _, text in found
-                 if key(text) is None or key(text) not in gone.get(path, ())]  # a reformatting or a move: nothing new
-        wrote: dict[str, int] = {}
-        for claim in claims(added, _writers(ws, added), project):
-            if claim is not None:
-                wrote[claim.conv_id] = wrote.get(claim.conv_id, 0) + 1
-        ranked = sorted(wrote.items(), key=lambda item: -item[1])
-        by = [(said.conversation(conv_id), n) for conv_id, n in ranked]
-        unwritten = len(added) - sum(wrote.values())
+        linked = list(dict.fromkeys(commit.trailers + commit.noted))
+        added, wrote = _wrote(ws, project, *tree.added(project.root, commit.sha), commit.time, linked)
+        by = [(said.conversation(conv_id), n) for conv_id, n in wrote.items()]
         why = "a merge" if commit.parents > 1 else why_none(added[0][0], commit.time, earliest) \
             if added and not wrote else ""
-        out.append(CommitOrigin(commit.sha, commit.subject, len(added), [b for b in by if b[0]],
-                                list(dict.fromkeys(commit.trailers + commit.noted)), unwritten, why))
+        out.append(CommitOrigin(commit.sha, commit.subject, len(added), [b for b in by if b[0]], linked,
+                                len(added) - sum(wrote.values()), why))
     return Origin(project.root, out)
 
 
-def _target(target: str) -> tuple[str, int | None, int | None]:
+def staged(ws: Workspace, where: str | None = None) -> list[str]:
+    """The conversations whose edits the staged changes hold (the trailers the commit hook writes)."""
+    project = _project(where or os.getcwd())
+    return list(_wrote(ws, project, *ws.store.work_tree.staged(project.root), int(time.time()), [])[1])
+
+
+def note(ws: Workspace, spec: str = "HEAD", where: str | None = None) -> Origin:
+    """conv's note (refs/notes/conv) on each commit of ``spec`` with a strong attribution, naming the
+    conversations that wrote at least STRONG of its added lines (or all, when it added fewer)."""
+    found = origin(ws, spec, where)
+    tree = ws.store.work_tree
+    for commit in found.commits:
+        strong = [w.conv_id for w, n in commit.by if n >= min(STRONG, commit.added)]
+        if strong:
+            tree.note(found.root, commit.sha, list(dict.fromkeys(strong + commit.linked)))
+            commit.linked = list(dict.fromkeys(commit.linked + strong))
+    return found
+
+
+def link(ws: Workspace, where: str | None = None, remove: bool = False):
+    """conv's commit hook in the project's repository (``remove``: out again, the user's put back)."""
+    from ..connect import commit_hook
+
+    hooks = ws.store.work_tree.hooks_folder(_project(where or os.getcwd()).root)
+    return commit_hook.unlink(hooks) if remove else commit_hook.link(hooks)
+
+
+def _wrote(ws: Workspace, project: Project, lines: dict, taken: dict, when: int, linked: list) \
+        -> tuple[list, dict[str, int]]:
+    """A change's added lines (none a reformatting or a move, within a file or to another, put back) as (file, text,
+    ``when``), and how many of them each conversation wrote, the most first."""
+    gone = {key(line) for found in taken.values() for line in found} - {None}
+    added = [(path, text, when) for path, found in lines.items() for _, text in found
+             if key(text) is None or key(text) not in gone]
+    wrote: dict[str, int] = {}
+    for claim in claims(added, _writers(ws, added), project, linked):
+        if claim is not None:
+            wrote[claim.conv_id] = wrote.get(claim.conv_id, 0) + 1
+    return added, dict(sorted(wrote.items(), key=lambda item: -item[1]))
+
+
+def _changed(wrote: Written | None) -> str:
+    return f"changed since turn {wrote.turn} of {wrote.short}" if wrote else "no session wrote this line"
+
+
+def file_and_lines(target: str) -> tuple[str, int | None, int | None]:
     """FILE[:LINE[-LINE]] (a file whose own name holds a colon is taken whole when it is there)."""
     path, _, span = target.rpartition(":") if ":" in target and not os.path.exists(target) else (target, "", "")
     if not span:

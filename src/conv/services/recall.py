@@ -1,5 +1,5 @@
 """The store read for an agent (``conv mcp``'s tools): search, one
-conversation, the recent ones. Each answer is plain data, capped so that it
+conversation, the recent ones, where code came from (origins.py). Each answer is plain data, capped so that it
 never floods the agent's context (what is left out is said, with how to get
 it), and masked as everything conv hands outside the store (home/secrets.outward,
 conv share's rule): a secret conv knows of, or what only looks like one, is
@@ -12,6 +12,7 @@ from ..inert import strip
 from . import browse
 from .workspace import Workspace
 
+ORIGIN_MOST = 200  # runs of lines, or commits, one origin answer names at most
 SNIPPET_MOST = 300  # characters of a search hit's snippet
 TURN_MOST = 4_000  # characters of one turn in show
 SHOW_MOST = 24_000  # characters of all the turns show returns
@@ -96,6 +97,44 @@ def conversation(ws: Workspace, ref: str, last: int | None = None, before: int =
         out["left_out"] = (f"turns {end - len(shown) + 1} to {end} of {len(conv.turns)} are shown"
                            + (f"; ask with before={len(conv.turns) - earlier} for the earlier ones" if earlier else ""))
     return out
+
+
+def origin(ws: Workspace, file: str | None = None, lines: str | None = None, commit: str | None = None,
+           folder: str | None = None) -> dict:
+    """Of a file's lines (``lines``: FIRST-LAST), each run of them one commit and one conversation's turn made;
+    or of a commit (a range A..B: each) of the project ``folder`` is in, the conversations that wrote its lines."""
+    import os
+
+    from . import origins
+
+    for name, value in (("file", file), ("folder", folder)):
+        if value is not None and not os.path.isabs(value):
+            raise UsageError(f"{name}: {value!r} is no absolute path", f"give the {name} as an absolute path")
+    if (file is None) == (commit is None):
+        raise UsageError("give a file (and lines) or a commit", "e.g. file=/abs/path.py lines=10-20, or commit=HEAD")
+    if file is not None:
+        if folder is not None:
+            raise UsageError("folder goes with commit", "give the file alone: its project is the one it is in")
+        _, first, last = origins.file_and_lines(f"{file}:{lines}") if lines else (file, None, None)
+        found = origins.blame(ws, file, first, last)
+        runs: list[dict] = []
+        for line in found.lines:
+            who = line.by.to_dict() if line.by else None
+            if runs and (runs[-1]["commit"], runs[-1]["conversation"], runs[-1]["how"]) == (line.commit, who, line.how):
+                runs[-1]["to"] = line.number
+            else:
+                runs.append({"from": line.number, "to": line.number, "commit": line.commit, "conversation": who,
+                             "how": line.how})
+        return _masked({"file": found.file, "root": found.root, "runs": runs[:ORIGIN_MOST],
+                        **({"left_out": f"{len(runs) - ORIGIN_MOST} more runs: ask for fewer lines"}
+                           if len(runs) > ORIGIN_MOST else {})})
+    if folder is not None and not os.path.isdir(folder):
+        raise UsageError(f"folder: {folder!r} is no folder", "give the project's folder as an absolute path")
+    found = origins.origin(ws, commit, folder)
+    data = found.to_dict()
+    return _masked({**data, "commits": data["commits"][-ORIGIN_MOST:],
+                    **({"left_out": f"the first {len(data['commits']) - ORIGIN_MOST} commits: ask a shorter range"}
+                       if len(data["commits"]) > ORIGIN_MOST else {})})
 
 
 def _summary(row, short: str) -> dict:

@@ -2,7 +2,8 @@
 ref each person writes (``refs/conv/NAME``, NAME their git e-mail): never a
 branch anyone checks out, not fetched by a plain clone or fetch, pushed to
 the project's remote only by ``conv push --project``; ``conv import --from
-project`` brings everyone's in.
+project`` brings everyone's in. conv's notes on the project's commits
+(``refs/notes/conv``, conv origin --note) travel with them.
 
 A push goes forward, never forced: the ref as the remote has it now is
 fetched and checked, what it holds that this store does not (another
@@ -26,7 +27,7 @@ from .incoming import Incoming
 from .ingest import Ingested, ingest
 from .merge import side
 from .publishing import FETCHED, PUBLISHED, composed, image
-from .repo import side_refs
+from .repo import side_refs, work_tree
 from .repo.git import GitStore
 
 ATTEMPTS = 5  # fetch, merge and push again this often while the remote keeps moving
@@ -81,6 +82,7 @@ class ProjectRefs:
             made = self.git.side_commit(f"{PUBLISHED}{name}", placed, message)
             out.moved = side_refs.place(str(self.git.path), made, project, name, after, message) != after
             if remote is None or not out.moved or side_refs.push(project, remote, name):
+                out.said += _notes(project, remote, push=True)
                 return out
         raise SyncError(f"{ref} on {remote} kept moving while conv pushed", "Run it again")
 
@@ -92,7 +94,7 @@ class ProjectRefs:
         lines that continue the user's, and forks of those that do not."""
         remote = side_refs.remote_of(project, remote)
         unfetched, said = side_refs.mirror(project, remote)
-        out = BroughtIn(unfetched=unfetched, said=said)
+        out = BroughtIn(unfetched=unfetched, said=said + ([] if unfetched else _notes(project, remote, push=False)))
         refs = side_refs.listed(project)
         if not refs and out.unfetched:
             raise SyncError(out.unfetched, f"Is the remote reachable? git -C {project} remote -v shows it")
@@ -124,3 +126,9 @@ class ProjectRefs:
         for name, folders in images.items():  # the base of the next import: only once the branch has it all
             self.git.side_commit(f"{FETCHED}{name}", image(folders, snap), f"conv: what was brought in of {name}")
         return out
+
+
+def _notes(project: str, remote: str | None, push: bool) -> list[str]:
+    """conv's notes on the project's commits (conv origin --note) carried with the side refs: what went wrong."""
+    problem = work_tree.carry_notes(project, remote, push)
+    return [problem] if problem else []

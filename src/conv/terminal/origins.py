@@ -3,6 +3,8 @@ shows them, each with the conversation that wrote it (its short id and the
 turn), then what each of those conversations is; a commit's added lines by
 the conversation that wrote them, and those none did."""
 
+import os
+
 from ..format.words import plural
 from .render import notice, plain
 
@@ -42,3 +44,19 @@ def origins(found) -> None:
             plain(f"  linked by its trailer or conv's note: {', '.join(commit.linked)}")
         if not commit.added:
             plain("  (it adds no line)")
+
+
+
+def linked(done) -> None:
+    if done.removed:
+        plain(f"{done.hook}: not linked (it was not)" if done.already else
+              f"{done.hook}: conv's hook taken out" + (", yours put back" if done.chained else ""))
+        return
+    plain(f"{done.hook}: {'linked already (rewritten)' if done.already else 'linked'}: each commit gets a "
+          f"Conv-Conversation trailer for each conversation whose edits it holds"
+          + (f"; yours runs first (kept as {os.path.basename(done.hook)}.before-conv)" if done.chained else ""))
+
+
+def staged(ids: list) -> None:
+    for conv_id in ids:
+        plain(conv_id)

@@ -2,7 +2,7 @@
 Claude Code, Codex and every MCP client. JSON-RPC 2.0, one message a line;
 the ``initialize`` handshake negotiates the protocol version (the client's
 when conv speaks it, else the newest conv speaks, as the specification says).
-Read-only: three tools over services/recall.py, whose answers are capped and
+Read-only: four tools over services/recall.py, whose answers are capped and
 masked. Nothing goes to stdout but protocol messages; notes go to stderr.
 Why not the official SDK: docs/architecture.md (32 MB of dependencies and
 about 1.8 s to import, against 0.3 s for this server's first answer)."""
@@ -15,7 +15,7 @@ from ...services.tools import NAMES
 VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
 INSTRUCTIONS = ("conv holds the user's past conversations with models and coding agents (Claude Code, Codex, "
                 "ChatGPT, llm, conv's own…), in git. Use search to find what was said or decided before, then "
-                "show to read one conversation.")
+                "show to read one conversation; origin says which conversation wrote a line or commit of code.")
 FILTERS = {
     "here": {"type": "string", "maxLength": 4096,
              "description": "A folder of a git project: only that project's conversations (e.g. the current working "
@@ -61,6 +61,21 @@ TOOLS = [
                     "search.",
      "inputSchema": {"type": "object", "properties": {
          **FILTERS, "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}},
+         "additionalProperties": False},
+     "annotations": READ_ONLY},
+    {"name": "origin", "title": "Which conversation wrote this code",
+     "description": "Where code of a git project came from: for a file (and lines), each run of lines with the "
+                    "commit git blame gives and the conversation and turn whose edit wrote that text (read it with "
+                    "show, then); for a commit or a range A..B, the conversations that wrote its added lines, with "
+                    "how many each, and the lines none wrote. A line no conversation wrote says why when it can.",
+     "inputSchema": {"type": "object", "properties": {
+         "file": {"type": "string", "maxLength": 4096, "description": "A file of the project, as an absolute path."},
+         "lines": {"type": "string", "maxLength": 40, "description": "Only these lines of the file: 10-20, or 10."},
+         "commit": {"type": "string", "maxLength": 400, "description": "Instead of a file: a commit (HEAD, a sha) "
+                                                                      "or a range A..B."},
+         "folder": {"type": "string", "maxLength": 4096,
+                    "description": "With commit: a folder of the project, as an absolute path (default: the "
+                                   "folder conv mcp runs in)."}},
          "additionalProperties": False},
      "annotations": READ_ONLY},
 ]
@@ -161,14 +176,16 @@ def _call(name, arguments, workspace) -> dict:
     from ...services import recall
 
     try:
-        if name not in ("search", "show", "list"):
-            raise ConvError(f"no tool called {name[:100]!r}", "use search, show or list")
+        if name not in ("search", "show", "list", "origin"):
+            raise ConvError(f"no tool called {name[:100]!r}", "use search, show, list or origin")
         if not isinstance(arguments, dict):
             raise ConvError("arguments must be an object")
         args = _checked(next(t for t in TOOLS if t["name"] == name)["inputSchema"], arguments)
         ws = workspace()
         if name == "show":
             data = recall.conversation(ws, args["id"], args.get("last"), args.get("before", 0))
+        elif name == "origin":
+            data = recall.origin(ws, **args)
         else:
             chosen = recall.filters(**{k: args.get(k) for k in FILTERS})
             data = ({"hits": recall.search(ws, args["query"], args.get("limit", 10), chosen)} if name == "search"

@@ -39,7 +39,7 @@ class ClaudeCodeSettings(HooksSettings):
         scope = _scope(project)
         command = ["mcp", "add", "--scope", scope, SERVER, *env, "--", server["command"], *server["args"]]
         said = (f"conv mcp is its MCP server{' for this project' if project else ''} (claude mcp add --scope "
-                f"{scope}): its tools search, show and list the store")
+                f"{scope}): its tools search, show, list and origin read the store")
         now = _server_now(project)
         if same(now, server):
             return said

@@ -2,9 +2,11 @@
 it (the git CLI in the work tree; nothing here knows a conversation): who
 last changed each line of a file (``git blame``, whitespace and moves not
 counting), the commits of a range, the lines a commit added, its trailers
-and its note of conv's, the lines staged for the next commit; and conv's
-notes written (``refs/notes/conv``)."""
+and its note of conv's, the lines staged for the next commit, where its
+hooks are; and conv's notes written (``refs/notes/conv``) and carried to
+and from the project's remote beside the side refs."""
 
+import os
 import re
 
 from ...errors import UsageError
@@ -12,6 +14,7 @@ from ...records import dataclass, field
 from .gitcli import run
 
 NOTES = "refs/notes/conv"
+THEIRS = "refs/notes/conv-fetched"  # the remote's notes, merged into conv's own (each note's ids, once each)
 TRAILER = "Conv-Conversation"
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 
@@ -44,16 +47,16 @@ def _git(root: str, *args: str, what: str) -> str:
     except FileNotFoundError:
         raise UsageError("this needs git", "Install git") from None
     if done.returncode:
-        said = done.stderr.strip().splitlines()
-        raise UsageError(f"{what}: {said[-1] if said else 'git failed'}", "Name a file or commit of this work tree")
+        raise UsageError(f"{what}: {_last(done.stderr)}", "Name a file or commit of this work tree")
     return done.stdout
 
 
 def blame(root: str, path: str, first: int | None = None, last: int | None = None) -> list[Blamed]:
     """Each line of ``path`` (``first``..``last`` when given), with the commit that made it as it is (``-w``: a
-    change of spaces alone is not one; ``-M``: a line moved within the file keeps its commit)."""
+    change of spaces alone is not one; ``-M``, ``-C``: a line moved within the file, or from another file the same
+    commit changed, keeps its commit and names the file it came from)."""
     span = ["-L", f"{first},{last}"] if first else []
-    out = _git(root, "blame", "--line-porcelain", "-w", "-M", *span, "--", path, what=f"git blame {path}")
+    out = _git(root, "blame", "--line-porcelain", "-w", "-M", "-C", *span, "--", path, what=f"git blame {path}")
     lines, entry = [], {}
     for line in out.split("\n"):
         if line.startswith("\t"):
@@ -100,6 +103,39 @@ def note(root: str, sha: str, conversations: list[str]) -> None:
     """conv's note on ``sha``: a Conv-Conversation line for each conversation that wrote it (the note replaced)."""
     text = "".join(f"{TRAILER}: {c}\n" for c in conversations)
     _git(root, "notes", "--ref", NOTES, "add", "-f", "-m", text, sha, what=f"git notes add {sha}")
+
+
+def carry_notes(root: str, remote: str | None, push: bool) -> str | None:
+    """conv's notes as ``remote`` has them merged into the project's (a note
+    on the same commit: both notes' lines, once each), then, with ``push``,
+    the merged notes pushed back; why not, when that failed (the side refs
+    went anyway)."""
+    if remote is None:
+        return None
+    fetched = run("-C", root, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, f"+{NOTES}:{THEIRS}")
+    if fetched.returncode == 0:
+        merged = run("-C", root, "notes", "--ref", NOTES, "merge", "-q", "-s", "cat_sort_uniq", THEIRS)
+        if merged.returncode:
+            return f"conv's notes from {remote} not merged: {_last(merged.stderr)}"
+    elif "couldn't find remote ref" not in fetched.stderr:
+        return f"conv's notes not fetched from {remote}: {_last(fetched.stderr)}"
+    has = run("-C", root, "rev-parse", "--verify", "-q", NOTES).returncode == 0
+    if push and has:
+        pushed = run("-C", root, "push", "--quiet", "--no-verify", remote, f"{NOTES}:{NOTES}")
+        if pushed.returncode:
+            return f"conv's notes not pushed to {remote}: {_last(pushed.stderr)}"
+    return None
+
+
+def hooks_folder(root: str) -> str:
+    """Where git looks for the project's hooks (core.hooksPath, or .git/hooks), as an absolute path."""
+    found = _git(root, "rev-parse", "--git-path", "hooks", what="git rev-parse --git-path hooks").strip()
+    return os.path.normpath(os.path.join(root, found))
+
+
+def _last(said: str) -> str:
+    lines = said.strip().splitlines()
+    return lines[-1] if lines else "git failed"
 
 
 def _note(root: str, sha: str) -> str:
