@@ -16,6 +16,7 @@ from conftest import pip_tools
 BENCH = Path(__file__).resolve().parent / "bench"
 SMOKE = {  # script -> its smallest run
     "bench_ask": ["--runs", "1", "--sizes", "10", "--turns", "2"],
+    "bench_blame": ["--runs", "1", "--sizes", "20", "--lines", "40", "--sessions", "4"],
     "bench_capture": ["--runs", "1", "--sizes", "10"],
     "bench_capture_agents": ["--runs", "1", "--agents", "qwen"],  # the real agent, from the suite
     "bench_commit": ["--exchanges", "2", "--conversations", "20"],

@@ -2,43 +2,19 @@
 the same line written by two sessions, a rebase, a cherry-pick, a squash, a
 file renamed, a function moved to another file by hand, and trailers and
 notes that lie (a teammate's repository is untrusted). The sessions are
-Claude Code's files as it writes them (a Write a turn), imported."""
+Claude Code's files as it writes them (claude_sessions.py), imported."""
 
 import json
 import os
 import subprocess
 
+from claude_sessions import write_session
 from conftest import GIT_IDENTITY, git, ok
 from test_mcp import Server, called
 
 A = "def parse(text):\n    fields = text.split(',')\n    return [f.strip() for f in fields]\n"
 B = "def parse(text):\n    fields = text.split(',')\n    return tuple(f.strip() for f in fields)\n"
 MOVED = "def render(rows):\n    return '\\n'.join(' | '.join(row) for row in rows)\n"
-
-
-def session(home, project, sid: str, when: str, writes: dict[str, str]) -> None:
-    """A Claude Code session in ``project`` that wrote ``writes`` (file -> text) with its Write tool at ``when``."""
-    base = {"cwd": str(project), "sessionId": sid, "version": "2.1.328", "userType": "external", "isSidechain": False}
-    records, parent = [], None
-    for n, (name, text) in enumerate(writes.items()):
-        call = f"toolu_{sid[:4]}{n}"
-        said = [{"role": "user", "content": f"write {name}"},
-                {"id": f"msg_{sid[:4]}{n}", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-                 "content": [{"type": "tool_use", "id": call, "name": "Write",
-                              "input": {"file_path": str(project / name), "content": text}}],
-                 "usage": {"input_tokens": 1, "output_tokens": 1}},
-                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call, "content": "ok"}]},
-                {"id": f"msg_{sid[:4]}{n}e", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-                 "content": [{"type": "text", "text": f"wrote {name}"}], "usage": {"input_tokens": 1,
-                                                                                   "output_tokens": 1}}]
-        for m, message in enumerate(said):
-            uuid = f"{sid[:4]}-{n}-{m}"
-            records.append({**base, "parentUuid": parent, "uuid": uuid, "type": message["role"], "message": message,
-                            "timestamp": f"{when}:{n:02d}.{m}00Z"})
-            parent = uuid
-    folder = home / ".claude" / "projects" / str(project).replace("/", "-")
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{sid}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
 
 
 def commit(project, message: str, when: str) -> str:
@@ -65,9 +41,10 @@ def test_history_rewritten_and_moved_keeps_its_writers_and_lies_make_none(conv_h
     git(project, "init", "-q", "-b", "main")
     (project / "README").write_text("a project\n")
     commit(project, "start", "2030-01-01T00:00:00Z")
-    session(home, project, "aaaaaaaa-0000-4000-8000-000000000001", "2030-02-01T10:00", {"csv.py": A})
-    session(home, project, "bbbbbbbb-0000-4000-8000-000000000002", "2030-02-02T10:00",
-            {"csv.py": B, "table.py": MOVED})
+    write_session(home, project, "aaaaaaaa-0000-4000-8000-000000000001", "2030-02-01T10:00",
+                  [{"file": "csv.py", "content": A}])
+    write_session(home, project, "bbbbbbbb-0000-4000-8000-000000000002", "2030-02-02T10:00",
+                  [{"file": "csv.py", "content": B}, {"file": "table.py", "content": MOVED}])
     ok("import", "--from", "claude-code")
     ids = {json.loads(ok("show", c["id"], "--json").stdout)["imported_from"]["id"][:4]: c["id"]
            for c in json.loads(ok("list", "--json").stdout)}

@@ -53,14 +53,23 @@ def redacted(data, first=None, rule=redact):
     """``data`` (JSON-like: texts, lists, mappings) with every text, keys too,
     passed through ``first`` when given (what would act on a terminal taken
     out, so that a key coloured by grep reads whole) and then masked by
-    ``rule`` (``redact``, or ``outward``)."""
-    if isinstance(data, str):
-        return rule(first(data) if first else data)
-    if isinstance(data, dict):
-        return {redacted(k, first, rule): redacted(v, first, rule) for k, v in data.items()}
-    if isinstance(data, (list, tuple)):
-        return [redacted(v, first, rule) for v in data]
-    return data
+    ``rule`` (``redact``, or ``outward``). A text met again (keys, a title on
+    every line of conv blame) is masked once."""
+    done: dict[str, str] = {}
+
+    def each(value):
+        if isinstance(value, str):
+            found = done.get(value)
+            if found is None:
+                found = done[value] = rule(first(value) if first else value)
+            return found
+        if isinstance(value, dict):
+            return {each(k): each(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [each(v) for v in value]
+        return value
+
+    return each(data)
 
 
 def spans(text: str, looking_alike: bool = False) -> list[tuple[int, int, str | None]]:

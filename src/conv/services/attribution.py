@@ -12,6 +12,7 @@ line in its place, that it changed since."""
 import os
 import re
 from datetime import datetime, timezone
+from functools import lru_cache
 
 from ..format.line_keys import key
 from ..records import dataclass, field
@@ -77,11 +78,17 @@ def _around(lines: list, found: list) -> list:
 
 
 def _same_project(wrote, project: Project) -> bool:
-    if wrote.project and os.path.realpath(wrote.project) == os.path.realpath(project.root):
+    if wrote.project and _real(wrote.project) == _real(project.root):
         return True
     return bool(project.remote and wrote.remote and _plain(wrote.remote) == _plain(project.remote))
 
 
+@lru_cache(maxsize=4096)
+def _real(path: str) -> str:
+    return os.path.realpath(path)
+
+
+@lru_cache(maxsize=4096)
 def _plain(remote: str) -> str:
     """A remote's URL as the same repository's (git@host:a/b.git, https://host/a/b, ssh://git@host/a/b.git)."""
     text = remote.strip().lower().removesuffix("/").removesuffix(".git")
