@@ -156,7 +156,7 @@ def _conv_runner(request):
 
 @pytest.fixture(autouse=True)
 def conv_home(tmp_path, monkeypatch):
-    """An empty CONV_HOME, no OPENAI_* / ANTHROPIC_* / OLLAMA_* / CONV_*, proxy or
+    """An empty CONV_HOME and HOME, no OPENAI_* / ANTHROPIC_* / OLLAMA_* / CONV_*, proxy or
     SSL_CERT_* variables from the developer's shell, and no Ollama found
     (OLLAMA_HOST points at a closed port)."""
     for name in list(os.environ):
@@ -164,6 +164,12 @@ def conv_home(tmp_path, monkeypatch):
                 or name.lower().endswith("_proxy")):
             monkeypatch.delenv(name)
     monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:1")
+    # a HOME of the test's own: a conv connect (or a tool) run without its own folders writes nowhere real;
+    # the caches stay shared (uv's, the suite's tools)
+    monkeypatch.setenv("XDG_CACHE_HOME", os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache"))
+    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "user-home"))
     home = tmp_path / "home"
     monkeypatch.setenv("CONV_HOME", str(home))
     # the local model's sockets: a short path of the test's own; removing it ends any host left running

@@ -7,12 +7,16 @@ extension's task folder, written here in its shape, is read too."""
 
 import json
 import os
+import shutil
 import signal
 import socket
+from pathlib import Path
 
 from conftest import FakeServer, conv_env, ok
 from real_tools import Headless
 from test_capture_agents import stored
+
+DATA = Path(__file__).parent / "data" / "cline-3.0.65"  # sessions the real cline wrote
 
 
 class Cline(Headless):
@@ -111,3 +115,66 @@ def test_an_older_extensions_task_folder_is_read_though_its_history_no_longer_li
     assert answer["usage"] == {"prompt_tokens": 200, "cache_write_tokens": 0, "cache_read_tokens": 1000,
                                "completion_tokens": 80, "cost": 0.01}
     assert conv["imported_from"]["cwd"] == "/home/u/proj"
+
+
+def test_the_real_clis_sessions_keep_each_messages_time_and_its_failed_calls(tmp_path, monkeypatch):
+    """Sessions the real cline 3.0.65 wrote (tests/data): an editor call that failed (Cline says so in the
+    result's JSON, not with is_error), run_commands with a failing command, and a session resumed a minute on."""
+    sessions = tmp_path / "sessions"
+    shutil.copytree(DATA, sessions)
+    ok("import", "--from", "cline", str(sessions))
+    shown = {c["title"]: json.loads(ok("show", c["id"], "--json").stdout)
+             for c in json.loads(ok("list", "--json").stdout)}
+    edited = shown["edit target.txt"]["turns"][1]
+    assert [(e["kind"], e.get("failed")) for e in edited["edits"]] == [("write", True)]
+    resumed = shown["run cmds"]["turns"]
+    assert [t["created"] for t in resumed] == ["2026-12-02T03:55:02.306Z", "2026-12-02T03:55:02.368Z",
+                                               "2026-12-02T03:55:58.694Z", "2026-12-02T03:55:58.820Z"]
+    assert all(c["failed"] for c in resumed[1]["commands"])  # one call: it failed (in part)
+
+
+def test_an_older_task_in_xml_is_its_questions_with_its_calls_results_tokens_and_model(tmp_path, monkeypatch):
+    config = tmp_path / "config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    task = config / "Code" / "User" / "globalStorage" / "saoudrizwan.claude-dev" / "tasks" / "1732000000000"
+    task.mkdir(parents=True)
+    said = [
+        ("user", ["<task>\nmake hello.py print hi\n</task>",
+                  "<environment_details>\n# Current Working Directory (/home/u/old) Files\n</environment_details>"]),
+        ("assistant", ["<thinking>Write it.</thinking>\n<write_to_file>\n<path>hello.py</path>\n<content>\n"
+                       "print('hi')\n</content>\n</write_to_file>"]),
+        ("user", ["[write_to_file for 'hello.py'] Result:", "The content was successfully saved to hello.py.",
+                  "<environment_details>\nVSCode Visible Files\n</environment_details>"]),
+        ("assistant", ["<execute_command>\n<command>python3 hello.py</command>\n</execute_command>"]),
+        ("user", ["[execute_command for 'python3 hello.py'] Result:", "The tool execution failed: no python3"]),
+        ("assistant", ["<attempt_completion>\n<result>\nhello.py prints hi.\n</result>\n</attempt_completion>"]),
+        ("user", ["[attempt_completion] Result:", "The user has provided feedback.\n<feedback>\nadd a comment\n"
+                                                  "</feedback>"]),
+        ("assistant", ["Added."])]
+    (task / "api_conversation_history.json").write_text(json.dumps(
+        [{"role": role, "content": [{"type": "text", "text": text} for text in texts]} for role, texts in said]))
+    (task / "ui_messages.json").write_text(json.dumps([
+        {"ts": 1732000000000, "type": "say", "say": "task", "text": "make hello.py print hi"},
+        {"ts": 1732000001000, "type": "say", "say": "api_req_started", "text": json.dumps(
+            {"tokensIn": 10, "tokensOut": 100, "cacheWrites": 2000, "cacheReads": 0, "cost": 0.01})},
+        {"ts": 1732000005000, "type": "say", "say": "api_req_started", "text": json.dumps(
+            {"tokensIn": 5, "tokensOut": 50, "cacheWrites": 100, "cacheReads": 2000, "cost": 0.002})}]))
+    (task / "task_metadata.json").write_text(json.dumps(
+        {"model_usage": [{"ts": 1732000000000, "model_id": "claude-3-5-sonnet-20241022"}]}))
+    ok("import", "--from", "cline")
+    (listed,) = json.loads(ok("list", "--json").stdout)
+    conv = json.loads(ok("show", listed["id"], "--json").stdout)
+    assert [(t["role"], t["content"] if t["role"] == "user" else "") for t in conv["turns"]] == [
+        ("user", "make hello.py print hi"), ("assistant", ""), ("user", "add a comment"), ("assistant", "")]
+    answer = conv["turns"][1]
+    assert conv["created"].startswith("2024-11-19T07:06:40") and answer["created"].startswith("2024-11-19T07:06:41")
+    assert answer["model"] == "claude-3-5-sonnet-20241022" and answer["thinking"] == "Write it."
+    assert answer["usage"] == {"prompt_tokens": 15, "cache_write_tokens": 2100, "cache_read_tokens": 2000,
+                               "completion_tokens": 150, "cost": 0.012}
+    assert [(e["kind"], e["after"]) for e in answer["edits"]] == [("write", "print('hi')")]
+    assert answer["commands"] == [{"command": "python3 hello.py", "tool": "execute_command", "failed": True}]
+    assert "hello.py prints hi." in answer["content"] and "<attempt_completion>" not in answer["content"]
+    assert "<thinking>" not in answer["content"]
+    again = json.loads(ok("import", "--from", "cline", "--json").stdout)
+    assert (again["added"], again["turns_added"]) == (0, 0)

@@ -63,6 +63,8 @@ def test_candidates_commands_options_conversations_models(two):
     ok("config", "set", "endpoints.groq.base_url", "http://127.0.0.1:9/v1")
     ok("config", "set", "aliases.fast", "groq:llama-3.3-70b")
     assert ["fast"] in completed("ask", "-m", "") and ["local"] in completed("ask", "-m", "")
+    assert completed("connect", "--remove", "cl") == completed("connect", "cl") == [
+        ["claude-code", "Claude Code"], ["cline", "Cline"]]  # its tool, after a switch too
 
 
 @pytest.fixture

@@ -276,3 +276,23 @@ def test_an_import_from_a_tools_own_place_leaves_out_capture_never_too(claude, t
     for session in named:  # named by hand, a file is taken in whatever it is
         ok("import", "--from", "claude-code", str(session))
     assert "Secret plans." in json.dumps([json.loads(ok("show", c["id"], "--json").stdout) for c in listed()])
+
+
+def test_connect_all_finds_a_tool_by_its_own_folder_not_the_one_convs_hook_goes_in(tmp_path, monkeypatch):
+    """pi, opencode, Cline and Copilot make their own folders, never the hooks folder conv's file goes in."""
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))  # no other tool there
+    own = {"PI_CODING_AGENT_DIR": tmp_path / "pi", "XDG_CONFIG_HOME": tmp_path / "config",
+           "CLINE_DIR": tmp_path / "cline", "COPILOT_HOME": tmp_path / "copilot"}
+    for name, folder in own.items():
+        monkeypatch.setenv(name, str(folder))
+    (tmp_path / "pi" / "sessions").mkdir(parents=True)
+    (tmp_path / "config" / "opencode").mkdir(parents=True)
+    (tmp_path / "cline" / "data").mkdir(parents=True)
+    (tmp_path / "copilot" / "session-state").mkdir(parents=True)
+    said = ok("connect", "all").stdout.decode()
+    assert "claude-code: passed over" in said
+    for tool in ("pi", "opencode", "cline", "copilot"):
+        assert f"{tool}: connected" in said, said
+    assert {t["tool"]: t["present"] for t in json.loads(ok("connect", "--json").stdout)["tools"]
+            if t["tool"] in ("pi", "opencode", "cline", "copilot")} == dict.fromkeys(
+        ("pi", "opencode", "cline", "copilot"), True)

@@ -9,6 +9,7 @@ tool calls changed is kept; a store that is no Cursor's is one line."""
 
 import hashlib
 import json
+import os
 import sqlite3
 
 from conftest import fails, ok
@@ -143,3 +144,39 @@ def test_a_store_that_is_no_cursors_is_one_line(tmp_path):
     db.close()
     said = fails("import", "--from", "cursor", str(tmp_path), code=1)
     assert "not a Cursor chat's store" in said
+
+
+def test_a_chat_with_no_times_is_imported_once_however_its_files_are_touched_or_grow(tmp_path, monkeypatch):
+    cursor = tmp_path / "cursor"
+    monkeypatch.setenv("CURSOR_CONFIG_DIR", str(cursor))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    store_db(cursor, CLI_ID)
+    transcript(cursor, ONLY_TRANSCRIPT, "list the files")  # no time anywhere in it: dated by its file
+    ok("import", "--from", "cursor")
+    chats = shown_all()
+    assert chats["Rename f"]["created"].startswith("2026-01-02T23:27:39")  # the store's createdAt (ms)
+    assert chats["Rename f"]["turns"][1]["model"] == "claude-4.5-sonnet"  # the model it last used
+    first = chats["list the files"]
+    for folder in cursor.rglob("*"):
+        if folder.is_file():
+            os.utime(folder, (folder.stat().st_atime + 3600, folder.stat().st_mtime + 3600))
+    again = json.loads(ok("import", "--from", "cursor", "--json").stdout)
+    assert (again["added"], again["turns_added"], again["forks"]) == (0, 0, []), again
+    grown = cursor / "projects" / "work-proj" / "agent-transcripts" / f"{ONLY_TRANSCRIPT}.jsonl"
+    with grown.open("a") as out:
+        out.write(json.dumps({"role": "user", "message": {"content": [
+            {"type": "text", "text": "<user_query>\nand the hidden ones\n</user_query>"}]}}) + "\n")
+    os.utime(grown, (grown.stat().st_atime + 7200, grown.stat().st_mtime + 7200))
+    more = json.loads(ok("import", "--from", "cursor", "--json").stdout)
+    assert (more["added"], more["turns_added"], more["forks"]) == (0, 1, []), more
+    after = shown_all()["list the files"]
+    assert [t["name"] for t in after["turns"][:2]] == [t["name"] for t in first["turns"]]
+    assert len(json.loads(ok("list", "--json").stdout)) == 2
+
+
+def test_a_fifo_where_a_store_should_be_is_one_line_never_waited_on(tmp_path):
+    chat = tmp_path / "chats" / "h" / "x"
+    chat.mkdir(parents=True)
+    os.mkfifo(chat / "store.db")
+    said = fails("import", "--from", "cursor", str(tmp_path), code=1, timeout=30, process=True)
+    assert "not a regular file (a FIFO, a device): never waited on" in said

@@ -78,3 +78,32 @@ def test_a_codex_session_becomes_turns_and_grows_on_resume(agent, fake, store_pa
     ok("ask", "--cid", newest()["id"], "thanks")  # chosen: goes on with conv's own model
     assert fake.requests[-1]["messages"][0]["content"] == "what do my notes say?"
     git(store_path, "fsck", "--strict")
+
+
+def test_an_older_codexs_token_count_written_again_is_counted_once(tmp_path):
+    """Codex before token_usage_record said each model call's tokens in a token_count event, and writes the
+    same count again (a screen's refresh, a fork replaying its parent: its total unchanged, ccusage #1288)."""
+    def counted(total_in, total_cached, total_out, last_in, last_cached, last_out):
+        def tokens(inp, cached, out):
+            return {"input_tokens": inp, "cached_input_tokens": cached, "output_tokens": out,
+                    "reasoning_output_tokens": 0, "total_tokens": inp + out}
+        return {"type": "token_count", "info": {"total_token_usage": tokens(total_in, total_cached, total_out),
+                                                "last_token_usage": tokens(last_in, last_cached, last_out)}}
+
+    records = [("session_meta", {"id": "019a0000-0000-7000-8000-00000000000c", "cwd": str(tmp_path)}),
+               ("turn_context", {"model": "gpt-5-codex"}),
+               ("response_item", {"type": "message", "role": "user", "content": [
+                   {"type": "input_text", "text": "list the files"}]}),
+               ("event_msg", counted(5000, 4000, 300, 5000, 4000, 300)),
+               ("event_msg", counted(11000, 9000, 350, 6000, 5000, 50)),
+               ("event_msg", counted(11000, 9000, 350, 6000, 5000, 50)),  # the same again
+               ("response_item", {"type": "message", "role": "assistant", "content": [
+                   {"type": "output_text", "text": "Two files."}]})]
+    rollout = tmp_path / "rollout-2026-11-20T10-00-00-019a0000-0000-7000-8000-00000000000c.jsonl"
+    rollout.write_text("".join(json.dumps({"timestamp": f"2026-11-20T10:00:0{n}.000Z", "type": kind,
+                                           "payload": payload}) + "\n" for n, (kind, payload) in enumerate(records)))
+    ok("import", "--from", "codex", str(rollout))
+    (listed,) = json.loads(ok("list", "--json").stdout)
+    answer = json.loads(ok("show", listed["id"], "--json").stdout)["turns"][1]
+    assert answer["usage"] == {"prompt_tokens": 2000, "cache_write_tokens": 0, "cache_read_tokens": 9000,
+                               "completion_tokens": 350, "reasoning_tokens": 0}

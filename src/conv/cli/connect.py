@@ -29,7 +29,9 @@ def connect(
     project: Annotated[bool, typer.Option("--project", help="Only in the git project you are in (its "
                                                             "project settings: .claude/settings.local.json, "
                                                             ".gemini/ or .qwen/settings.json, "
-                                                            ".github/hooks/conv.json), not user-wide.")] = False,
+                                                            ".github/hooks/conv.json, .pi/extensions/, "
+                                                            ".opencode/plugin/, .clinerules/hooks/), not "
+                                                            "user-wide.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     from ..errors import UsageError

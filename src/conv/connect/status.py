@@ -18,7 +18,7 @@ from .commands import capture_command, capture_parts, server_command, this_store
 class Status:
     tool: str
     file: str  # its user-wide settings
-    present: bool  # the tool's folder is on this machine
+    present: bool  # the tool's folder is on this machine (Settings.installed)
     connected: list  # the settings files holding conv's entry for this store
     projects: list = field(default_factory=list)  # the projects it is connected for alone
     mcp: list = field(default_factory=list)  # "where: what its MCP server named conv runs", one each
@@ -60,4 +60,4 @@ def _status(source, records: dict) -> Status:
                        if isinstance(entry, dict) and isinstance(entry.get("project"), str)})
     mcp = [f"{where}: {said}" for where, project in (("user-wide", None), *((p, Path(p)) for p in projects))
            if (said := module.mcp(project, server_command()))]
-    return Status(name, str(file), file.parent.is_dir(), held, projects, mcp, problems)
+    return Status(name, str(file), module.installed().is_dir(), held, projects, mcp, problems)

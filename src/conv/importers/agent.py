@@ -29,6 +29,7 @@ class AgentTurns:
         self._before: list[dict] = []  # injected before the first turn: kept with it
         self._calls: dict[str, str] = {}  # a call's id -> the tool's name, for its result's heading
         self._did: dict[str, list[dict]] = {}  # a call's id -> the edits and commands it made, marked if it fails
+        self._edited: dict[str, ImportedTurn] = {}  # a call's id -> the answer holding its edits
         self._usage: dict[str, tuple] = {}  # a model call's id -> (its answer, its usage), the fullest record's
 
     def typed(self, text: str, time, source_id: str) -> None:
@@ -90,6 +91,10 @@ class AgentTurns:
         if turn is None:
             self._append(answer, fenced(shown, f"tool call: {name}"))
 
+    def acted(self, name: str, arguments, time, source_id: str) -> None:
+        """A tool call the answer's own text shows (gptme's fenced blocks): what it changes or runs kept as data."""
+        self._did_by("", self._answer(time, source_id), name, arguments)
+
     def _did_by(self, call_id: str, answer: ImportedTurn, name: str, arguments) -> None:
         did = []
         for edit in self.tools.edits(name, arguments):
@@ -100,6 +105,20 @@ class AgentTurns:
             did.append(answer.commands[-1])
         if did and call_id:
             self._did[call_id] = did
+            self._edited[call_id] = answer
+
+    def reported(self, call_id: str, edits: list[dict]) -> None:
+        """What the tool itself said its call changed (Claude Code's Edit result: each hunk's lines whole), in
+        place of what conv made of the call's arguments (a span of a line, a rename of every match)."""
+        answer, did = self._edited.get(call_id), self._did.get(call_id, [])
+        made = {id(d) for d in did if d in (answer.edits if answer else ())}
+        if answer is None or not edits or not made:
+            return
+        at = next(n for n, e in enumerate(answer.edits) if id(e) in made)
+        first = next(d for d in did if id(d) in made)
+        new = [{**e, "tool": first.get("tool"), **({"failed": True} if first.get("failed") else {})} for e in edits]
+        answer.edits = answer.edits[:at] + new + [e for e in answer.edits[at:] if id(e) not in made]
+        self._did[call_id] = new + [d for d in did if id(d) not in made]
 
     def failed(self, call_id: str) -> None:
         """The call said it did not do what it was asked: its edits and commands marked so."""

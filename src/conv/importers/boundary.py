@@ -61,8 +61,10 @@ class Reader:
     - ``per_session``: one file a session, so that only files that changed
       are read again; ``keeps_no_ids``: no ids or times to know a turn by
       (matched by text on a second import, by_text.continue_stored);
-      ``companions``: files beside each one (its name and a suffix) whose
-      change is its change (a database's write-ahead log), for the catch-up;
+      ``unasked_too``: a conversation with no question in it is one (else a
+      session nobody asked anything in is none); ``companions``: files
+      beside each one (its name and a suffix) whose change is its change (a
+      database's write-ahead log), for the catch-up;
       ``version``: of what it makes of a file, so that a file it read whole
       before it changed is read again (home/imports.py, the catch-up).
     """
@@ -72,6 +74,7 @@ class Reader:
     record: Shape = Anything
     per_session = True
     keeps_no_ids = False
+    unasked_too = False  # a conversation nobody asked anything in is one too (conv's own: a fork of a system prompt)
     version = 2  # of what it makes of a file: files read whole by another are read again (2: format 2's classes)
     companions: tuple[str, ...] = ()
 
@@ -123,7 +126,8 @@ def read_file(reader: Reader, file: Path) -> Found:
     end = _changed(file)
     for conversation in found:
         said += _finished(conversation, file, end)
-    return Found([c for c in found if c.turns], said)
+    return Found([c for c in found if c.turns and (reader.unasked_too or any(t.role == "user" for t in c.turns))],
+                 said)  # a tool's session nobody asked anything in: no conversation
 
 
 def fitting(records: Iterable, shape: Shape) -> tuple[list, list[str]]:
@@ -163,6 +167,7 @@ def _finished(conversation: ImportedConversation, file: Path, end: datetime) -> 
     """The conversation's turns checked and dated, its own fields made safe; what was left out, said."""
     turns, dropped = checked_turns(conversation.turns)
     start = moment(conversation.created)
+    conversation.undated = start is None and all(moment(t.created) is None for t in turns)
     conversation.turns = dated(turns, start, end)
     conversation.created = iso(start) if start else (conversation.turns[0].created if conversation.turns else iso(end))
     conversation.title = one_line(conversation.title) or title_from(
@@ -171,7 +176,7 @@ def _finished(conversation: ImportedConversation, file: Path, end: datetime) -> 
     conversation.source_id = sound(str(conversation.source_id))
     conversation.fork_of = sound(conversation.fork_of) if isinstance(conversation.fork_of, str) else None
     conversation.origin = {k: sound(v) for k, v in conversation.origin.items() if isinstance(v, str) and v}
-    said = list(conversation.skipped)
+    said = [sound(line) for line in conversation.skipped]  # (a line may name an id of bad bytes)
     if dropped:
         said.append(f"{plural(dropped, 'turn')} of {conversation.source_id} in {file} left out: "
                     "no role conv knows, or no text")
@@ -231,6 +236,16 @@ def sound(text: str) -> str:
     except UnicodeEncodeError:
         return _SURROGATE.sub("\ufffd", text)
     return text
+
+
+def dated_from(conversation: ImportedConversation, created: str) -> None:
+    """An undated conversation's turns dated from when the store says it began (``created``), as the first
+    import dated them: the same turns get the same names however its file's time moves."""
+    start = moment(created)
+    if start is not None:
+        for turn in conversation.turns:
+            turn.created = None
+        conversation.turns, conversation.created = dated(conversation.turns, start, start), created
 
 
 def dated(turns: list[ImportedTurn], start: datetime | None, end: datetime) -> list[ImportedTurn]:

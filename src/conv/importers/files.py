@@ -173,9 +173,18 @@ def open_database(file: Path):
     """A tool's SQLite database, opened read-only (never migrated, locked or
     checkpointed: what sits in its write-ahead log is read too), its text
     read as UTF-8 with a byte that is none as U+FFFD: one row of bad bytes
-    costs that row's characters, never the database."""
+    costs that row's characters, never the database. Anything but a plain
+    file is refused, never waited on (SQLite would block on a FIFO)."""
     import sqlite3
+    import stat
 
+    try:
+        kind = os.stat(file).st_mode
+    except OSError as exc:
+        raise Unreadable(exc.strerror or str(exc)) from None
+    if not stat.S_ISREG(kind):
+        raise Unreadable("a folder, not a database" if stat.S_ISDIR(kind) else
+                         "not a regular file (a FIFO, a device): never waited on")
     try:
         db = sqlite3.connect(file.resolve().as_uri() + "?mode=ro", uri=True)
     except sqlite3.Error as exc:

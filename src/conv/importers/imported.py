@@ -38,6 +38,7 @@ class ImportedConversation:
     skipped: list = field(default_factory=list)  # what of the source could not be read, said to the user
     conv_id: str | None = None  # the id it keeps (conv's own export), else conversation_id makes one
     meta: dict = field(default_factory=dict)  # more of conv's own fields (conv's export: tags, status, summary…)
+    undated: bool = False  # no time of its own: dated by its file's last change (or, once stored, by its start)
 
 
 @dataclass

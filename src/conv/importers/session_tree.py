@@ -34,7 +34,9 @@ def forks(source: str, records: list[dict], is_message: Callable[[dict], bool],
         return []  # nobody typed anything: no conversation
     empty = [n for n, (_, turns) in enumerate(made) if any(  # a line all of whose turns another holds
         len(other) > len(turns) and shared_prefix(turns, other) >= len(turns) for _, other in made)]
-    made = [line for n, line in enumerate(made) if n not in empty]
+    asked_nothing = [n for n, (_, turns) in enumerate(made) if n not in empty
+                     and not any(turn.role == "user" for turn in turns)]  # an answer cut off by a parent loop
+    made = [line for n, line in enumerate(made) if n not in empty and n not in asked_nothing]
     made[0] = ("", made[0][1])  # the first line left is the conversation
     main_turns = made[0][1]
     model = next((t.model for t in reversed(main_turns) if t.model), None)
@@ -47,6 +49,9 @@ def forks(source: str, records: list[dict], is_message: Callable[[dict], bool],
     if empty:
         out[0].skipped.append(f"{plural(len(empty), 'line')} of session {session_id} in {file} held no turn of "
                               "its own (an empty or unreadable message): left out")
+    if asked_nothing:
+        out[0].skipped.append(f"{plural(len(asked_nothing), 'line')} of session {session_id} in {file} hold "
+                              "answers to no question (cut off by a parent that loops): left out")
     if reused:
         out[0].skipped.append(f"{plural(reused, 'record')} of {file} reuse an earlier record's "
                               "uuid with other content: left out, the first kept")

@@ -110,12 +110,16 @@ class _Number(Shape):
 
 
 class _Time(Shape):
-    """An ISO 8601 time or seconds since 1970, as an aware UTC datetime;
+    """An ISO 8601 time or seconds (or ms, or µs) since 1970, as an aware UTC datetime;
     None when it is neither, or outside 1970-9999 (naive times are UTC: llm
     wrote ``datetime.utcnow()`` in early versions)."""
 
     def check(self, value):
         return moment(value)
+
+
+_PER_SECOND = (1, 1_000, 1_000_000)  # a number is seconds, or past 1e11 (the year 5138 in seconds) milliseconds,
+# past 1e14 microseconds: each tool counts as it likes (Cline and Cursor in ms)
 
 
 def moment(value) -> datetime | None:
@@ -125,7 +129,8 @@ def moment(value) -> datetime | None:
             found = datetime.fromisoformat(value.strip().replace(" ", "T", 1).replace("Z", "+00:00"))
             found = found if found.tzinfo else found.replace(tzinfo=timezone.utc)
         elif isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-            found = datetime.fromtimestamp(value, timezone.utc)
+            found = datetime.fromtimestamp(value / _PER_SECOND[(abs(value) >= 1e11) + (abs(value) >= 1e14)],
+                                           timezone.utc)
         elif isinstance(value, datetime):  # YAML reads unquoted times as datetimes
             found = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
         else:

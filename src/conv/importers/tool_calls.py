@@ -58,6 +58,11 @@ def write(path_key: str, text_key: str):
     return lambda args: [_edit("write", _text(args, path_key), after=_text(args, text_key))]
 
 
+def appended(path_key: str, text_key: str):
+    """Text added at a file's end (gptme's append): a span replaced where there was none."""
+    return lambda args: [_edit("replace", _text(args, path_key), after=_text(args, text_key))]
+
+
 def replace(path_key: str, old_key: str, new_key: str):
     """A span replaced: the file, the text it was and the text it became."""
     return lambda args: [_edit("replace", _text(args, path_key), _text(args, old_key), _text(args, new_key))]
@@ -80,6 +85,20 @@ def patch(text_key: str | None = None):
     """A patch in Codex's format (``*** Begin Patch`` … ``*** End Patch``), the
     call's whole input or under ``text_key``: each file's hunks as edits."""
     return lambda args: patched(args if text_key is None else _text(args, text_key))
+
+
+def hunks(path, found) -> list[dict]:
+    """A file's hunks as a tool reported them (Claude Code's ``structuredPatch``: ``{lines: [" kept", "-out",
+    "+in"]}`` each), each a ``patch`` edit as ``patched`` makes them; [] when they are not that."""
+    out = []
+    for hunk in found if isinstance(path, str) and isinstance(found, list) else ():
+        lines = hunk.get("lines") if isinstance(hunk, dict) else None
+        if not isinstance(lines, list) or not all(isinstance(line, str) for line in lines):
+            return []
+        before = [line[1:] for line in lines if line[:1] in (" ", "-", "")]
+        after = [line[1:] for line in lines if line[:1] in (" ", "+", "")]
+        out.append(_edit("patch", path, "\n".join(before) + "\n", "\n".join(after) + "\n"))
+    return out
 
 
 def patched(text) -> list[dict]:
@@ -126,12 +145,14 @@ def patched(text) -> list[dict]:
     return out
 
 
-BLOCK = re.compile(r"^(?:<{7}|-{7}) SEARCH\n(.*?)^={7}\n(.*?)^(?:>{7}|\+{7}) REPLACE$", re.S | re.M)
+BLOCK = re.compile(r"^(?:<{7}|-{7}) (?:SEARCH|ORIGINAL)\n(.*?)^={7}\n(.*?)^(?:>{7}|\+{7}) (?:REPLACE|UPDATED)$",
+                   re.S | re.M)
 
 
 def search_replace(text: str) -> list[tuple[str, str]]:
     """The (search, replace) texts of SEARCH/REPLACE blocks (Cline's ``------- SEARCH`` / ``=======`` /
-    ``+++++++ REPLACE``, aider's ``<<<<<<< SEARCH`` / ``=======`` / ``>>>>>>> REPLACE``)."""
+    ``+++++++ REPLACE``, aider's ``<<<<<<< SEARCH`` / ``=======`` / ``>>>>>>> REPLACE``, gptme's ``ORIGINAL`` /
+    ``UPDATED``)."""
     return [(m[1], m[2]) for m in BLOCK.finditer(text)]
 
 
@@ -151,7 +172,7 @@ def shell(key: str):
             if len(value) == 3 and value[1] in ("-lc", "-c") and value[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh"):
                 return value[2]
             return shlex.join(value)
-        return value if isinstance(value, str) else None
+        return value.strip("\n") if isinstance(value, str) else None  # (a fenced block's last newline)
     return command
 
 

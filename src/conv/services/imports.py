@@ -23,6 +23,7 @@ from ..format.words import plural
 from ..home import imports, progress
 from ..home.key_shapes import key_shaped
 from ..home.project import here
+from ..importers.boundary import dated_from
 from ..importers.by_text import continue_stored
 from ..records import dataclass, field, replace
 from ..store import Incoming
@@ -109,6 +110,9 @@ class Taking:
         handed = {id(c): back for c in conversations if (back := handed_back(self.ws, self.reader.source, c))}
         self.ids.update({c.source_id: importers.conversation_id(c) for c in conversations})
         for imported in conversations:
+            if imported.undated and not self.reader.keeps_no_ids:  # (those are matched by their text)
+                _as_first_dated(self.ws, imported, self.ids[imported.source_id])
+        for imported in conversations:
             if not imported.turns:
                 continue
             conv, turns = made(imported, self.ids, self.reader.source, self.said, self._project(imported))
@@ -180,6 +184,14 @@ def _place(reader, source: str, path: str | None):
     if default is None:
         raise UsageError(f"conv import --from {source} needs a path", "Give the file or folder to import")
     return default
+
+
+def _as_first_dated(ws: Workspace, imported, conv_id: str) -> None:
+    """A conversation with no time of its own (dated by its file's last change) dated as when it came in first,
+    if it did: its turns keep their names (a file touched or grown is no new conversation)."""
+    trashed = ws.in_trash(conv_id)
+    if trashed is not None:
+        dated_from(imported, ws.store.read(conv_id, trashed=trashed).created)
 
 
 def _stored_turns(ws: Workspace, conv_id: str) -> list | None:

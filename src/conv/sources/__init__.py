@@ -58,6 +58,10 @@ def every(part: str = "reader") -> list[Source]:
     return [found for name in NAMES if (found := source(name)).offers(part)]
 
 
+_CALLED = {"shell-gpt": ("sgpt",), "claude-code": ("claude",), "gemini": ("gemini-cli",), "qwen": ("qwen-code",),
+           "copilot": ("copilot-cli", "gh-copilot")}  # what people call a tool besides conv's name for it
+
+
 def named(name: str, part: str, refusal: str, more: tuple = ()) -> Source:
     """The source ``name`` when it offers ``part``; else a usage error,
     ``refusal`` (say "… called {name!r}") with the nearest name that does and
@@ -70,6 +74,9 @@ def named(name: str, part: str, refusal: str, more: tuple = ()) -> Source:
     from difflib import get_close_matches
 
     words = [*able, *more]
-    near = get_close_matches(name, words, n=1, cutoff=0.6)
+    asked = name.lower()
+    near = [w for w in words if w == asked or w.replace("-", "") == asked.replace("-", "")
+            or w.split("-")[0] == asked or asked in _CALLED.get(w, ())] or \
+        get_close_matches(asked, words, n=1, cutoff=0.6)
     raise UsageError(refusal.format(name=name) + (f" (did you mean {near[0]}?)" if near else ""),
                      f"Use one of: {', '.join(words)}")

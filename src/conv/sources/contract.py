@@ -58,6 +58,11 @@ class Settings(ABC):
     def register(self, server: dict, project: Path | None) -> str:
         """``conv mcp`` as its MCP server, where ``added`` does not put it; one line saying what was done."""
 
+    def installed(self) -> Path:
+        """The folder that says the tool is on this machine (its settings' folder, unless that is one conv's hook
+        makes): ``conv connect all`` passes over a tool without it."""
+        return self.settings_file(None).parent
+
     def also_written(self, project: Path | None) -> list[Path]:
         """Files ``register`` writes besides the settings (a tool's own MCP
         servers file): ``--remove`` gives them back byte for byte too, when

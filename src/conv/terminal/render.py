@@ -25,14 +25,19 @@ def is_terminal(stream=None) -> bool:
 
 
 def notice(message: str) -> None:
-    """A side remark on stderr, out of the way of piped output."""
-    sys.stderr.write(f"conv: {clean(message)}\n")
+    """A side remark on stderr, out of the way of piped output: one line (a line break in it, a file's name
+    holding one, shown as \\n)."""
+    sys.stderr.write(f"conv: {_one_line(message)}\n")
     sys.stderr.flush()
 
 
 def error(message: str) -> None:
-    sys.stderr.write(f"conv: error: {clean(message)}\n")
+    sys.stderr.write(f"conv: error: {_one_line(message)}\n")
     sys.stderr.flush()
+
+
+def _one_line(message: str) -> str:
+    return clean(message).replace("\r", "\\r").replace("\n", "\\n")
 
 
 def plain(text: str, end: str = "\n") -> None:

@@ -83,7 +83,7 @@ SAMPLE = Sample(
     fields={"id": [(1, "sessionId"), (1, "uuid")], "cwd": [(1, "cwd")], "branch": [(1, "gitBranch")],
             "title": [(11, "summary")], "text": [(1, "message", "content"), (10, "message", "content", 0, "text")],
             "input": [(3, "message", "content", 0, "input")], "time": [(1, "timestamp"), (10, "timestamp")],
-            "cycle": [((1, "parentUuid"), "a5")]},
+            "cycle": [((1, "parentUuid"), "a5"), ((3, "parentUuid"), "a2")]},
     other=OTHER, other_layout="projects/-work-proj/5f0c9a4e-2222-4b1e-9a1e-3c6a2e8d0002.jsonl",
     home="CLAUDE_CONFIG_DIR", settings=SETTINGS,
     handed=lambda file: ([], json.dumps({

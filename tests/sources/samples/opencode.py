@@ -67,6 +67,6 @@ SAMPLE = Sample(
             "text": [("part", 0, "data", "text"), ("part", 5, "data", "text")],
             "input": [("part", 2, "data", "state", "input")],
             "time": [("message", 0, "time_created"), ("part", 5, "time_created")],
-            "cycle": [(("session", 0, "parent_id"), "ses_1")]},
+            "cycle": [(("session", 0, "parent_id"), "ses_1"), (("session", 0, "parent_id"), "ses_gone")]},
     home="XDG_DATA_HOME:opencode", settings="",
     handed=lambda file: ([], json.dumps({"session_id": "ses_1", "cwd": CWD}).encode()))

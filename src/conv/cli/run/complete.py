@@ -27,7 +27,8 @@ def candidates(words: list[str]) -> list[tuple[str, str]]:
         return [(name, "") for name in GROUPS[command] if name.startswith(typed)] if len(before) == 1 else []
     if previous in ("-m", "--model"):
         return _models(typed)
-    if previous in TOOL_OPTIONS or (command == "connect" and len(before) == 1 and not typed.startswith("-")):
+    if previous in TOOL_OPTIONS or (command == "connect" and all(w.startswith("-") for w in before[1:])
+                                    and not typed.startswith("-")):  # its one argument, after its switches or not
         return _tools(TOOL_OPTIONS.get(previous, "settings"), typed)
     if typed.startswith("-"):
         return [(option, "") for option in sorted(OPTIONS.get(command, {})) if option.startswith(typed)]

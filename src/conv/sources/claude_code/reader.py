@@ -32,7 +32,10 @@ In conv a session becomes user turns (what was typed) and assistant turns
 (everything the agent did until the next typed line): its text, each tool
 call and its result as a fenced block (a long result cut in the turn, and
 kept whole beside it, not sent again), and its thinking, kept with the turn
-and never sent (agent.py). A rewind starts a second line from an earlier
+and never sent (agent.py). What a Write, an Edit or a MultiEdit changed is
+kept as the answer's edits; an Edit's result record (``toolUseResult``)
+says it in whole lines (``structuredPatch``: a part of a line replaced, every
+match renamed), and those are kept instead. A rewind starts a second line from an earlier
 message: the first line stays the conversation, the new one is a fork from
 where it went back (branches.py), each keeping its name as the session goes on.
 """
@@ -48,7 +51,7 @@ from ...importers.boundary import Loaded, Reader
 from ...importers.files import json_lines
 from ...importers.session_tree import forks
 from ...importers.shape import Anything, Count, Flag, ListOf, Maybe, OneOf, Record, Tagged, Text, Time
-from ...importers.tool_calls import Tools, replace, replace_each, shell, write
+from ...importers.tool_calls import Tools, hunks, replace, replace_each, shell, write
 from . import SOURCE, sessions
 
 _BLOCK = Record({"type": Text, "text": Text, "thinking": Text, "id": Text, "name": Text, "input": Anything,
@@ -64,7 +67,7 @@ _MESSAGE = Record({"role": Text, "content": OneOf(Text, ListOf(_BLOCK), what="te
 _LINKED = {"uuid": Text, "parentUuid": Text, "logicalParentUuid": Text}
 _WHERE = {"timestamp": Time, "isSidechain": Flag, "sessionId": Text, "cwd": Text, "gitBranch": Text}
 _SAID = Record({**_LINKED, **_WHERE, "message": _MESSAGE, "isMeta": Flag, "isCompactSummary": Flag,
-                "isVisibleInTranscriptOnly": Flag, "origin": Anything, "requestId": Text},
+                "isVisibleInTranscriptOnly": Flag, "origin": Anything, "requestId": Text, "toolUseResult": Anything},
                required=("uuid", "message"))
 _SYSTEM = Record({**_LINKED, **_WHERE, "subtype": Text, "content": Text, "compactMetadata": Anything},
                  required=("uuid",))
@@ -237,6 +240,8 @@ def _turns(chain: list[dict], aside: list[dict]) -> list:
             elif kind == "tool_result":
                 turns.result(b["tool_use_id"] or "", _result_text(b["content"]), bool(b["is_error"]), time,
                              source_id)
+                done = r["toolUseResult"] if isinstance(r["toolUseResult"], dict) else {}
+                turns.reported(b["tool_use_id"] or "", hunks(done.get("filePath"), done.get("structuredPatch")))
     _aside(turns, aside)
     return turns.done()
 

@@ -12,15 +12,16 @@ code, cline/cline; the CLI 3.0.65 run here writes the first):
   transcript (``<agent id>.messages.json`` beside it) counts with the answer
   it worked for: its tokens and its edits.
 - an older extension's task folders (``tasks/<id>/``, in each editor's
-  globalStorage, whether or not its taskHistory.json still lists them):
-  ``api_conversation_history.json``, Anthropic's messages (the task in
+  globalStorage, whether or not its taskHistory.json still lists them),
+  made into such messages by tasks.py: Anthropic's messages (the task in
   ``<task>``, a reply in ``<feedback>``, Cline's own context in
   ``<environment_details>``, tool calls as XML in the text or as tool_use
   blocks: write_to_file, replace_in_file with SEARCH/REPLACE blocks,
-  execute_command), ``metrics`` a message."""
+  execute_command)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -32,10 +33,10 @@ from ...importers.files import Unreadable, json_document
 from ...importers.shape import Anything, Count, Flag, ListOf, Maybe, Number, OneOf, Record, Tagged, Text, Time
 from ...importers.tool_calls import Tools, blocks, patch, shell, write
 from . import SOURCE, sessions, task_folders
+from .tasks import HISTORY, load_task
 
 HINT = "Cline keeps its sessions in ~/.cline/data/sessions (an older extension: tasks/ in VS Code's globalStorage)"
 MESSAGES = ".messages.json"
-LEGACY = "api_conversation_history.json"
 _BLOCK = Record({"type": Text, "text": Text, "thinking": Text, "id": Text, "name": Text, "input": Anything,
                  "tool_use_id": Text, "content": Anything, "is_error": Flag, "path": Text}, required=("type",))
 _METRICS = Record({**dict.fromkeys(("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens"),
@@ -51,8 +52,6 @@ _NOTICE = re.compile(r"<mode_notice>.*?</mode_notice>\s*", re.S)
 _TAGGED = re.compile(r"<(task|feedback|answer|user_message)>\s*(.*?)\s*</\1>", re.S)
 _LEGACY_CONTEXT = re.compile(r"\s*<environment_details>.*?</environment_details>\s*", re.S)
 _CWD = re.compile(r"# Current Working Directory \((/[^)\n]*)\)")
-_XML_CALL = re.compile(r"<(write_to_file|replace_in_file|execute_command|apply_patch)>\s*(.*?)\s*</\1>", re.S)
-_XML_PARAM = re.compile(r"<(\w+)>\n?(.*?)\n?</\1>", re.S)
 
 
 def _editor(args) -> list[dict]:
@@ -98,12 +97,9 @@ class Cline(Reader):
         return sorted([*(_sessions_in(path) if path.is_dir() else []), *tasks])
 
     def load(self, file: Path) -> Loaded:
-        if file.name == LEGACY:
-            messages = json_document(file)
-            if not isinstance(messages, list):
-                raise Unreadable("not a Cline task's history (a JSON list of messages)")
-            return Loaded([{"kind": "message", **m} if isinstance(m, dict) else m for m in messages],
-                          {"legacy": True})
+        if file.name == HISTORY:
+            messages, began = load_task(file)
+            return Loaded(messages, {"legacy": True, "began": began})
         if not file.name.endswith(MESSAGES):
             raise Unreadable(f"not a Cline session's transcript (*{MESSAGES})")
         records = [{"kind": "manifest", **m} for m in _document(file.with_name(file.name[:-len(MESSAGES)] + ".json"))]
@@ -123,7 +119,8 @@ class Cline(Reader):
         cwd = manifest.get("cwd") or manifest.get("workspace_root") or (_legacy_cwd(messages) if legacy else None)
         return [ImportedConversation(
             source=self.source, source_id=manifest.get("session_id") or file.parent.name,
-            title=(manifest.get("metadata") or {}).get("title") or "", created=manifest.get("started_at"),
+            title=(manifest.get("metadata") or {}).get("title") or "",
+            created=manifest.get("started_at") or loaded.head.get("began"),
             model=next((t.model for t in reversed(turns) if t.model), None), turns=turns,
             origin={"cwd": cwd} if cwd else {})]
 
@@ -138,8 +135,8 @@ def _sessions_in(folder: Path) -> list[Path]:
         own = candidate / f"{candidate.name}{MESSAGES}"
         if own.is_file():
             found.append(own)
-        elif (candidate / LEGACY).is_file():
-            found.append(candidate / LEGACY)
+        elif (candidate / HISTORY).is_file():
+            found.append(candidate / HISTORY)
     return found
 
 
@@ -168,7 +165,7 @@ def _turns(messages: list[dict], aside: list[dict], legacy: bool) -> list:
         if m["role"] == "user":
             _asked(turns, blocks_, time, source_id, legacy)
         elif m["role"] == "assistant":
-            _answered(turns, m, blocks_, time, source_id, legacy)
+            _answered(turns, m, blocks_, time, source_id)
     for m in aside:  # a sub-agent's: with the answer under way when it ran
         answer = turns.answer_at(m["ts"])
         if answer is None or m["role"] != "assistant":
@@ -186,7 +183,8 @@ def _asked(turns: AgentTurns, blocks_: list[dict], time, source_id: str, legacy:
     typed = []
     for b in blocks_:
         if b["type"] == "tool_result":
-            turns.result(b["tool_use_id"] or "", _result_text(b["content"]), bool(b["is_error"]), time, source_id)
+            text, failed = _result(b["content"])
+            turns.result(b["tool_use_id"] or "", text, bool(b["is_error"]) or failed, time, source_id)
         elif b["type"] == "text" and b["text"]:
             text = b["text"]
             if legacy:
@@ -194,10 +192,8 @@ def _asked(turns: AgentTurns, blocks_: list[dict], time, source_id: str, legacy:
                 for found in context:
                     turns.injected("context", found.strip())
                 tagged = _TAGGED.findall(text)
-                if tagged or text.startswith("[") and "] Result:" in text[:200]:
+                if tagged:
                     typed += [said for _, said in tagged]
-                    if not tagged:
-                        turns.injected("tool result", text)
                     continue
             typed.append(_unwrapped(text))
         elif b["type"] == "file" and b["path"]:
@@ -214,7 +210,7 @@ def _unwrapped(text: str) -> str:
     return (found[1] if found else _NOTICE.sub("", text)).strip()
 
 
-def _answered(turns: AgentTurns, m: dict, blocks_: list[dict], time, source_id: str, legacy: bool) -> None:
+def _answered(turns: AgentTurns, m: dict, blocks_: list[dict], time, source_id: str) -> None:
     model = (m["modelInfo"] or {}).get("id") or (m["modelInfo"] or {}).get("modelId")
     if model:
         turns.answered_by(model, time, source_id)
@@ -222,10 +218,7 @@ def _answered(turns: AgentTurns, m: dict, blocks_: list[dict], time, source_id: 
         turns.used(_usage(m["metrics"]), source_id or str(time), time, source_id)
     for b in blocks_:
         if b["type"] == "text":
-            text = b["text"] or ""
-            for n, (tool, body) in enumerate(_XML_CALL.findall(text) if legacy else ()):
-                turns.called(f"{source_id}/xml{n}", tool, dict(_XML_PARAM.findall(body)), time, source_id)
-            turns.said(_XML_CALL.sub("", text).strip() if legacy else text, time, source_id)
+            turns.said(b["text"] or "", time, source_id)
         elif b["type"] == "thinking":
             turns.thought(b["thinking"] or "", time, source_id)
         elif b["type"] == "tool_use":
@@ -248,18 +241,30 @@ def _usage(metrics: dict) -> dict:
     return {**out, "cost": float(metrics["cost"])} if metrics["cost"] is not None and metrics["cost"] >= 0 else out
 
 
-def _result_text(content) -> str:
-    """A tool's result: text, blocks of text, or Cline's operation results ({query, result, error})."""
+def _result(content) -> tuple[str, bool]:
+    """A tool's result and whether it failed: text, blocks of text, or Cline's operation results ({query,
+    result, error, success} each, or their JSON text: Cline marks no failed result is_error, it says so there)."""
     if isinstance(content, str):
-        return content
-    said = []
+        found = _json_or_none(content) if content[:1] in "[{" else None
+        if found is None:
+            return content, False
+        content = found
+    said, failed = [], False
     for part in content if isinstance(content, list) else [content]:
         if isinstance(part, dict):
+            failed = failed or part.get("success") is False or bool(part.get("error"))
             text = part.get("text") if isinstance(part.get("text"), str) else part.get("result") or part.get("error")
             said.append(text if isinstance(text, str) else "")
         elif isinstance(part, str):
             said.append(part)
-    return "\n".join(said)
+    return "\n".join(said), failed
+
+
+def _json_or_none(text: str):
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
 
 
 def _legacy_cwd(messages: list[dict]) -> str | None:

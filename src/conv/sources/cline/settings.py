@@ -22,7 +22,11 @@ class ClineSettings(Settings):
     events = ("TaskComplete",)
 
     def settings_file(self, project: Path | None) -> Path:
-        return (project / ".clinerules" if project is not None else home()) / "hooks" / HOOK_FILE
+        return (project / ".clinerules" if project is not None else self.installed()) / "hooks" / HOOK_FILE
+
+    def installed(self) -> Path:
+        """The tool's own folder (conv's hook goes in a folder the tool does not make)."""
+        return home()
 
     def added(self, text: str | None, command: list[str], server: dict) -> str:
         if text is not None and not self.captures(text) and text.strip():

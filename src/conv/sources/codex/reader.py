@@ -13,7 +13,9 @@ it, ``injected``, and never a question), ``reasoning`` (its summary is kept as t
 tool calls (``function_call``, ``custom_tool_call``, ``local_shell_call``)
 and their outputs. The tokens each model call used come as
 ``token_usage_record`` (newer Codex, one a response) or as ``event_msg``
-``token_count`` (its ``last_token_usage``); other ``event_msg`` records
+``token_count`` (its ``last_token_usage``; one whose ``total_token_usage``
+is the one before's is that count again, written for the screen or a
+fork's replay, and passed over); other ``event_msg`` records
 repeat the conversation for the screen and are passed over. The turns are
 made as for Claude Code (agent.py).
 """
@@ -51,7 +53,7 @@ _KINDS = {
     "response_item": Record({"type": Text, "role": Text, "content": _PARTS, "id": Text, "summary": _PARTS,
                              "call_id": Text, "name": Text, "namespace": Text, "arguments": Anything, "input": Anything,
                              "action": Anything, "output": Anything}),
-    "event_msg": Record({"type": Text, "info": Record({"last_token_usage": _TOKENS}),
+    "event_msg": Record({"type": Text, "info": Record({"last_token_usage": _TOKENS, "total_token_usage": _TOKENS}),
                          "item": Record({"type": Text, "content": _PARTS})}),
     "token_usage_record": Record({"response_id": Text, "usage": _TOKENS}),
     "compacted": Record({"message": Text}),
@@ -91,7 +93,7 @@ class Codex(Reader):
         meta = next((r["payload"] for r in records if r["type"] == "session_meta"), None) or {}
         per_response = any(r["type"] == "token_usage_record" for r in records)
         shown = _shown(records)
-        turns, model = AgentTurns(TOOLS), None
+        turns, model, last_total = AgentTurns(TOOLS), None, None
         for n, r in enumerate(records):
             p, kind, time, source_id = r["payload"], r["type"], r["timestamp"], f"{n}"
             if kind == "turn_context":
@@ -99,6 +101,10 @@ class Codex(Reader):
             elif kind == "token_usage_record" or (kind == "event_msg" and p["type"] == "token_count"
                                                    and not per_response):
                 used = p["usage"] if kind == "token_usage_record" else (p["info"] or {}).get("last_token_usage")
+                total = (p["info"] or {}).get("total_token_usage") if kind == "event_msg" else None
+                if total is not None and total == last_total:
+                    continue  # the same count again (a screen's refresh, a fork replaying its parent): no new call
+                last_total = total if total is not None else last_total
                 if used and turns.turns:
                     turns.used(_usage(used), p.get("response_id") or source_id, time, source_id)
             elif kind == "response_item":
@@ -106,8 +112,8 @@ class Codex(Reader):
             elif kind == "compacted":
                 turns.injected("compaction", p["message"] or "")
         found = turns.done()
-        if not found:
-            return []
+        if not any(t.role == "user" for t in found):
+            return []  # nobody asked anything (what Codex wrote of the question could not be read)
         git = meta.get("git") or {}
         return [ImportedConversation(
             source=self.source, source_id=meta.get("id") or file.stem, title="", created=found[0].created,

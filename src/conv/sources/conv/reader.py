@@ -51,6 +51,7 @@ _KEPT = ("parent", "provider", "finish", "error", "replaces", "hint", "feedback"
 
 class Conv(Reader):
     hint = "Give a file written by conv export --format json"
+    unasked_too = True  # conv's own: a fork of a system prompt alone is a conversation
     per_session = False
     pattern = "*.json"
     record = Record({"id": Text, "title": Text, "created": Time, "model": Text, "provider": Text, "agent": Text,

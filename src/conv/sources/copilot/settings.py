@@ -25,7 +25,11 @@ class CopilotSettings(Settings):
     events = ("agentStop", "sessionEnd")
 
     def settings_file(self, project: Path | None) -> Path:
-        return (project / ".github" if project is not None else home()) / "hooks" / "conv.json"
+        return (project / ".github" if project is not None else self.installed()) / "hooks" / "conv.json"
+
+    def installed(self) -> Path:
+        """The tool's own folder (conv's hook goes in a folder the tool does not make)."""
+        return home()
 
     def added(self, text: str | None, command: list[str], server: dict) -> str:
         doc = parsed(text)

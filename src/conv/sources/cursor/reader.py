@@ -136,7 +136,7 @@ class Cursor(Reader):
         if file.suffix == ".vscdb":
             return composers(self.source, records, TOOLS)
         chat = next((r for r in records if r["kind"] == "chat"), None) or {}
-        turns = _leaf_turns([r for r in records if r["kind"] in ("leaf", "line")])
+        turns = _leaf_turns([r for r in records if r["kind"] in ("leaf", "line")], chat.get("lastUsedModel"))
         if not any(t.role == "user" for t in turns):
             return []
         chat_id = chat.get("agentId") or (file.parent.name if file.name == "store.db" else file.stem)
@@ -176,8 +176,9 @@ def _txt(text: str) -> list[dict]:
     return out
 
 
-def _leaf_turns(records: list[dict]) -> list:
-    """A transcript's lines or a store's messages as turns."""
+def _leaf_turns(records: list[dict], model: str | None) -> list:
+    """A transcript's lines or a store's messages as turns (the answers by the model the chat last used: the
+    store says no other)."""
     turns = AgentTurns(TOOLS)
     for n, r in enumerate(records):
         content = (r["message"] or {}).get("content") if r["kind"] == "line" and r["message"] else r["content"]
@@ -186,6 +187,8 @@ def _leaf_turns(records: list[dict]) -> list:
         if r["role"] == "user":
             _asked(turns, "\n\n".join(p["text"] or "" for p in parts if p["type"] == "text"), source_id)
         elif r["role"] == "assistant":
+            if model:
+                turns.answered_by(model, None, source_id)
             for part in parts:
                 _part(turns, part, source_id, n)
         elif r["role"] == "tool":

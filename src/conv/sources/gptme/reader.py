@@ -9,11 +9,14 @@ gptme's own prompt and context are hidden system messages: left out, as
 Codex's are. What gptme adds while it works (a tool's output as a system
 message, its ``<system>`` nudges sent as user messages) is not the user
 typing: it goes into the answer as a fenced block, as an agent's tool
-results do (agent.py)."""
+results do (agent.py). Its tools are called as fenced blocks in the answer
+(```save PATH, ```append PATH, ```patch PATH with ORIGINAL/UPDATED blocks,
+```shell): kept as the answer's edits and commands."""
 
 from __future__ import annotations
 
 import os
+import re
 from datetime import datetime
 from pathlib import Path
 
@@ -22,9 +25,13 @@ from ...importers.agent import AgentTurns
 from ...importers.boundary import Loaded, Reader
 from ...importers.files import Unreadable, files_at, raw
 from ...importers.shape import Flag, Record, Shape, Text, moment
+from ...importers.tool_calls import Tools, appended, blocks, shell, write
 from . import SOURCE
 
 LOG = "conversation.jsonl"
+CALL = re.compile(r"^```(save|append|patch|shell)(?:[ \t]+([^\n`]*))?\n(.*?)^```[ \t]*$", re.S | re.M)
+TOOLS = Tools({"save": write("path", "text"), "append": appended("path", "text"), "patch": blocks("path", "text")},
+              {"shell": shell("text")})
 
 
 class _LocalTime(Shape):
@@ -66,7 +73,7 @@ class Gptme(Reader):
         return files_at(path, f"*/{LOG}", self.hint)
 
     def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
-        turns, model = AgentTurns(), None
+        turns, model = AgentTurns(TOOLS), None
         for n, r in enumerate(loaded.records):
             role, text, time, source_id = r["role"], r["content"], r["timestamp"], str(n)
             if r["hide"]:
@@ -80,6 +87,8 @@ class Gptme(Reader):
                 if model:
                     turns.answered_by(model, time, source_id)
                 turns.said(text, time, source_id)
+                for tool, path, body in CALL.findall(text):  # its tools, called as fenced blocks
+                    turns.acted(tool, {"path": path.strip(), "text": body}, time, source_id)
         found = turns.done()
         if not any(t.role == "user" for t in found):
             return []

@@ -95,10 +95,11 @@ class Opencode(Reader):
                 messages.setdefault(r["session_id"], []).append(r)
             else:
                 parts.setdefault(r["message_id"], []).append(r)
-        out = []
+        out, known = [], {s["id"] for s in sessions}
         for session in sessions:
-            if session["parent_id"]:
+            if session["parent_id"] and session["parent_id"] in known and session["parent_id"] != session["id"]:
                 continue  # a sub-agent's: its findings are its task's result in the session that started it
+            # (one whose parent is gone, or is itself, is a conversation of its own: nothing else holds it)
             turns = _turns(messages.get(session["id"], []), parts)
             if not any(t.role == "user" for t in turns):
                 continue
@@ -114,12 +115,10 @@ READER = Opencode(SOURCE)
 
 
 def _rows(db: sqlite3.Connection, table: str):
-    """The rows conv reads of ``table``, each a record naming it: times in seconds, ``data`` parsed."""
+    """The rows conv reads of ``table``, each a record naming it (times in ms, as Time reads them), ``data`` parsed."""
     wanted = COLUMNS[table]
     for row in db.execute(f'select {", ".join(wanted)} from "{table}" order by {ORDER[table]}'):
         record = {"table": table, **dict(zip(wanted, row))}
-        if isinstance(record["time_created"], (int, float)):
-            record["time_created"] /= 1000
         if "data" in record:
             try:
                 record["data"] = json.loads(record["data"]) if isinstance(record["data"], str) else None

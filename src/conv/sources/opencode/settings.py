@@ -43,8 +43,11 @@ class OpencodeSettings(PluginSettings):
     template = TEMPLATE
 
     def settings_file(self, project: Path | None) -> Path:
-        config = _home("XDG_CONFIG_HOME", "~/.config") / "opencode"
-        return (project / ".opencode" if project is not None else config) / "plugin" / "conv-capture.js"
+        return (project / ".opencode" if project is not None else self.installed()) / "plugin" / "conv-capture.js"
+
+    def installed(self) -> Path:
+        """The tool's own folder (conv's hook goes in a folder the tool does not make)."""
+        return _home("XDG_CONFIG_HOME", "~/.config") / "opencode"
 
 
 SETTINGS = OpencodeSettings(SOURCE, ("session.idle",))

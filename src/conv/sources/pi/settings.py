@@ -37,7 +37,11 @@ class PiSettings(PluginSettings):
     template = TEMPLATE
 
     def settings_file(self, project: Path | None) -> Path:
-        return (project / ".pi" if project is not None else agent_home()) / "extensions" / "conv-capture.ts"
+        return (project / ".pi" if project is not None else self.installed()) / "extensions" / "conv-capture.ts"
+
+    def installed(self) -> Path:
+        """The tool's own folder (conv's hook goes in a folder the tool does not make)."""
+        return agent_home()
 
 
 SETTINGS = PiSettings(SOURCE, ("agent_end",))
