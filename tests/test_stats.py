@@ -49,6 +49,16 @@ def test_a_model_with_no_price_is_said_and_a_price_of_yours_counts(fake, tmp_pat
     group = priced["groups"][0]
     assert priced["unpriced_models"] == [] and group["cost"] == pytest.approx(
         group["prompt_tokens"] + group["completion_tokens"])
+    ok("config", "unset", "prices.house-model.input")  # output alone: input has no price, so neither has it
+    assert stats("--by", "model")["unpriced_models"] == ["house-model"]
+
+
+def test_a_price_of_yours_for_one_class_keeps_the_tables_for_the_others(tmp_path):
+    ok("import", "--from", "claude-code", str(SAMPLES["claude-code"].write(tmp_path / "c", other=False)))
+    table = stats()["total"]["cost"]
+    ok("config", "set", "prices.claude-sonnet-4-5.output", "30")  # twice the table's output price
+    usage = SAMPLES["claude-code"].expect.usage
+    assert stats()["total"]["cost"] == pytest.approx(table + 15 * usage["completion_tokens"] / 1e6)
 
 
 def test_an_answer_a_fork_holds_too_is_counted_once_and_the_span_and_groups_are_kept(tmp_path):
@@ -57,6 +67,7 @@ def test_an_answer_a_fork_holds_too_is_counted_once_and_the_span_and_groups_are_
     (listed,) = json.loads(ok("list", "--json").stdout)
     ok("fork", listed["id"], "--at", "2")
     assert stats()["total"] == before
+    assert [g["source"] for g in stats("--by", "source")["groups"]] == ["claude-code"]  # the tool's, in the fork too
     ok("delete", listed["id"])  # the fork still holds the answers: still counted, once
     assert stats()["total"] == before
     fork = next(c for c in json.loads(ok("list", "--json").stdout) if c["id"] != listed["id"])
@@ -70,6 +81,8 @@ def test_an_answer_a_fork_holds_too_is_counted_once_and_the_span_and_groups_are_
     assert json.loads(ok("stats", "--since", "2026-11-26", "--until", "2026-11-27", "--json").stdout)["total"] == before
     assert "no answer with usage since" in ok("stats", "--since", "2026-11-27").stderr.decode()
     assert "--by 'colour': conv groups by none such" in fails("stats", "--by", "colour", code=2)
+    assert stats("--by", "model", "--by", "model")["by"] == ["model"]
+    assert "is not before --until" in fails("stats", "--since", "1d", "--until", "2d", code=2)
     assert "neither an age" in fails("stats", "--since", "yesterday-ish", code=2)
 
 

@@ -11,7 +11,7 @@ from datetime import date
 
 from ..errors import UsageError
 from ..format.usage import TOKENS
-from ..providers.prices import READ, cost, shipped
+from ..providers.prices import READ, cost
 from ..records import dataclass, field
 from .ask.pricing import configured
 from .browse import filters_from, since
@@ -58,7 +58,10 @@ def stats(ws: Workspace, by: list[str], since: str | None = "30d", until: str | 
     unknown = [b for b in by if b not in BY]
     if unknown:
         raise UsageError(f"--by {unknown[0]!r}: conv groups by none such", f"Use one of: {', '.join(BY)}")
+    by = list(dict.fromkeys(by))  # (--by model --by model: once)
     start, end = _bound(since, "--since"), _bound(until, "--until")
+    if start and end and start >= end:
+        raise UsageError(f"--since {since} is not before --until {until}", "Give the span's start first")
     rows = ws.index.refresh().spending(filters_from(here=here, source=source), start, end)
     prices: dict = {}
     groups: dict = {}
@@ -68,7 +71,7 @@ def stats(ws: Workspace, by: list[str], since: str | None = "30d", until: str | 
         tokens, unpriced_tokens = dict(zip(TOKENS, counts[:5])), dict(zip(TOKENS, counts[5:10]))
         recorded, answers, costed, summed_here = counts[10:]
         summed += summed_here or 0
-        price = prices.setdefault((tool, model), _price(ws, tool, model))
+        price = prices.setdefault((tool, model), configured(ws.config, tool, model))
         spent = recorded if costed else None
         if costed < answers and price is not None:  # the answers no tool gave a cost for, at the price
             spent = (spent or 0.0) + cost(price[0], unpriced_tokens)
@@ -85,15 +88,6 @@ def stats(ws: Workspace, by: list[str], since: str | None = "30d", until: str | 
 
 def _group(keys: dict) -> Group:
     return Group(keys, dict.fromkeys(TOKENS, 0), None, 0)
-
-
-def _price(ws: Workspace, tool: str | None, model: str | None):
-    """(the price of ``model``, whether it is conv's own table's), or None: the config's first."""
-    found = configured(ws.config, tool, model)
-    if found is not None:
-        return found, False
-    found = shipped(model)
-    return (found, True) if found is not None else None
 
 
 def _keys(by: list[str], day: str, project, tool: str, model) -> dict:
