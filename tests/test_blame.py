@@ -106,7 +106,8 @@ def test_blame_and_origin_name_the_agents_lines_and_nothing_else(claude_code, co
         assert trailers(project, nobody) == [], nobody
     ok("origin", "--unlink")
     assert users_hook.read_bytes() == HOOK and (project / ".git" / "ran").read_text().split() == ["message"] * 5
-    assert users_hook.stat().st_mode & 0o777 == 0o750 and not (users_hook.parent / "prepare-commit-msg.before-conv").exists()
+    assert users_hook.stat().st_mode & 0o777 == 0o750
+    assert not (users_hook.parent / "prepare-commit-msg.before-conv").exists()
 
     lines = blamed(project / "fetch.py")
     for number, line in lines.items():
@@ -119,7 +120,7 @@ def test_blame_and_origin_name_the_agents_lines_and_nothing_else(claude_code, co
     changed = next(line for line in lines.values() if "range(5)" in line["text"])
     assert changed["how"] == f"changed since turn {edit_turn} of {lines[7]['conversation']['short']}"
     shown = json.loads(ok("show", claude_id, "--turn", str(edit_turn), "--json").stdout)
-    assert any(e["kind"] == "replace" for t in shown["turns"] for e in t.get("edits", []))
+    assert any(e["kind"] == "patch" for t in shown["turns"] for e in t.get("edits", []))  # the Edit, as its result said
     util = blamed(project / "util.py")
     assert [line["conversation"]["id"] for line in util.values()] == [codex_id, codex_id]  # re-indented: still its
     assert json.loads(ok("blame", f"{project / 'requirements.txt'}", "--json").stdout)["lines"][0]["conversation"] \

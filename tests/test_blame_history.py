@@ -129,7 +129,7 @@ def test_history_rewritten_and_moved_keeps_its_writers_and_lies_make_none(conv_h
                                        ({"commit": "HEAD", "file": str(project / "csv.py")}, "a file (and lines) or"),
                                        ({}, "a file (and lines) or a commit"),
                                        ({"file": str(project / "csv.py"), "lines": "9-2"}, "FIRST-LAST"),
-                                       ({"commit": "nope", "folder": str(project)}, "no commit nope"),
+                                       ({"commit": "nope", "folder": str(project)}, "no commit or range nope"),
                                        ({"commit": "HEAD", "folder": str(tmp_path)}, "in no git work tree"),
                                        ({"commit": 7}, "must be a string")], start=3):
         text, failed = called(server, n, "origin", **wrong)

@@ -39,6 +39,7 @@ class Linked:
     chained: bool  # a hook of the user's runs first (linking) / was put back (unlinking)
     already: bool = False  # it was so already
     removed: bool = False  # unlinking
+    runs: bool = True  # the hook chained is executable (git would not run it otherwise, nor does conv's)
 
     def to_dict(self) -> dict:
         return {"hook": self.hook, "linked": not self.removed, "chained": self.chained, "already": self.already}
@@ -50,8 +51,14 @@ def script() -> str:
     return _SCRIPT.format(chained=CHAINED, command=command)
 
 
-def link(hooks: str) -> Linked:
-    """conv's hook in the ``hooks`` folder (the user's, if any, chained)."""
+def link(hooks: str, shared: bool = False) -> Linked:
+    """conv's hook in the ``hooks`` folder (the user's, if any, chained); ``shared``: a folder core.hooksPath
+    names (other repositories', or tracked in this one) is refused: the hook names this machine's conv."""
+    if shared:
+        raise ConvError(f"core.hooksPath names {hooks}, a hooks folder beyond this repository's own "
+                        "(other repositories use it, or it is tracked)",
+                        "Add to the prepare-commit-msg there what conv's does: conv origin --staged prints the "
+                        "ids, git interpret-trailers adds them")
     hook, chained = os.path.join(hooks, HOOK), os.path.join(hooks, CHAINED)
     was = _read(hook)
     if was is not None and not _OURS.fullmatch(was):
@@ -60,7 +67,8 @@ def link(hooks: str) -> Linked:
                             f"Move one of them away (conv chains your hook as {CHAINED}), then link again")
         _os(os.replace, hook, chained)
     _write(hook, script())
-    return Linked(hook, os.path.lexists(chained), already=was is not None and _OURS.fullmatch(was) is not None)
+    return Linked(hook, os.path.lexists(chained), already=was is not None and _OURS.fullmatch(was) is not None,
+                  runs=os.access(chained, os.X_OK))
 
 
 def unlink(hooks: str) -> Linked:

@@ -89,7 +89,7 @@ class Builder:
             advance()
         rows, self._rows = self._rows, {table: [] for table in self._rows}
         self.db.executemany(f"INSERT INTO turns ({TURN_COLUMNS}) VALUES ({', '.join('?' * 19)})", rows["turns"])
-        self.db.executemany("INSERT INTO written (line, turn, file, edit, at) VALUES (?, ?, ?, ?, ?)",
+        self.db.executemany("INSERT INTO written (line, turn, file, edit, at, removed) VALUES (?, ?, ?, ?, ?, ?)",
                             rows["written"])
         self.db.executemany("INSERT INTO turn_fts (rowid, content) VALUES (?, ?)", rows["fts"])
         self.db.executemany(f"INSERT OR REPLACE INTO conversations ({Row.COLUMNS}) VALUES ({', '.join('?' * 19)})",

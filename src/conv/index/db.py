@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import StoreError
 
-SCHEMA = 16  # bump when the tables change: an old cache is rebuilt, never migrated
+SCHEMA = 17  # bump when the tables change: an old cache is rebuilt, never migrated
 BUSY_SECONDS = 30
 
 # The index keeps no turn text: turn_body(sha), a function conv registers on
@@ -41,9 +41,11 @@ CREATE TABLE turns (
     reasoning_tokens INTEGER, cost REAL, summed INTEGER, project TEXT, source TEXT, trashed INTEGER,
     remote TEXT  -- the project's remote (a teammate's clone of it is the same project)
 );
--- each line an answer's edits wrote (format/edits.py, the ``after`` side), by its key (format/line_keys.py):
--- what conv blame and conv origin look a committed line up in (written.py)
-CREATE TABLE written (line INTEGER NOT NULL, turn INTEGER NOT NULL, file TEXT, edit INTEGER, at INTEGER);
+-- each line an answer's edits wrote (format/edits.py: lines of ``after`` that ``before`` did not hold) or took
+-- out (``removed``), by its key (format/line_keys.py): what conv blame and conv origin look a committed line up
+-- in (written.py)
+CREATE TABLE written (line INTEGER NOT NULL, turn INTEGER NOT NULL, file TEXT, edit INTEGER, at INTEGER,
+                      removed INTEGER);
 CREATE INDEX written_line ON written (line);
 CREATE INDEX turns_conv ON turns (conv_id);
 -- a name begins with its time: conv stats reads a span of answers off this index alone

@@ -17,8 +17,8 @@ from ..store import Store
 # blob id) is None when it is in neither the store nor the trash; ``error``
 # says why it cannot be read; else ``conv`` is its metadata (no turns) and
 # ``turns`` the turn files not indexed yet, as (name, role, text, usage, usage
-# as JSON, feedback, model, edits: (file, text written) of each edit that
-# happened). A named tuple: cheap to pass back from a worker process.
+# as JSON, feedback, model, edits: (file, text before, text after) of each edit
+# that happened). A named tuple: cheap to pass back from a worker process.
 Found = namedtuple("Found", "conv_id trashed files conv error turns", defaults=(False, None, None, None, ()))
 
 
@@ -68,7 +68,8 @@ def as_found(store: Store, commit: str, conv: Conversation, turns: list) -> Foun
 
 def _found(conv_id: str, trashed: bool, files: dict[str, str], conv: Conversation, turns: list) -> Found:
     rows = [(t.name, t.role, t.content, t.usage, json.dumps(t.usage) if t.usage else None, t.feedback, t.model,
-             [(e.get("file") or e["path"], e.get("after") or "") for e in t.edits or () if not e.get("failed")])
+             [(e.get("file") or e["path"], e.get("before") or "", e.get("after") or "") for e in t.edits or ()
+              if not e.get("failed")])
             for t in turns]
     conv.turns, conv.meta = [], None  # less to pass back
     return Found(conv_id, trashed, {name[:-3]: sha for name, sha in files.items() if name != META_FILE}, conv,

@@ -1,25 +1,49 @@
 """Which answer wrote a committed line: the one rule ``conv blame`` and
 ``conv origin`` share. A line is an answer's only when the answer's edits
-wrote its text (spaces not counting: format/line_keys.py) into the same
-file, in a session of the same project (its root, or its remote: a
-teammate's clone), before the commit; time and file alone never make an
-attribution. Of several answers that wrote it, the latest before the
-commit (one the commit's trailers or note name, first), the others named. A line too short to say anything alone is the
-answer's that wrote the lines around it in the same commit. A line no
-answer wrote says why when it can, and where an answer wrote another
-line in its place, that it changed since."""
+wrote its text (spaces not counting: format/line_keys.py; a replaced span's
+context is not written, and what a later edit of the same conversation took
+out is no longer its writing: index/written.py) into the same file, in a
+session of the same project (its root, a worktree of the same repository,
+or a clone of the same remote: a teammate's), before the change was
+authored; time and file alone never make an attribution.
+
+A line anyone might write (``import os``, ``return None``: under
+STRONG characters) is an answer's only beside a line of the same change that
+only its conversation could have written: one of its longer lines, in the
+same file and commit, at most NEAR lines away. A line too short to say
+anything (a brace, a blank) is the conversation's that wrote the lines
+around it.
+Of several answers that wrote a line, the latest before the change (one the
+commit's trailers or note name, first), the others named. A line no answer
+wrote says why when it can, and where an answer's edit wrote another line in
+its place, that it changed since."""
 
 import os
 import re
+from collections.abc import Callable
 from datetime import datetime, timezone
 from functools import lru_cache
 
 from ..format.line_keys import key
 from ..records import dataclass, field
 
+STRONG = 16  # characters (spaces left out) a line needs to be an answer's on its own
+NEAR = 4  # lines: how far a line anyone might write may be from the answer's own for it to be the answer's too
 GENERATED = re.compile(r"(^|/)(vendor|node_modules|third_party|dist|build)/|\.(lock|min\.js|min\.css|pb\.go)$|"
                        r"(^|/)(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock|poetry\.lock|uv\.lock|"
                        r"go\.sum)$")
+
+
+@dataclass
+class Asked:
+    """A committed (or staged) line: its file as that commit names it, its place there, its text, when its
+    change was authored (seconds), and the commit."""
+
+    path: str
+    number: int
+    text: str
+    when: int
+    commit: str
 
 
 @dataclass
@@ -28,7 +52,7 @@ class Claim:
 
     conv_id: str
     turn: str  # its name (it begins with its time)
-    how: str  # "as written", "by the lines around it"
+    how: str  # "as written", "beside its own lines", "by the lines around it"
     others: list = field(default_factory=list)  # other conversations that wrote the same line
     edit: int = -1  # which of the turn's edits wrote it, and its place in that edit's text (-1: by the lines around)
     at: int = -1
@@ -38,6 +62,8 @@ class Claim:
 class Project:
     root: str
     remote: str | None
+    common: str | None = None  # its repository's git folder (worktrees share it)
+    common_of: Callable[[str], str | None] | None = None  # another work tree's, when it is still there
 
 
 def turn_time(name: str) -> float:
@@ -46,46 +72,94 @@ def turn_time(name: str) -> float:
     return moment.timestamp()
 
 
-def claims(lines: list[tuple[str, str, int]], writers: dict, project: Project, linked: list = ()) \
-        -> list[Claim | None]:
-    """Of each line (its file in the commit, its text, the commit's time), the answer that wrote it, or None;
-    of several, one of the ``linked`` conversations' (the commit's trailers and note name them) first."""
-    out: list[Claim | None] = []
-    for path, text, when in lines:
-        found = key(text)
-        candidates = [w for w in writers.get(found, ()) if _same_project(w, project) and _same_file(w.file, path,
-                                                                                                   project.root)
-                      and turn_time(w.turn) <= when] if found is not None else []
+def claims(lines: list[Asked], writers: dict, project: Project, linked: dict | None = None) -> list[Claim | None]:
+    """Of each line, the answer that wrote it, or None; of several, one of the conversations ``linked`` names
+    for its commit (commit -> ids: its trailers and note) first."""
+    same = _Same(project)
+    found: list[Claim | None] = []
+    for line in lines:
+        k = key(line.text)
+        candidates = [w for w in writers.get(k, ()) if same.file(w.file, line.path) and same.project(w)
+                      and turn_time(w.turn) < line.when + 1] if k is not None else []  # (git's time: whole seconds)
         if not candidates:
-            out.append(None)
+            found.append(None)
             continue
-        latest = next((w for w in reversed(candidates) if w.conv_id in linked), candidates[-1])
+        named = (linked or {}).get(line.commit, ())
+        latest = next((w for w in reversed(candidates) if w.conv_id in named), candidates[-1])
         others = list(dict.fromkeys(w.conv_id for w in candidates if w.conv_id != latest.conv_id))
-        out.append(Claim(latest.conv_id, latest.turn, "as written", others, latest.edit, latest.at))
-    return _around(lines, out)
+        found.append(Claim(latest.conv_id, latest.turn, "as written", others, latest.edit, latest.at))
+    return _around(lines, _beside_its_own(lines, found))
 
 
-def _around(lines: list, found: list) -> list:
-    """A short line (a brace, a blank) between two lines one answer wrote, of the same file and commit, is its."""
+def _strong(text: str) -> bool:
+    return len("".join(text.split())) >= STRONG
+
+
+def _beside_its_own(lines: list[Asked], found: list) -> list:
+    """A line anyone might write kept only near a line of the same change only its answer could have written."""
+    own = [n for n, claim in enumerate(found) if claim is not None and _strong(lines[n].text)]
+    out = list(found)
     for n, claim in enumerate(found):
-        if claim is not None or key(lines[n][1]) is not None:
+        if claim is None or _strong(lines[n].text):
             continue
-        before = next((found[m] for m in range(n - 1, -1, -1) if key(lines[m][1]) is not None), None)
-        after = next((found[m] for m in range(n + 1, len(found)) if key(lines[m][1]) is not None), None)
-        if before and after and before.turn == after.turn and lines[n][0] == lines[n - 1][0]:
-            found[n] = Claim(before.conv_id, before.turn, "by the lines around it")
+        near = any(found[m].conv_id == claim.conv_id and _together(lines[m], lines[n]) for m in own)
+        out[n] = Claim(claim.conv_id, claim.turn, "beside its own lines", claim.others, claim.edit, claim.at) \
+            if near else None
+    return out
+
+
+def _together(one: Asked, other: Asked) -> bool:
+    return one.path == other.path and one.commit == other.commit and abs(one.number - other.number) <= NEAR
+
+
+def _around(lines: list[Asked], found: list) -> list:
+    """A short line (a brace, a blank) between two lines of one conversation, of the same file and commit, is the
+    earlier one's answer's."""
+    keyed = [n for n, line in enumerate(lines) if key(line.text) is not None]
+    for n, claim in enumerate(found):
+        if claim is not None or key(lines[n].text) is not None:
+            continue
+        before = next((m for m in reversed(keyed) if m < n), None)
+        after = next((m for m in keyed if m > n), None)
+        if before is None or after is None or found[before] is None or found[after] is None:
+            continue
+        if found[before].conv_id == found[after].conv_id and _together(lines[before], lines[n]) and \
+                _together(lines[after], lines[n]):
+            found[n] = Claim(found[before].conv_id, found[before].turn, "by the lines around it")
     return found
 
 
-def _same_project(wrote, project: Project) -> bool:
-    if wrote.project and _real(wrote.project) == _real(project.root):
-        return True
-    return bool(project.remote and wrote.remote and _plain(wrote.remote) == _plain(project.remote))
+class _Same:
+    """The same project and the same file, as the edits named them."""
+
+    def __init__(self, project: Project):
+        self.project_, self.root = project, _real(project.root)
+
+    def project(self, wrote) -> bool:
+        project = self.project_
+        if wrote.project and _real(wrote.project) == self.root:
+            return True
+        if project.remote and wrote.remote and _plain(wrote.remote) == _plain(project.remote):
+            return True
+        return bool(wrote.project and project.common and project.common_of
+                    and _common(wrote.project, project.common_of) == project.common)
+
+    def file(self, named: str, path: str) -> bool:
+        """Whether an edit's file (relative to the project's root, or as the tool named it) is ``path``."""
+        if named == path:
+            return True
+        full = os.path.normpath(named if os.path.isabs(named) else os.path.join(self.project_.root, named))
+        return full == os.path.normpath(os.path.join(self.project_.root, path))
 
 
 @lru_cache(maxsize=4096)
 def _real(path: str) -> str:
     return os.path.realpath(path)
+
+
+@lru_cache(maxsize=256)
+def _common(root: str, common_of) -> str | None:
+    return common_of(root) if os.path.isdir(root) else None
 
 
 @lru_cache(maxsize=4096)
@@ -95,14 +169,6 @@ def _plain(remote: str) -> str:
     text = re.sub(r"^[a-z+]+://", "", text)
     text = re.sub(r"^[^@/]+@", "", text)
     return text.replace(":", "/", 1) if "/" not in text.split(":", 1)[0] else text
-
-
-def _same_file(named: str, path: str, root: str) -> bool:
-    """Whether an edit's file (relative to the project's root, or as the tool named it) is ``path`` (the root's)."""
-    if named == path:
-        return True
-    full = os.path.normpath(named if os.path.isabs(named) else os.path.join(root, named))
-    return full == os.path.normpath(os.path.join(root, path))
 
 
 def why_none(path: str, when: int, earliest: float | None) -> str:
@@ -116,22 +182,20 @@ def why_none(path: str, when: int, earliest: float | None) -> str:
     return "no session wrote this line"
 
 
-def changed_since(lines: list, found: list) -> dict[int, Claim]:
+def changed_since(lines: list[Asked], found: list) -> dict[int, Claim]:
     """The lines no answer wrote that stand where an answer's edit wrote another (a line changed since, by hand
-    or otherwise): the next line an edit wrote, a few lines on, has that edit's line before it at this one's
-    place, and the last line before, if the same edit's, agrees."""
+    or otherwise): between two lines of the same answer, the next of them a line of an edit that had a line
+    before it, at this one's place."""
     out = {}
+    claimed = [n for n, claim in enumerate(found) if claim is not None and claim.at >= 0]
     for n, claim in enumerate(found):
-        if claim is not None or key(lines[n][1]) is None:
+        if claim is not None or key(lines[n].text) is None:
             continue
-        after = next(((m - n, found[m]) for m in range(n + 1, min(n + 4, len(found)))
-                      if found[m] is not None and found[m].at >= 0), None)
-        if after is None or after[1].at - after[0] < 0:
+        before = next((m for m in reversed(claimed) if m < n and n - m <= NEAR), None)
+        after = next((m for m in claimed if m > n and m - n <= NEAR), None)
+        if before is None or after is None or found[before].conv_id != found[after].conv_id:
             continue
-        gap, wrote = after
-        before = next(((n - m, found[m]) for m in range(n - 1, max(n - 4, -1), -1)
-                       if found[m] is not None and found[m].at >= 0), None)
-        if before is None or (before[1].turn, before[1].edit) != (wrote.turn, wrote.edit) or \
-                before[1].at == wrote.at - gap - before[0]:
+        wrote, gap, behind = found[after], after - n, found[before]
+        if wrote.at - gap >= 0 and (behind.edit != wrote.edit or behind.at == wrote.at - gap - (n - before)):
             out[n] = wrote
     return out

@@ -16,10 +16,11 @@ from ..errors import UsageError
 from ..format.line_keys import key
 from ..home.project import here
 from ..records import dataclass, field
-from .attribution import Project, changed_since, claims, turn_time, why_none
+from .attribution import NEAR, Asked, Project, changed_since, claims, turn_time, why_none
 from .workspace import Workspace
 
-STRONG = 3  # added lines a conversation must have written for conv origin --note to name it
+NOTED = 3  # added lines a conversation must have written for conv origin --note to name it
+SHALLOW = "a shallow clone: the history is cut at this commit"
 
 
 @dataclass
@@ -36,7 +37,7 @@ class Written:
 
     def to_dict(self) -> dict:
         return {"id": self.conv_id, "short": self.short, "title": self.title, "source": self.source or "conv",
-                "model": self.model, "turn": self.turn, "date": self.date}
+                "model": self.model, **({"turn": self.turn} if self.turn else {}), "date": self.date}
 
 
 @dataclass
@@ -72,11 +73,12 @@ class CommitOrigin:
     linked: list  # conversations its trailers or conv's note name
     unwritten: int  # added lines no conversation wrote
     why: str = ""  # why none wrote any, when that is so
+    unknown: list = field(default_factory=list)  # of ``linked``, those this store holds no conversation of
 
     def to_dict(self) -> dict:
         return {"commit": self.sha, "subject": self.subject, "added": self.added,
                 "conversations": [{**w.to_dict(), "lines": n} for w, n in self.by], "linked": self.linked,
-                "unwritten": self.unwritten, "why": self.why}
+                "linked_unknown": self.unknown, "unwritten": self.unwritten, "why": self.why}
 
 
 @dataclass
@@ -89,50 +91,62 @@ class Origin:
 
 
 def blame(ws: Workspace, path: str, first: int | None = None, last: int | None = None) -> Blame:
-    """Each line of ``path`` (``first``..``last``: those alone), with its commit and the conversation that wrote it."""
-    project = _project(os.path.dirname(os.path.abspath(path)) or ".")
+    """Each line of ``path`` (``first``..``last``: those alone, read among the lines around them as the whole
+    file would be), with its commit and the conversation that wrote it."""
+    if os.path.isdir(path):
+        raise UsageError(f"{path} is a folder", "Name a file of it: conv blame FILE[:LINE[-LINE]]")
+    project = _project(ws, os.path.dirname(os.path.abspath(path)) or ".")
     relative = os.path.relpath(os.path.realpath(path), project.root)
-    lines = ws.store.work_tree.blame(project.root, relative, first, last)
-    asked = [(line.path, line.text, line.time) for line in lines]
-    found = claims(asked, _writers(ws, asked), project)
+    tree = ws.store.work_tree
+    lines = tree.blame(project.root, relative, *_window(path, first, last))
+    if _binary(lines):
+        raise UsageError(f"{path} is a binary file: no lines an edit wrote", "Name a text file")
+    cut = tree.shallow(project.root)
+    asked = [Asked(line.path, line.number, line.text, line.time, line.commit) for line in lines]
+    linked = tree.linked(project.root, sorted({line.commit for line in lines} - {"0" * 40}))
+    found = [None if line.commit in cut else claim
+             for line, claim in zip(lines, claims(asked, _writers(ws, asked), project, linked))]
     said, earliest, since = _Said(ws), _earliest(ws, project), changed_since(asked, found)
-    return Blame(relative, project.root, [
-        BlamedLine(line.number, line.text, line.commit, said(claim) if claim else None,
-                   claim.how if claim else _changed(said(since[n])) if n in since
-                   else why_none(line.path, line.time, earliest), claim.others if claim else [])
-        for n, (line, claim) in enumerate(zip(lines, found))])
+    out = [BlamedLine(line.number, line.text, line.commit, said(claim) if claim else None,
+                      claim.how if claim else SHALLOW if line.commit in cut else _changed(said(since[n])) if n in since
+                      else why_none(line.path, line.time, earliest), claim.others if claim else [])
+           for n, (line, claim) in enumerate(zip(lines, found))]
+    return Blame(relative, project.root, [line for line in out if (first or 1) <= line.number <= (last or line.number)])
 
 
 def origin(ws: Workspace, spec: str = "HEAD", where: str | None = None) -> Origin:
-    project = _project(where or os.getcwd())
-    tree = ws.store.work_tree
+    project = _project(ws, where or os.getcwd())
     said, earliest, out = _Said(ws), _earliest(ws, project), []
-    for commit in tree.commits(project.root, spec):
+    commits = ws.store.work_tree.commits(project.root, spec)
+    writers = _writers(ws, [Asked("", 0, text, 0, "") for c in commits for found in c.added.values()
+                            for _, text in found])  # every commit's lines looked up at once
+    for commit in commits:
         linked = list(dict.fromkeys(commit.trailers + commit.noted))
-        added, wrote = _wrote(ws, project, *tree.added(project.root, commit.sha), commit.time, linked)
+        added, wrote = _wrote(ws, project, commit.added, commit.removed, commit.time, commit.sha, linked, writers)
         by = [(said.conversation(conv_id), n) for conv_id, n in wrote.items()]
-        why = "a merge" if commit.parents > 1 else why_none(added[0][0], commit.time, earliest) \
-            if added and not wrote else ""
+        why = SHALLOW if commit.cut else "a merge" if commit.parents > 1 else \
+            why_none(added[0].path, commit.time, earliest) if added and not wrote else ""
+        known = [conv_id for conv_id in linked if said.conversation(conv_id)]
         out.append(CommitOrigin(commit.sha, commit.subject, len(added), [b for b in by if b[0]], linked,
-                                len(added) - sum(wrote.values()), why))
+                                len(added) - sum(wrote.values()), why, [c for c in linked if c not in known]))
     return Origin(project.root, out)
 
 
 def staged(ws: Workspace, where: str | None = None) -> list[str]:
     """The conversations whose edits the staged changes hold (the trailers the commit hook writes)."""
-    project = _project(where or os.getcwd())
-    return list(_wrote(ws, project, *ws.store.work_tree.staged(project.root), int(time.time()), [])[1])
+    project = _project(ws, where or os.getcwd())
+    return list(_wrote(ws, project, *ws.store.work_tree.staged(project.root), int(time.time()), "staged", [])[1])
 
 
 def note(ws: Workspace, spec: str = "HEAD", where: str | None = None) -> Origin:
     """conv's note (refs/notes/conv) on each commit of ``spec`` with a strong attribution, naming the
-    conversations that wrote at least STRONG of its added lines (or all, when it added fewer)."""
+    conversations that wrote at least NOTED of its added lines (or all, when it added fewer)."""
     found = origin(ws, spec, where)
     tree = ws.store.work_tree
     for commit in found.commits:
-        strong = [w.conv_id for w, n in commit.by if n >= min(STRONG, commit.added)]
+        strong = [w.conv_id for w, n in commit.by if n >= min(NOTED, commit.added)]
         if strong:
-            tree.note(found.root, commit.sha, list(dict.fromkeys(strong + commit.linked)))
+            tree.note(found.root, commit.sha, strong)
             commit.linked = list(dict.fromkeys(commit.linked + strong))
     return found
 
@@ -141,22 +155,41 @@ def link(ws: Workspace, where: str | None = None, remove: bool = False):
     """conv's commit hook in the project's repository (``remove``: out again, the user's put back)."""
     from ..connect import commit_hook
 
-    hooks = ws.store.work_tree.hooks_folder(_project(where or os.getcwd()).root)
-    return commit_hook.unlink(hooks) if remove else commit_hook.link(hooks)
+    hooks, own = ws.store.work_tree.hooks_folder(_project(ws, where or os.getcwd()).root)
+    return commit_hook.unlink(hooks) if remove else commit_hook.link(hooks, shared=not own)
 
 
-def _wrote(ws: Workspace, project: Project, lines: dict, taken: dict, when: int, linked: list) \
-        -> tuple[list, dict[str, int]]:
-    """A change's added lines (none a reformatting or a move, within a file or to another, put back) as (file, text,
-    ``when``), and how many of them each conversation wrote, the most first."""
+def _wrote(ws: Workspace, project: Project, lines: dict, taken: dict, when: int, commit: str, linked: list,
+           writers: dict | None = None) -> tuple[list[Asked], dict[str, int]]:
+    """A change's added lines (none a reformatting or a move, within a file or to another, put back), and how
+    many of them each conversation wrote, the most first."""
     gone = {key(line) for found in taken.values() for line in found} - {None}
-    added = [(path, text, when) for path, found in lines.items() for _, text in found
+    added = [Asked(path, number, text, when, commit) for path, found in lines.items() for number, text in found
              if key(text) is None or key(text) not in gone]
     wrote: dict[str, int] = {}
-    for claim in claims(added, _writers(ws, added), project, linked):
+    for claim in claims(added, _writers(ws, added) if writers is None else writers, project, {commit: linked}):
         if claim is not None:
             wrote[claim.conv_id] = wrote.get(claim.conv_id, 0) + 1
     return added, dict(sorted(wrote.items(), key=lambda item: -item[1]))
+
+
+def _window(path: str, first: int | None, last: int | None) -> tuple[int | None, int | None]:
+    """The lines to blame for ``first``..``last``: NEAR more on each side (the rule reads a line among its
+    neighbours), within the file as it is (a range past its end: as asked, for git to say so)."""
+    if first is None:
+        return None, None
+    try:
+        with open(path, "rb") as text:
+            length = sum(1 for _ in text)
+    except OSError:
+        return first, last
+    if last > length:
+        return first, last
+    return max(1, first - 2 * NEAR), min(length, last + 2 * NEAR)
+
+
+def _binary(lines: list) -> bool:
+    return any("\0" in line.text for line in lines[:200])
 
 
 def _changed(wrote: Written | None) -> str:
@@ -174,15 +207,16 @@ def file_and_lines(target: str) -> tuple[str, int | None, int | None]:
     return path, int(first), int(last or first)
 
 
-def _project(folder: str) -> Project:
+def _project(ws: Workspace, folder: str) -> Project:
     found = here(folder)
     if found is None:
         raise UsageError(f"{folder} is in no git work tree", "cd into a project (conv blame and origin read its git)")
-    return Project(found["root"], found.get("remote"))
+    common_dir = ws.store.work_tree.common_dir
+    return Project(found["root"], found.get("remote"), common_dir(found["root"]), common_dir)
 
 
-def _writers(ws: Workspace, lines: list) -> dict:
-    return ws.index.refresh().writers([k for _, text, _ in lines if (k := key(text)) is not None])
+def _writers(ws: Workspace, lines: list[Asked]) -> dict:
+    return ws.index.refresh().writers([k for line in lines if (k := key(line.text)) is not None])
 
 
 def _earliest(ws: Workspace, project: Project) -> float | None:

@@ -41,7 +41,8 @@ def origins(found) -> None:
             why = f" ({commit.why})" if commit.why else ""
             plain(f"  {commit.unwritten}/{commit.added} lines written by no conversation{why}")
         if commit.linked:
-            plain(f"  linked by its trailer or conv's note: {', '.join(commit.linked)}")
+            unknown = f" ({', '.join(commit.unknown)}: no conversation of this store)" if commit.unknown else ""
+            plain(f"  linked by its trailer or conv's note: {', '.join(commit.linked)}{unknown}")
         if not commit.added:
             plain("  (it adds no line)")
 
@@ -54,7 +55,9 @@ def linked(done) -> None:
         return
     plain(f"{done.hook}: {'linked already (rewritten)' if done.already else 'linked'}: each commit gets a "
           f"Conv-Conversation trailer for each conversation whose edits it holds"
-          + (f"; yours runs first (kept as {os.path.basename(done.hook)}.before-conv)" if done.chained else ""))
+          + (f"; yours runs first (kept as {os.path.basename(done.hook)}.before-conv)" if done.chained and done.runs
+             else f"; yours is kept as {os.path.basename(done.hook)}.before-conv, not executable: git did not run it, "
+                  "nor does conv's" if done.chained else ""))
 
 
 def staged(ids: list) -> None:
