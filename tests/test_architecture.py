@@ -43,7 +43,8 @@ ALLOWED = {
     "sources": {"errors", "records", "pool", "format", "home", "importers", "connect"},
     "services": {"errors", "records", "signals", "inert", "format", "home", "store", "index", "providers", "importers",
                  "connect", "sources"},
-    "cli": {"errors", "records", "format", "home", "terminal", "services"},
+    "web": {"errors", "records", "inert", "format", "home", "terminal", "services"},
+    "cli": {"errors", "records", "format", "home", "terminal", "services", "web"},
     "__main__": {"errors", "terminal", "cli"},
     "__init__": set(),
 }

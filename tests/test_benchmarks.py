@@ -29,6 +29,7 @@ SMOKE = {  # script -> its smallest run
     "bench_picker": ["--runs", "1", "--sizes", "20"],
     "bench_network": ["--runs", "1"],
     "bench_render": ["--runs", "1"],
+    "bench_serve": ["--runs", "1", "--sizes", "20"],
     "bench_shell": ["--quick", "--shells", "bash"],
     "bench_stats": ["--runs", "1", "--sizes", "20"],
     "bench_sync": ["--runs", "1", "--full-runs", "1", "--pull-runs", "1", "--conversations", "20"],

@@ -225,3 +225,24 @@ def origin(
     if staged:
         return views.emit(found.staged(workspace()), json_out, origins.staged, data=lambda ids: {"conversations": ids})
     views.emit((found.note if note else found.origin)(workspace(), spec), json_out, origins.origins)
+
+
+@app.command(rich_help_panel=PANEL,
+             epilog="Examples:\n\n  conv serve                 # then open the address it prints\n\n"
+             "  conv serve --port 8377 --open")
+def serve(
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="The port on 127.0.0.1 (0: any free "
+                                                                      "one).")] = 8377,
+    open_browser: Annotated[bool, typer.Option("--open", help="Open it in the browser.")] = False,
+) -> None:
+    """A read-only web viewer of the whole store on 127.0.0.1: every conversation with filters, search as you type,
+    each conversation rendered with its versions, forks and diffs, the stats as charts, and what comes in shown
+    live. It asks for the token in the address it prints; Ctrl-C stops it."""
+    from ..terminal.render import notice, plain
+    from ..web.server import serve as serving
+
+    def said(url: str) -> None:
+        plain(url)
+        notice("serving the store, read-only (Ctrl-C stops it)")
+
+    serving(port, open_browser, said)

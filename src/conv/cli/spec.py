@@ -42,6 +42,7 @@ OPTIONS: dict[str, dict[str, tuple[str, int]]] = {  # command -> spelling -> (pa
     "list": LISTED,
     "search": {**FOUND, **HERE, **JSON},
     "blame": JSON,
+    "serve": {**_option("port", VALUE, "--port"), **_option("open_browser", SWITCH, "--open")},
     "origin": {**JSON, **_option("note", SWITCH, "--note"), **_option("link", SWITCH, "--link"),
                **_option("unlink", SWITCH, "--unlink"), **_option("staged", SWITCH, "--staged")},
     "stats": {**_option("by", VALUE, "--by"), **SINCE, **_option("until", VALUE, "--until"), **HERE,

@@ -53,6 +53,7 @@ class Filters:
     agent: str | None = None
     tag: str | None = None
     since: str | None = None  # ISO time: updated at or after
+    until: str | None = None  # ISO time: updated before
     status: str | None = None
     trashed: bool = False
     here: str | None = None  # a work tree's root: its conversations, and imports run in a folder of it
@@ -71,6 +72,9 @@ class Filters:
         if self.since:
             where.append(f"{alias}.updated >= :since")
             args["since"] = self.since
+        if self.until:
+            where.append(f"{alias}.updated < :until")
+            args["until"] = self.until
         if self.status:
             where.append(f"{alias}.status = :status")
             args["status"] = self.status
@@ -152,8 +156,13 @@ class Queries:
     def __init__(self, rows: Callable[..., list[tuple]]):
         self._rows = rows
 
-    def recent(self, limit: int | None = None, filters: Filters | None = None) -> list[Row]:
+    def recent(self, limit: int | None = None, filters: Filters | None = None,
+               after: tuple[str, str] | None = None) -> list[Row]:
+        """The newest first; ``after``: those listed after the row (updated, id) a page ended with."""
         where, args = (filters or Filters()).sql()
+        if after is not None:
+            where += " AND (c.updated < :after_updated OR (c.updated = :after_updated AND c.id > :after_id))"
+            args |= {"after_updated": after[0], "after_id": after[1]}
         sql = f"SELECT {Row.COLUMNS} FROM conversations c WHERE {where} ORDER BY c.updated DESC, c.id"
         if limit:
             sql += " LIMIT :limit"
@@ -201,6 +210,21 @@ class Queries:
     def get(self, conv_id: str) -> Row | None:
         rows = self._rows(f"SELECT {Row.COLUMNS} FROM conversations WHERE id = ?", (conv_id,))
         return Row.from_sql(rows[0]) if rows else None
+
+    def family(self, conv_id: str, most: int = 1000) -> list[Row]:
+        """The live conversation ``conv_id``, those it was forked from, and every fork under them (at most
+        ``most``), each once however forks name each other."""
+        found, at = {}, self.get(conv_id)
+        while at is not None and at.id not in found:
+            found[at.id], at = at, self.get(at.forked_from) if at.forked_from else None
+        wave = list(found)
+        while wave and len(found) < most:
+            rows = [Row.from_sql(r) for r in self._rows(f"SELECT {Row.COLUMNS} FROM conversations WHERE trashed = 0 "
+                                                        f"AND forked_from IN ({', '.join('?' * len(wave[:500]))})",
+                                                        tuple(wave[:500])) if r[0] not in found]
+            found.update({r.id: r for r in rows})
+            wave = [r.id for r in rows]
+        return list(found.values())
 
     def search(self, text: str, limit: int = 20, filters: Filters | None = None, pool: int | None = None) -> list[Hit]:
         """The conversations that hold what ``text`` asks, best first

@@ -80,8 +80,10 @@ def _source(name: str | None) -> str | None:
     return sources.named(name, "reader", "--source {name!r}: conv imports from no such tool").name
 
 
-def listing(ws: Workspace, limit: int | None, filters: Filters | None = None, tree: bool = False) -> list[Listed]:
-    rows = ws.index.refresh().recent(limit, filters)
+def listing(ws: Workspace, limit: int | None, filters: Filters | None = None, tree: bool = False,
+            after: tuple[str, str] | None = None) -> list[Listed]:
+    """The newest conversations first (``after``: those after the row (updated, id) a page ended with)."""
+    rows = ws.index.refresh().recent(limit, filters, after)
     now = current(ws).conv_id if rows else None
     listed = [Listed(r, ws.index.queries.short_id(r.id), r.id == now) for r in rows]
     return _as_tree(listed) if tree else listed

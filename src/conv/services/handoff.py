@@ -143,3 +143,18 @@ def handed_back(ws: Workspace, source: str, imported) -> dict | None:
              if name == "conversation.md" or any(name.startswith(turn) for turn in kept)}
     imported.conv_id, imported.turns = handed["conv"], imported.turns[len(handed["roles"]):]
     return {"last": handed["last"], "files": files}
+
+
+def resumed_by(imported_from: dict) -> list[str] | None:
+    """The command line that resumes an imported conversation in the tool it came from (None: a tool conv
+    knows no resume of, or no session id)."""
+    from .. import sources
+    from ..errors import ConvError
+
+    tool, session = imported_from.get("source"), imported_from.get("id")
+    if not tool or not session:
+        return None
+    try:
+        return sources.named(tool, "handoff", "").handoff().resume(str(session))
+    except ConvError:
+        return None

@@ -106,6 +106,10 @@ class Handoff(ABC):
     def write(self, turns: list, cwd: str, title: str) -> "Written":
         """The session: its id, its file, the command that resumes it."""
 
+    @abstractmethod
+    def resume(self, session: str) -> list[str]:
+        """The command line that resumes the tool's session ``session`` (its own, or one written here)."""
+
 
 def _reader_type():
     from ..importers.boundary import Reader

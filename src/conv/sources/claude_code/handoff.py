@@ -54,7 +54,10 @@ class ClaudeCodeSession(Handoff):
         if title and parent:
             records.append({"type": "summary", "summary": title, "leafUuid": parent})  # what --resume lists it as
         write_lines(path, records)
-        return Written(session, str(path), ["claude", "--resume", session])
+        return Written(session, str(path), self.resume(session))
+
+    def resume(self, session: str) -> list[str]:
+        return ["claude", "--resume", session]
 
 
 HANDOFF = ClaudeCodeSession()

@@ -41,7 +41,10 @@ class CodexRollout(Handoff):
                             "payload": {"type": "message", "role": turn.role,
                                         "content": [{"type": kind, "text": turn.content}]}})
         write_lines(path, records)
-        return Written(thread, str(path), ["codex", "resume", thread])
+        return Written(thread, str(path), self.resume(thread))
+
+    def resume(self, session: str) -> list[str]:
+        return ["codex", "resume", session]
 
 
 HANDOFF = CodexRollout()

@@ -35,7 +35,10 @@ class CopilotSession(Handoff):
         workspace = {"id": session, "cwd": cwd, "name": title or "Handed off from conv", "user_named": True,
                      "summary_count": 0, "fork_count": 0, "created_at": started, "updated_at": turns[-1].created}
         (folder / "workspace.yaml").write_text("".join(f"{k}: {json.dumps(v)}\n" for k, v in workspace.items()))
-        return Written(session, str(folder / "events.jsonl"), ["copilot", f"--resume={session}"])
+        return Written(session, str(folder / "events.jsonl"), self.resume(session))
+
+    def resume(self, session: str) -> list[str]:
+        return ["copilot", f"--resume={session}"]
 
 
 HANDOFF = CopilotSession()

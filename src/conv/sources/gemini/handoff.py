@@ -53,7 +53,10 @@ class GeminiSession(Handoff):
                 records.append({**base, "type": "gemini", "content": turn.content, "thoughts": [],
                                 "model": turn.model or "unknown"})
         write_lines(path, records)
-        return Written(session, str(path), ["gemini", "--resume", session])
+        return Written(session, str(path), self.resume(session))
+
+    def resume(self, session: str) -> list[str]:
+        return ["gemini", "--resume", session]
 
 
 HANDOFF = GeminiSession()

@@ -34,7 +34,10 @@ class QwenSession(Handoff):
                                 "message": {"role": "model", "parts": [{"text": turn.content}]}})
             parent = mark
         write_lines(path, records)
-        return Written(session, str(path), ["qwen", "--resume", session])
+        return Written(session, str(path), self.resume(session))
+
+    def resume(self, session: str) -> list[str]:
+        return ["qwen", "--resume", session]
 
 
 HANDOFF = QwenSession()
