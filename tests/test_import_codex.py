@@ -5,6 +5,8 @@ Codex really runs, and text."""
 
 import json
 import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 from conftest import conv_env, git, newest, ok
@@ -34,11 +36,13 @@ class Codex:
 
 @pytest.fixture
 def agent(codex, tmp_path):
-    project = tmp_path / "proj"
-    project.mkdir()
-    (project / "notes.txt").write_text(NOTES)
-    git(project, "init", "-q", "-b", "feature")
-    with ResponsesFake() as server:
+    # Codex's read-only sandbox mounts a /dev of its own, so a project under
+    # /dev/shm (where tests/run puts the tests' folders) is empty to what it runs.
+    with tempfile.TemporaryDirectory(prefix="conv-codex-", dir="/var/tmp") as outside, ResponsesFake() as server:
+        project = Path(outside) / "proj"
+        project.mkdir()
+        (project / "notes.txt").write_text(NOTES)
+        git(project, "init", "-q", "-b", "feature")
         yield Codex(codex, project, tmp_path / "codex-home", server)
 
 
