@@ -238,3 +238,26 @@ def test_what_blame_and_origin_say_of_odd_files_notes_and_ids(project):
     assert "is a binary file" in fails("blame", "blob.dat", code=2)
     assert "is a folder" in fails("blame", "sub", code=2)
     assert "no such path" in fails("blame", "not-there.py", code=1)
+
+
+def test_a_file_the_repositorys_config_names_is_never_read_by_blame(project, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET-LINE\n")
+    git(project, "config", "blame.ignoreRevsFile", str(secret))  # git's error would quote its first line
+    said = ok("blame", "README")
+    assert b"TOP-SECRET" not in said.stdout + said.stderr
+    server = Server()
+    text, failed = called(server, 1, "origin", file=str(project / "README"))
+    assert not failed and "TOP-SECRET" not in text
+    server.close()
+
+
+def test_files_with_spaces_and_quotes_in_their_names_are_read_by_origin_too(project):
+    files = {"plain.py": "plain_path_agent_line_number_one = 1\n",
+             "two words.py": "spaced_path_agent_line_number_one = 1\n",
+             'say "hi".py': "quoted_path_agent_line_number_one = 1\n"}
+    agent = session(project, "c0000000-0000-4000-8000-00000000000f", "2030-02-01T10:00",
+                    [{"file": name, "content": text} for name, text in files.items()])
+    commit(project, "three files", "2030-02-01T11:00:00Z")
+    assert writers(origin()) == {agent: 3}
+    assert [line["conversation"]["id"] for line in blamed("two words.py")] == [agent]

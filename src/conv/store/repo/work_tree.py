@@ -89,8 +89,9 @@ def blame(root: str, path: str, first: int | None = None, last: int | None = Non
     change of spaces alone is not one; ``-M``, ``-C``: a line moved within the file, or from another file the same
     commit changed, keeps its commit and names the file it came from)."""
     span = ["-L", f"{first},{last}"] if first else []
-    out = _git(root, "blame", "--line-porcelain", "--no-textconv", "-w", "-M", "-C", *span, "--", path,
-               what=f"git blame {path}")
+    # --no-ignore-revs-file: a file the repository's config names is never read (git's error quotes its first line)
+    out = _git(root, "blame", "--line-porcelain", "--no-textconv", "--no-ignore-revs-file", "-w", "-M", "-C", *span,
+               "--", path, what=f"git blame {path}")
     lines, entry = [], {}
     for line in out.split("\n"):
         if line.startswith("\t"):
@@ -199,6 +200,16 @@ def hooks_folder(root: str) -> tuple[str, bool]:
     return os.path.normpath(found), os.path.normpath(found) == os.path.normpath(os.path.join(own, "hooks"))
 
 
+def identity() -> tuple[str, str]:
+    """The git name and e-mail of whoever runs conv, as git gives them here ("" where there is none)."""
+    try:
+        done = _run("config", "--get-regexp", r"^user\.(name|email)$")
+    except (FileNotFoundError, OSError):
+        return "", ""
+    found = dict(line.partition(" ")[::2] for line in done.stdout.splitlines())
+    return found.get("user.name", "").strip(), found.get("user.email", "").strip()
+
+
 def _last(said: str) -> str:
     lines = said.strip().splitlines()
     return lines[-1] if lines else "git failed"
@@ -251,11 +262,9 @@ def _changed(diff: str) -> tuple[dict, dict]:
     path, old, number = None, None, 0
     for line in diff.split("\n"):
         if line.startswith("--- "):
-            source = line[4:]
-            old = None if source == "/dev/null" else source[2:] if source.startswith("a/") else source
+            old = _path(line[4:])
         elif line.startswith("+++ "):
-            target = line[4:]
-            path = None if target == "/dev/null" else target[2:] if target.startswith("b/") else target
+            path = _path(line[4:])
             if path is not None:
                 added.setdefault(path, [])
         elif line.startswith("@@"):
@@ -269,3 +278,16 @@ def _changed(diff: str) -> tuple[dict, dict]:
         elif line.startswith(" "):
             number += 1
     return added, removed
+
+
+def _path(said: str) -> str | None:
+    """A file's name on a ``---``/``+++`` line: git ends one with a space in it with a tab, and quotes one with
+    a quote, a backslash or a control character in it as C does (None: /dev/null, no file)."""
+    said = said.rstrip("\t")
+    if said == "/dev/null":
+        return None
+    if len(said) > 1 and said[0] == said[-1] == '"':
+        import codecs
+
+        said = codecs.escape_decode(said[1:-1].encode("utf-8"))[0].decode("utf-8", "replace")
+    return said[2:] if said[:2] in ("a/", "b/") else said
