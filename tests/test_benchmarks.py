@@ -34,6 +34,7 @@ SMOKE = {  # script -> its smallest run
     "bench_stats": ["--runs", "1", "--sizes", "20"],
     "bench_sync": ["--runs", "1", "--full-runs", "1", "--pull-runs", "1", "--conversations", "20"],
     "bench_providers": ["--runs", "1", "--only", "openai,anthropic,cmd"],
+    "bench_redaction": ["--runs", "1", "--megabytes", "1", "--sizes", "20"],
     "bench_recall": ["--dialogues", "1", "--no-cli"],  # LoCoMo from ../shared/recall, beside the checkout
     "compare": ["--runs", "1", "--sizes", "10", "--no-aggressive", "--no-plot"],
 }

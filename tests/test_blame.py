@@ -147,7 +147,7 @@ def test_blame_and_origin_name_the_agents_lines_and_nothing_else(claude_code, co
 
     # a teammate: another clone, another path, another store, after conv import --from project
     git(project, "push", "-q", "origin", "main")
-    ok("push", "--project")
+    ok("push", "--project", "--yes")
     assert git(shared, "notes", "--ref", "conv", "show", util_commit) == f"Conv-Conversation: {codex_id}\n"
     mate = tmp_path / "mate"
     git(tmp_path, "clone", "-q", "-b", "main", str(shared), str(mate))

@@ -74,7 +74,7 @@ def test_an_export_imported_into_another_store_loses_nothing(fake, tmp_path):
     session = CLAUDE[:1] + [{**CLAUDE[3], "parentUuid": "u1"}]
     session[0] = {**session[0], "cwd": str(project)}
     ok("import", "--from", "claude-code", str(write("claude-code", tmp_path / "cc", session)))
-    ok("export", "--all", "--format", "json", "-o", str(tmp_path / "all.json"))
+    ok("export", "--all", "--format", "json", "--no-redact", "-o", str(tmp_path / "all.json"))  # a backup
     before = {c["id"]: json.loads(ok("show", c["id"], "--json").stdout)
               for c in json.loads(ok("list", "--json").stdout)}
 

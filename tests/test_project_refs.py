@@ -42,14 +42,14 @@ def test_a_teammate_imports_the_project_conversations_pushed_beside_the_code(fak
     ok("ask", "a question about something else", env=alice_home, cwd=tmp_path)  # not of the project
     ok("ask", "how do I build this?", env=alice_home, cwd=alice)
 
-    pushed = json.loads(ok("push", "--project", "--json", env=alice_home, cwd=alice).stdout)
+    pushed = json.loads(ok("push", "--project", "--yes", "--json", env=alice_home, cwd=alice).stdout)
     ref = "refs/conv/alice@example.com"
     assert pushed == {"conversations": 1, "ref": ref, "project": str(alice), "remote": "origin",
                       "kept_from_elsewhere": 0, "forks": 0, "skipped": [], "pushed": True}
     again = ok("push", "--project", env=alice_home, cwd=alice).stderr.decode()  # nothing new: not said as a push
     assert again.endswith(f"on {ref}, already on origin\n")
     git(remote, "update-ref", "-d", ref)  # the remote lost it: the next push puts it back
-    assert ok("push", "--project", env=alice_home, cwd=alice).stderr.decode().endswith("pushed to origin\n")
+    assert ok("push", "--project", "--yes", env=alice_home, cwd=alice).stderr.decode().endswith("pushed to origin\n")
     assert git(remote, "for-each-ref", "--format=%(refname)").split() == [ref, "refs/heads/main"]
     files = git(remote, "ls-tree", "-r", "--name-only", ref).split()
     assert len(files) == 3 and all(f.startswith("conversations/") for f in files)  # that conversation alone
@@ -66,7 +66,7 @@ def test_a_teammate_imports_the_project_conversations_pushed_beside_the_code(fak
 
     ok("ask", "-c", "and how do I test it?", env=alice_home, cwd=alice)
     first = git(remote, "rev-parse", ref).strip()
-    ok("push", "--project", env=alice_home, cwd=alice)
+    ok("push", "--project", "--yes", env=alice_home, cwd=alice)
     git(remote, "merge-base", "--is-ancestor", first, ref)  # the ref goes forward, it is not replaced
     again = json.loads(ok("import", "--from", "project", "--json", env=bob_home, cwd=bob).stdout)
     assert (again["added"], again["turns_added"], again["forks"]) == (0, 2, [])  # Alice's line continues Bob's
@@ -78,17 +78,17 @@ def test_a_teammate_imports_the_project_conversations_pushed_beside_the_code(fak
 
 
 def test_outside_a_work_tree_or_without_a_remote_it_says_so(fake, tmp_path):
-    assert "runs inside a git work tree" in fails("push", "--project", code=2, cwd=tmp_path)
+    assert "runs inside a git work tree" in fails("push", "--project", "--yes", code=2, cwd=tmp_path)
     alone = tmp_path / "alone"
     git(tmp_path, "init", "-q", "-b", "main", str(alone))
     git(alone, "config", "user.email", "me@example.com")  # its own: a new machine's HOME has none
-    assert "no conversation of" in fails("push", "--project", code=2, cwd=alone)
+    assert "no conversation of" in fails("push", "--project", "--yes", code=2, cwd=alone)
     ok("ask", "a question", cwd=alone)
-    said = ok("push", "--project", cwd=alone).stderr.decode()
+    said = ok("push", "--project", "--yes", cwd=alone).stderr.decode()
     assert "kept in the project's repository" in said
     assert git(alone, "for-each-ref", "--format=%(refname)", "refs/conv").strip().startswith("refs/conv/")
     git(alone, "remote", "add", "origin", str(tmp_path / "gone.git"))
-    said = fails("push", "--project", code=4, cwd=alone)
+    said = fails("push", "--project", "--yes", code=4, cwd=alone)
     assert "cannot fetch refs/conv/* from origin" in said
     assert "does not appear to be a git repository" in said
     done = ok("import", "--from", "project", "--json", cwd=alone)  # its own ref is there; origin is not
@@ -99,12 +99,12 @@ def test_what_a_teammate_deleted_does_not_come_back(fake, team, tmp_path):
     remote, alice, bob = team
     alice_home, bob_home = {"CONV_HOME": str(tmp_path / "alice-conv")}, {"CONV_HOME": str(tmp_path / "bob-conv")}
     ok("ask", "how do I deploy?", env=alice_home, cwd=alice)
-    ok("push", "--project", env=alice_home, cwd=alice)
+    ok("push", "--project", "--yes", env=alice_home, cwd=alice)
     ok("import", "--from", "project", env=bob_home, cwd=bob)
     short = json.loads(ok("list", "--json", env=bob_home).stdout)[0]["short"]
     ok("delete", short, env=bob_home)
     ok("ask", "-c", "and roll back?", env=alice_home, cwd=alice)
-    ok("push", "--project", env=alice_home, cwd=alice)
+    ok("push", "--project", "--yes", env=alice_home, cwd=alice)
     again = ok("import", "--from", "project", env=bob_home, cwd=bob).stderr.decode()
     assert "1 deleted conversation got new turns, kept in the trash with them: conv restore" in again
     assert json.loads(ok("list", "--json", env=bob_home).stdout) == []  # it stays deleted
@@ -134,7 +134,7 @@ def alice_shares(team, tmp_path, *questions: str, bob_imports: bool = True):
     a, b = homes(tmp_path, "alice", "bob")
     for question in questions:
         ok("ask", question, env=a, cwd=alice)
-    ok("push", "--project", env=a, cwd=alice)
+    ok("push", "--project", "--yes", env=a, cwd=alice)
     if bob_imports:
         ok("import", "--from", "project", env=b, cwd=bob)
     return remote, alice, bob, a, b
@@ -148,9 +148,9 @@ def test_two_people_extending_one_conversation_each_keep_their_own_line(fake, te
     _, alice, bob, a, b = alice_shares(team, tmp_path, "shared question")
     (conv_id,) = listed(b)
     ok("ask", "--cid", conv_id, "bob's follow-up", env=b, cwd=bob)
-    ok("push", "--project", env=b, cwd=bob)
+    ok("push", "--project", "--yes", env=b, cwd=bob)
     ok("ask", "-c", "alice's follow-up", env=a, cwd=alice)
-    ok("push", "--project", env=a, cwd=alice)
+    ok("push", "--project", "--yes", env=a, cwd=alice)
 
     for home, project, mine, theirs in ((a, alice, "alice's follow-up", "bob's follow-up"),
                                         (b, bob, "bob's follow-up", "alice's follow-up")):
@@ -178,18 +178,18 @@ def test_a_second_machine_pushing_keeps_what_the_first_pushed(fake, team, tmp_pa
     desk, lap = homes(tmp_path, "desk", "laptop")
     ref = "refs/conv/alice@example.com"
     ok("ask", "asked at the desk", env=desk, cwd=alice)
-    ok("push", "--project", env=desk, cwd=alice)
+    ok("push", "--project", "--yes", env=desk, cwd=alice)
     first = git(remote, "rev-parse", ref).strip()
     ok("ask", "asked on the laptop", env=lap, cwd=laptop)
-    pushed = json.loads(ok("push", "--project", "--json", env=lap, cwd=laptop).stdout)
+    pushed = json.loads(ok("push", "--project", "--yes", "--json", env=lap, cwd=laptop).stdout)
     assert pushed["kept_from_elsewhere"] == 1
     git(remote, "merge-base", "--is-ancestor", first, ref)  # forward, never forced
     now = git(remote, "rev-parse", ref).strip()
-    ok("push", "--project", env=lap, cwd=laptop)
+    ok("push", "--project", "--yes", env=lap, cwd=laptop)
     assert git(remote, "rev-parse", ref).strip() == now  # nothing new: the ref stays where it is
     assert sum(f.endswith("conversation.md") for f in git(remote, "ls-tree", "-r", "--name-only", ref).split()) == 2
     ok("ask", "-c", "more at the desk", env=desk, cwd=alice)
-    ok("push", "--project", env=desk, cwd=alice)  # its project's copy of the ref is behind: fetched first
+    ok("push", "--project", "--yes", env=desk, cwd=alice)  # its project's copy of the ref is behind: fetched first
     files = git(remote, "ls-tree", "-r", "--name-only", ref).split()
     assert sum(f.endswith("conversation.md") for f in files) == 2 and len(files) == 2 + 6
     brought = json.loads(ok("import", "--from", "project", "--json", env=lap, cwd=laptop).stdout)
@@ -201,7 +201,7 @@ def test_a_push_the_remote_moved_under_is_taken_in_and_tried_again(fake, team, t
     (home,) = homes(tmp_path, "alice")
     ref = "refs/conv/alice@example.com"
     ok("ask", "first", env=home, cwd=alice)
-    ok("push", "--project", env=home, cwd=alice)
+    ok("push", "--project", "--yes", env=home, cwd=alice)
     hook = remote / "hooks" / "update"  # once: another push lands on the ref while this one is on its way
     hook.write_text(f"""#!/bin/sh
 [ -e "$GIT_DIR/raced" ] && exit 0
@@ -211,7 +211,7 @@ git update-ref {ref} "$(git commit-tree "$now^{{tree}}" -p "$now" -m 'pushed mea
 """)
     hook.chmod(0o755)
     ok("ask", "-c", "second", env=home, cwd=alice)
-    ok("push", "--project", env=home, cwd=alice)
+    ok("push", "--project", "--yes", env=home, cwd=alice)
     assert (remote / "raced").exists()
     history = git(remote, "log", "--format=%s", ref)
     assert "pushed meanwhile" in history  # taken in, not overwritten
@@ -223,7 +223,7 @@ def test_without_a_git_email_a_push_names_how_to_set_one(fake, tmp_path):
     alone = tmp_path / "alone"
     git(tmp_path, "init", "-q", "-b", "main", str(alone))
     ok("ask", "a question", cwd=alone)
-    said = fails("push", "--project", code=2, cwd=alone, env={"GIT_CONFIG_GLOBAL": "/dev/null",
+    said = fails("push", "--project", "--yes", code=2, cwd=alone, env={"GIT_CONFIG_GLOBAL": "/dev/null",
                                                               "GIT_CONFIG_NOSYSTEM": "1"})
     assert "git config user.email you@example.com" in said
     assert git(alone, "for-each-ref", "refs/conv").strip() == ""  # no shared name (refs/conv/me) written
@@ -267,7 +267,7 @@ def test_a_hostile_teammate_ref_is_untrusted_input(fake, team, tmp_path):
     remote, alice, bob = team
     a, b = homes(tmp_path, "alice", "bob")
     ok("ask", "a good question", env=a, cwd=alice)
-    ok("push", "--project", env=a, cwd=alice)
+    ok("push", "--project", "--yes", env=a, cwd=alice)
     good_ref = git(remote, "rev-parse", "refs/conv/alice@example.com").strip()
     good_id = next(f for f in git(remote, "ls-tree", "-r", "--name-only", good_ref).split()
                    if f.endswith("conversation.md")).split("/")[3]
@@ -348,7 +348,7 @@ def test_a_key_never_travels_on_a_project_ref(fake, team, tmp_path):
     key = "sk-proj-" + "A1b2C3d4" * 6
     ok("ask", "my key is " + key, env=a, cwd=alice)
     ok("ask", "a clean question", env=a, cwd=alice)
-    said = ok("push", "--project", env=a, cwd=alice).stderr.decode()
+    said = ok("push", "--project", "--yes", env=a, cwd=alice).stderr.decode()
     assert "holds what looks like an OpenAI API key: not pushed" in said and key not in said
     ref = "refs/conv/alice@example.com"
     assert key not in subprocess.run(["git", "-C", str(remote), "log", "-p", ref], capture_output=True,
@@ -371,11 +371,11 @@ def test_a_line_from_each_machine_is_never_dropped_or_mixed_whoever_pushes_last(
     ref = "refs/conv/alice@example.com"
     fake.set(reply="ECHO")
     ok("ask", "shared", env=one, cwd=alice)
-    ok("push", "--project", env=one, cwd=alice)
+    ok("push", "--project", "--yes", env=one, cwd=alice)
     ok("import", "--from", "project", env=two, cwd=bob)
     (conv_id,) = listed(two)
     ok("ask", "--cid", conv_id, "two goes on", env=two, cwd=bob)
-    ok("push", "--project", env=two, cwd=bob)
+    ok("push", "--project", "--yes", env=two, cwd=bob)
     ok("ask", "--cid", conv_id, "one goes on", env=one, cwd=alice)
 
     def lines() -> list[list[str]]:
@@ -391,11 +391,11 @@ def test_a_line_from_each_machine_is_never_dropped_or_mixed_whoever_pushes_last(
 
     expected = [["shared", "one goes on"], ["shared", "two goes on"]]
     for home, clone in ((one, alice), (two, bob), (two, bob), (one, alice), (two, bob)):
-        ok("push", "--project", env=home, cwd=clone)
+        ok("push", "--project", "--yes", env=home, cwd=clone)
         assert lines() == expected, lines()
     tip = git(remote, "rev-parse", ref).strip()
-    ok("push", "--project", env=one, cwd=alice)
-    ok("push", "--project", env=two, cwd=bob)
+    ok("push", "--project", "--yes", env=one, cwd=alice)
+    ok("push", "--project", "--yes", env=two, cwd=bob)
     assert git(remote, "rev-parse", ref).strip() == tip  # nothing new: no new commit
 
 
@@ -404,7 +404,7 @@ def test_what_is_deleted_or_purged_leaves_the_ref_and_never_comes_back(fake, tea
     ids = {c["title"]: c["id"] for c in listed(a).values()}
     ok("delete", ids["to be purged"], ids["to be deleted"], env=a)
     ok("clean", "--purge", "--yes", env=a)  # the trash: both erased
-    ok("push", "--project", env=a, cwd=alice)  # none left of the project: the ref is emptied, not refused
+    ok("push", "--project", "--yes", env=a, cwd=alice)  # none left of the project: the ref is emptied, not refused
     ref = "refs/conv/alice@example.com"
     assert git(remote, "ls-tree", "-r", "--name-only", ref).strip() == ""
     for store in (tmp_path / "alice-conv" / "store.git",):
@@ -427,11 +427,11 @@ def test_a_teammates_fork_of_my_line_is_not_pushed_back_to_me(fake, team, tmp_pa
     _, alice, bob, a, b = alice_shares(team, tmp_path, "shared question")
     (conv_id,) = listed(b)
     ok("ask", "--cid", conv_id, "bob goes on", env=b, cwd=bob)
-    ok("push", "--project", env=b, cwd=bob)
+    ok("push", "--project", "--yes", env=b, cwd=bob)
     ok("ask", "--cid", conv_id, "alice goes on", env=a, cwd=alice)
     done = json.loads(ok("import", "--from", "project", "--json", env=a, cwd=alice).stdout)
     assert len(done["forks"]) == 1 and done["turns_added"] == 4  # the fork's turns are counted
-    ok("push", "--project", env=a, cwd=alice)
+    ok("push", "--project", "--yes", env=a, cwd=alice)
     ok("import", "--from", "project", env=b, cwd=bob)
     for home, mine in ((a, "alice goes on"), (b, "bob goes on")):
         convs = listed(home)
@@ -449,7 +449,7 @@ def test_a_nested_or_squatting_ref_blocks_nothing(fake, team, tmp_path):
     assert "'refs/conv/alice@example.com/x' on origin: not a name conv push --project writes; left out" in said
     assert "'refs/conv/x/y/bob@example.com' on origin" in said
     assert git(bob, "for-each-ref", "refs/conv").strip() == ""  # what the remote no longer has is gone here too
-    said = fails("push", "--project", env=a, cwd=alice, code=4)
+    said = fails("push", "--project", "--yes", env=a, cwd=alice, code=4)
     assert "holds refs under refs/conv/alice@example.com/" in said and "--delete" in said
 
 
@@ -499,7 +499,7 @@ def test_a_token_conv_knows_of_is_never_pushed(fake, team, tmp_path):
     token = "tok-" + "Zq7Wx5Yv3Ut1" * 3
     fake.set(reply=f"the header you sent was {token}")
     ok("ask", "what did I send?", env={**a, "CORP_API_TOKEN": token}, cwd=alice)
-    said = ok("push", "--project", env={**a, "CORP_API_TOKEN": token}, cwd=alice).stderr.decode()
+    said = ok("push", "--project", "--yes", env={**a, "CORP_API_TOKEN": token}, cwd=alice).stderr.decode()
     assert "holds a secret conv knows" in said and token not in said
 
 
@@ -515,7 +515,7 @@ def test_any_git_email_names_one_ref_of_its_own(fake, tmp_path, email, name):
     git(tmp_path, "init", "-q", "-b", "main", str(repo))
     git(repo, "config", "user.email", email)
     ok("ask", "a question", cwd=repo)
-    pushed = json.loads(ok("push", "--project", "--json", cwd=repo).stdout)
+    pushed = json.loads(ok("push", "--project", "--yes", "--json", cwd=repo).stdout)
     assert pushed["ref"] == f"refs/conv/{name}" and git(repo, "rev-parse", pushed["ref"]).strip()
     assert json.loads(ok("import", "--from", "project", "--json", cwd=repo).stdout)["refs"] == [name]
 

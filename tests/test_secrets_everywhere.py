@@ -92,7 +92,7 @@ def test_the_hook_reads_a_file_kept_beside_a_turn_as_it_reads_the_turn(fake, sto
 
 def page(tmp_path, conv) -> str:
     out = tmp_path / "page.html"
-    ok("share", conv, "-o", str(out))
+    ok("share", conv, "--force", "-o", str(out))
     return out.read_text()
 
 
@@ -104,7 +104,7 @@ def test_share_masks_what_the_page_shows(fake, tmp_path):
     text = page(tmp_path, conv)
     for secret in (hidden, hidden[8:20] + hidden[20:30], "b3BlbnNzaC1rZXktdjEAAAAA", "QyNTUxOQAAACDrCx0Y"):
         assert secret not in text, secret
-    said = ok("share", conv, "-o", str(tmp_path / "p2.html")).stderr.decode()
+    said = ok("share", conv, "--force", "-o", str(tmp_path / "p2.html")).stderr.decode()
     assert said.count("masked: turn 2 held what looks like an OpenAI API key") == 1
     assert "masked: turn 2 held what looks like a private key" in said
 
@@ -157,7 +157,7 @@ def test_share_masks_a_key_in_alt_text_or_with_invisible_characters(fake, tmp_pa
     text = page(tmp_path, conv)
     for tail in (key[8:], key[30:], key[12:], "BCEHZQGMUA"):
         assert tail not in text, tail
-    said = ok("share", conv, "-o", "-").stdout.decode()  # - is stdout
+    said = ok("share", conv, "--force", "-o", "-").stdout.decode()  # - is stdout
     assert said.startswith("<!DOCTYPE html>") and key[8:] not in said
 
 

@@ -71,7 +71,7 @@ def test_the_page_renders_fetches_nothing_runs_nothing_and_masks_secrets(fake, t
     conv = json.loads(ok("ask", "--json", f"{LOOKS} is a token; rebase? my key {KNOWN}").stdout)["conversation"]
     fork = json.loads(ok("fork", conv, "--at", "1", "--json", "--title", "try merge").stdout)["short"]
     page = tmp_path / "page.html"
-    done = ok("share", conv, "-o", str(page))
+    done = ok("share", conv, "--force", "-o", str(page))
     assert done.stdout.decode().strip() == str(page)
     said = done.stderr.decode()
     assert "masked: turn 1 held what looks like a GitHub token (ghp_a1…)" in said

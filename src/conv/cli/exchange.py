@@ -30,10 +30,22 @@ def export(
     output: Annotated[Optional[str], typer.Option(
         "-o", "--output", help="With --all: the folder (md) or the file to write, or a folder to write "
                                "conversations.json(l) in (default: stdout).")] = None,
+    preview: Annotated[bool, typer.Option("--preview", help="List what would be masked, with samples before "
+                                                            "and after; write nothing.")] = False,
+    no_redact: Annotated[bool, typer.Option("--no-redact", help="As stored: your home, login, host, e-mails "
+                                                                "and addresses kept (a copy for yourself).")] = False,
 ) -> None:
-    """Print a conversation as Markdown, JSON, OpenAI chat messages or ShareGPT; with --all, every one."""
+    """Print a conversation as Markdown, JSON, OpenAI chat messages or ShareGPT; with --all, every one.
+    What would give you away is masked as conv share masks it (--preview lists it; --no-redact keeps it)."""
     from ..errors import UsageError
-    from ..terminal import render
+    from ..services.redacting import Redacting
+    from ..terminal import redactions, render
+
+    if preview and no_redact:
+        raise UsageError("--preview shows what redaction would mask, and --no-redact masks nothing",
+                         "Give one of them")
+    ws = workspace()
+    redacting = None if no_redact else Redacting(ws)
 
     if not everything:
         if tag or since or here or output:
@@ -41,16 +53,20 @@ def export(
                              "e.g. conv export --all --tag work -o notes/")
         from ..services.exchange import export as export_conv
 
-        out = export_conv(workspace(), ref, fmt)
+        out = export_conv(ws, ref, fmt, redacting)
+        if preview:
+            return redactions.report(redacting.report)
         return render.plain(out, end="") if isinstance(out, str) else render.emit_json(out)
     if ref:
         raise UsageError("give a conversation or --all, not both", "conv export --all exports every one")
     from ..services import browse
     from ..services.exchange import export_all
 
-    done = export_all(workspace(), browse.filters_from(tag=tag, since_text=since, here=here), fmt,
-                      None if output == "-" else output)
-    if done.text is not None:
+    done = export_all(ws, browse.filters_from(tag=tag, since_text=since, here=here), fmt,
+                      None if output == "-" else output, redacting, write=not preview)
+    if preview:
+        redactions.report(redacting.report)
+    elif done.text is not None:
         render.plain(done.text, end="")
     else:
         render.notice(f"{plural(done.count, 'conversation')} written to {done.output}")
@@ -65,18 +81,31 @@ def share(
     output: Annotated[Optional[str], typer.Option(
         "-o", "--output", help="The file to write, or a folder to write ID.html in, or - for stdout "
                                "(default: ID.html here).")] = None,
+    preview: Annotated[bool, typer.Option("--preview", help="List what would be masked, with samples before "
+                                                            "and after; write nothing.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Write the page although a key was found in it "
+                                                        "(masked), once you have seen it with --preview.")] = False,
 ) -> None:
     """Write a conversation as one self-contained HTML page to send someone: rendered as on a
-    terminal, code highlighted, forks listed; no script, nothing fetched. Secrets conv knows of
-    are masked, and so is anything shaped like a key, each named so you can check."""
+    terminal, code highlighted, forks listed; no script, nothing fetched. What would give you
+    away is masked (your home folder, login, host, git name and e-mail, the project's root,
+    e-mail and IP addresses, internal host names, redact.words), and keys as ***; a key found
+    refuses the page until --force."""
+    from ..errors import ConvError
     from ..home.files import output_file, write_out
     from ..services.share import share as prepare
-    from ..terminal import html, render
+    from ..terminal import html, redactions, render
 
     ws = workspace()
     shared = prepare(ws, ref)
     name = f"{ws.index.queries.short_id(shared.conv.id)}.html"
     text = html.page(shared)
+    if preview:
+        return redactions.report(shared.redactor.report)
+    if shared.masked and not force:
+        redactions.report(shared.redactor.report)
+        raise ConvError(f"{name[:-5]} holds what looks like a key (above): no page written",
+                        f"Take it out (conv edit), or write it masked: conv share {name[:-5]} --force")
     for line in shared.masked:
         render.notice(f"masked: {line}")
     if output == "-":  # the page itself on stdout

@@ -68,14 +68,34 @@ def push(remote: Remote = None, json_out: Json = False,
                                                "are in (conv list --here), onto refs/conv/YOU (your git e-mail) in its "
                                                "repository, after what REMOTE of the project (default: its origin) "
                                                "holds there, pushed forward, never forced. "
-                                               "Teammates: conv import --from project.")] = False) -> None:
+                                               "Teammates: conv import --from project. The first push "
+                                               "shows what of you they hold and waits for --yes.")] = False,
+         preview: Annotated[bool, typer.Option("--preview", help="With --project: list what of you (home, login, "
+                                               "host, e-mails, addresses, keys) they hold, with samples; push "
+                                               "nothing.")] = False,
+         yes: Annotated[bool, typer.Option("--yes", help="With --project: push the first time without showing "
+                                           "the preview first.")] = False,
+         force: Annotated[bool, typer.Option("--force", help="With --project: push a conversation holding a key "
+                                             "too (masked), which is held back otherwise.")] = False) -> None:
     """Send this store's conversations to a remote (refused if it has commits this store lacks)."""
-    if not project:
-        return run(remote, False, True, json_out)
-    from ..services.projects import publish
-    from ..terminal import views
+    from ..errors import ConvError, UsageError
 
-    views.emit(publish(workspace(), remote), json_out, views.published)
+    if not project:
+        if preview or yes or force:
+            raise UsageError("--preview, --yes and --force go with --project", "conv push --project --preview")
+        return run(remote, False, True, json_out)
+    from ..services import projects
+    from ..terminal import redactions, views
+
+    ws = workspace()
+    if preview or (not yes and projects.first_push(ws)):
+        redactions.report(projects.previewed(ws), held=True)
+        if preview:
+            return None
+        raise ConvError("this is the first push of this project's conversations: above is what of you they "
+                         "hold, pushed as it is", "Take out what must not go (conv edit), then: conv push --project "
+                         "--yes")
+    views.emit(projects.publish(ws, remote, force=force), json_out, views.published)
 
 
 @app.command(rich_help_panel=PANEL, epilog="Example:\n\n  conv pull origin")

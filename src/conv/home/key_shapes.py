@@ -16,8 +16,7 @@ from ..inert import CONTROL, SEQUENCE
 def shaped(text: str) -> list[tuple[int, int, str]]:
     """(start, end, what it looks like) of each thing in ``text`` shaped like a key, in ``text``'s own positions."""
     folded, at = _folded(text)
-    return [(at[m.start()], at[m.end() - 1] + 1, what) for what, pattern in _shapes()
-            for m in pattern.finditer(folded)]
+    return [(at[start], at[end - 1] + 1, what) for what, find in _shapes() for start, end in find(folded)]
 
 
 def key_shaped(text: str) -> str | None:
@@ -36,38 +35,68 @@ def _folded(text: str) -> tuple[str, list[int]]:
     what acts on a terminal (escape sequences, control characters: a key
     coloured by grep) and Markdown's emphasis inside a word (``sk-**ab**cd``)
     taken out, dashes made hyphens; and where each of its characters is in
-    ``text`` (a key split by any of them still reads as one, and is found as one)."""
-    if text.isascii() and not _SPLITS_ASCII.search(text):
-        return text, list(range(len(text) + 1))
+    ``text`` (a key split by any of them still reads as one, and is found as one).
+    Looked for only where one of their first characters is (a plain scan for one
+    class of characters, many times faster than trying the whole expression everywhere)."""
     hook = _hook()
+    splits, starts = _splits(hook)
     out, at, last = [], [], 0
-    for found in _splits(hook).finditer(text):
-        out.append(text[last:found.start()])
-        at += range(last, found.start())
-        read = hook.fold(found[0]) if hook.FOLDED.fullmatch(found[0]) else ""
+    found = starts.search(text)
+    while found:
+        split = splits.match(text, found.start())
+        if split is None or split.end() == split.start():
+            found = starts.search(text, found.start() + 1)
+            continue
+        out.append(text[last:split.start()])
+        at += range(last, split.start())
+        read = hook.fold(split[0]) if hook.FOLDED.fullmatch(split[0]) else ""
         out.append(read)
-        at += range(found.start(), found.start() + len(read))
-        last = found.end()
+        at += range(split.start(), split.start() + len(read))
+        last = split.end()
+        found = starts.search(text, last)
+    if not last:
+        return text, range(len(text) + 1)
     out.append(text[last:])
     at += range(last, len(text) + 1)
     return "".join(out), at
 
 
 _EMPHASIS = r"(?<=[\w-])(?:\*{1,3}|_{2,3}|~~|`)(?=\w)"  # Markdown's emphasis or code inside a word
-_SPLITS_ASCII = re.compile(rf"[&\x00-\x08\x0b-\x1f\x7f]|{_EMPHASIS}")  # what, in ASCII, may split a key
 
 
 @cache
-def _splits(hook) -> re.Pattern:
-    return re.compile(f"{hook.FOLDED.pattern}|{SEQUENCE.pattern}|{CONTROL.pattern}|{_EMPHASIS}")
+def _splits(hook) -> tuple[re.Pattern, re.Pattern]:
+    """What may split a key, and the characters one of them begins with."""
+    first = hook.FOLDED.pattern[:hook.FOLDED.pattern.index("]")].lstrip("[")  # its characters; & begins the rest
+    control = CONTROL.pattern[1:-1]  # SEQUENCE begins with one of them too
+    return (re.compile(f"{hook.FOLDED.pattern}|{SEQUENCE.pattern}|{CONTROL.pattern}|{_EMPHASIS}"),
+            re.compile(f"[{first}{control}&*_~`]"))
 
 
 _PEM = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----.*?(?:-----END \1-----|\Z)", re.S)
 
 
+@cache
 def _shapes() -> list:
-    """The hook's patterns, a private key taken whole (BEGIN to END, or to the end of the text)."""
-    return [("a private key", _PEM), *((what, p) for what, p in _hook().PATTERNS if what != "a private key")]
+    """The hook's patterns, a private key taken whole (BEGIN to END, or to the end of the text), each as a
+    function giving (start, end) of what it finds."""
+    return [("a private key", _finder(_PEM)), *((what, _finder(p)) for what, p in _hook().PATTERNS
+                                                 if what != "a private key")]
+
+
+def _finder(pattern: re.Pattern):
+    """``pattern``'s matches; one that begins with ``\\b`` is searched for without it (its first letters
+    scanned for, not tried at every place) and the boundary checked on what is found."""
+    if not pattern.pattern.startswith("\\b"):
+        return lambda text: ((m.start(), m.end()) for m in pattern.finditer(text))
+    bare = re.compile(pattern.pattern[2:], pattern.flags)
+
+    def find(text: str):
+        for m in bare.finditer(text):
+            bounded = pattern.match(text, m.start())  # \\b at a place sees the character before it
+            if bounded:
+                yield bounded.span()
+    return find
 
 
 @cache

@@ -15,6 +15,7 @@ from .values import (
     duration_within,
     endpoint_model,
     env_name,
+    expressions,
     folders,
     header_map,
     http_url,
@@ -22,6 +23,7 @@ from .values import (
     one_line,
     price,
     readable_file,
+    redaction_kinds,
     render_mode,
     seconds,
     switch,
@@ -76,6 +78,13 @@ KEYS: dict[str, Key] = {
                        "(at most once a minute, after any conv command): tools with no hook, and what a hook missed"),
     "capture.never": Key(folders, None, "folders whose agent sessions are never captured or caught up "
                          "(e.g. ~/private), whatever conv connect connected"),
+    "redact.words": Key(comma_list, None, "more words masked in what leaves the machine (share, export, push "
+                        "--project, handoff), as <redacted>: a client's or a product's name"),
+    "redact.patterns": Key(expressions, None, "regular expressions masked so too (a list in YAML)"),
+    "redact.hosts": Key(comma_list, None, "more internal domains, whose host names are masked (besides .internal, "
+                        ".corp, .local, .lan, .intranet, .home.arpa)"),
+    "redact.off": Key(redaction_kinds, None, "kinds left as they are: home, project, user, host, git, email, ip, "
+                      "internal-host, words (keys are always masked)"),
     "hooks.timeout": Key(seconds(HOUR), 10.0, "seconds a store hook may take before conv gives up on it"),
     "local.model": Key(one_line, None, "GGUF file for the local provider (default: SmolLM2-135M-Instruct, "
                        "fetched by conv models pull)"),

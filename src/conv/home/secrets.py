@@ -101,13 +101,19 @@ def spans(text: str, looking_alike: bool = False) -> list[tuple[int, int, str | 
     return joined
 
 
-def masked(text: str, where: list[tuple[int, int, str | None]]) -> str:
-    """``text`` with each span of ``where`` replaced by ``***``."""
+def masked(text: str, where: list[tuple]) -> str:
+    """``text`` with each span of ``where`` replaced by ``***`` (or by what it says to show instead:
+    home/redaction.py's spans)."""
     out, at = [], 0
-    for start, end, _ in where:
-        out += [text[at:start], MASK]
-        at = end
+    for span in where:
+        out += [text[at:span[0]], shown(span)]
+        at = span[1]
     return "".join(out) + text[at:]
+
+
+def shown(span: tuple) -> str:
+    """What a span of ``spans`` (start, end, what) or of a redactor (start, end, kind, instead) shows."""
+    return span[3] if len(span) > 3 else MASK
 
 
 def gather() -> None:

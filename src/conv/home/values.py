@@ -184,6 +184,30 @@ def folders(value: Any) -> tuple[str, ...]:
     return found
 
 
+def expressions(value: Any) -> tuple[str, ...]:
+    """Regular expressions (Python's), each checked to compile (in YAML a list: a comma may be in one)."""
+    found = tuple(str(one_line(v)) for v in value) if isinstance(value, list) else (one_line(value),)
+    for pattern in found:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"{pattern!r} is no regular expression ({exc})") from None
+        if re.compile(pattern).fullmatch(""):
+            raise ValueError(f"{pattern!r} matches nothing as well: give one that needs a character")
+    return found
+
+
+def redaction_kinds(value: Any) -> tuple[str, ...]:
+    """Kinds of conv's redaction (home/redaction.KINDS)."""
+    from .redaction import KINDS
+
+    found = comma_list(value)
+    for kind in found:
+        if kind not in KINDS:
+            raise ValueError(f"{kind!r} is no kind of redaction: use {', '.join(KINDS)}")
+    return found
+
+
 def render_mode(value: Any) -> str:
     value = one_line(value).strip().lower()
     if value not in ("markdown", "plain"):

@@ -13,15 +13,20 @@ from .ask.attachments import Speaker
 from .ask.context import transcript_messages
 from .workspace import Workspace
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .redacting import Redacting
+
 FORMATS = ("md", "json", "openai", "sharegpt")
 SHAREGPT_ROLES = {"system": "system", "user": "human", "assistant": "gpt"}
 
 
-def export(ws: Workspace, ref: str | None, fmt: str):
+def export(ws: Workspace, ref: str | None, fmt: str, redacting: "Redacting | None" = None):
     """The conversation as Markdown text, a JSON-ready dict, the messages list
-    a chat-completions API takes, or ShareGPT's record."""
+    a chat-completions API takes, or ShareGPT's record; what would give the user
+    away masked by ``redacting`` (None: as stored)."""
     _check(fmt)
-    return rendered(ws, ws.conversation(ws.resolve(ref)), fmt)
+    return rendered(ws, ws.conversation(ws.resolve(ref)), fmt, redacting)
 
 
 def _check(fmt: str) -> None:
@@ -29,18 +34,26 @@ def _check(fmt: str) -> None:
         raise UsageError(f"unknown format {fmt!r}", "Use one of: " + ", ".join(FORMATS))
 
 
-def rendered(ws: Workspace, conv: Conversation, fmt: str):
-    if fmt == "json":
-        return _with_file_data(conv.to_dict(), Speaker(ws.store, conv.id, True), conv.turns)
+def rendered(ws: Workspace, conv: Conversation, fmt: str, redacting: "Redacting | None" = None):
+    mask = _masker(redacting.of(conv)) if redacting else (lambda data: data)
+    if fmt == "json":  # the files' bytes are data: added once the rest is masked
+        return _with_file_data(mask(conv.to_dict()), Speaker(ws.store, conv.id, True), conv.turns)
     if fmt == "md":
-        return markdown(conv, Speaker(ws.store, conv.id, False, unsent=""))
+        return mask(markdown(conv, Speaker(ws.store, conv.id, False, unsent="")))
     system, messages = transcript_messages(conv.turns, Speaker(ws.store, conv.id, fmt == "openai", unsent=""))
     if fmt == "sharegpt":
         said = ([("system", system)] if system else []) + [(m.role, m.content) for m in messages]
-        return {"id": conv.id, "conversations": [{"from": SHAREGPT_ROLES[role], "value": text} for role, text in said]}
+        return mask({"id": conv.id,
+                     "conversations": [{"from": SHAREGPT_ROLES[role], "value": text} for role, text in said]})
     from ..providers.openai import wire_message
 
-    return ([{"role": "system", "content": system}] if system else []) + [wire_message(m) for m in messages]
+    return mask(([{"role": "system", "content": system}] if system else []) + [wire_message(m) for m in messages])
+
+
+def _masker(redactor):
+    from ..home.secrets import redacted
+
+    return lambda data: redacted(data, rule=redactor)
 
 
 @dataclass
@@ -50,18 +63,19 @@ class ExportedAll:
     text: str | None = None
 
 
-def export_all(ws: Workspace, filters, fmt: str, output: str | None) -> ExportedAll:
+def export_all(ws: Workspace, filters, fmt: str, output: str | None, redacting: "Redacting | None" = None,
+               write: bool = True) -> ExportedAll:
     """Every conversation ``filters`` keep, newest first: Markdown, one file each
     in the folder ``output``; json, one list (what conv import --from conv
     reads); openai and sharegpt, one conversation a line (JSONL, as fine-tuning
     tools read them): into the file ``output`` (a folder: a file in it), or as
-    text for stdout."""
+    text for stdout; masked by ``redacting``; nothing written unless ``write``."""
     import json
 
     _check(fmt)
-    if fmt == "md" and not output:
+    if fmt == "md" and not output and write:
         raise UsageError("--all --format md writes one file a conversation", "Name their folder: -o DIR")
-    folder = Path(output) if fmt == "md" else None
+    folder = Path(output) if fmt == "md" and output else None
     if folder is not None and os.path.exists(folder) and not os.path.isdir(folder):
         raise ConvError(f"{output} is a file, and --all --format md writes one file a conversation into a folder",
                         "Give -o a folder (it is made if it is not there)")
@@ -70,9 +84,9 @@ def export_all(ws: Workspace, filters, fmt: str, output: str | None) -> Exported
     out: list[str] = []
     with progress.steps("exporting conversations", len(rows)) as advance:
         for row in rows:
-            item = rendered(ws, ws.conversation(row.id), fmt)
+            item = rendered(ws, ws.conversation(row.id), fmt, redacting)
             item = {"messages": item} if fmt == "openai" else item  # a line of a fine-tuning file
-            if fmt == "md":
+            if fmt == "md" and write:
                 write_out(folder / f"{row.id}.md", item)
             else:
                 out.append(json.dumps(item, ensure_ascii=False))
@@ -80,7 +94,7 @@ def export_all(ws: Workspace, filters, fmt: str, output: str | None) -> Exported
     if fmt == "md":
         return ExportedAll(len(rows), str(folder))
     text = "[" + ",\n".join(out) + "]\n" if fmt == "json" else "".join(f"{line}\n" for line in out)
-    if target is not None:
+    if target is not None and write:
         write_out(target, text)
     return ExportedAll(len(rows), str(target) if target else None, None if target else text)
 

@@ -14,6 +14,7 @@ from ..format.words import plural
 from ..home.secrets import outward
 from ..inert import strip
 from ..records import dataclass, field, replace
+from .redacting import Redacting
 from .workspace import Workspace
 
 
@@ -47,13 +48,18 @@ def hand_off(ws: Workspace, ref: str | None, to: str) -> HandedOff:
     if not carried:
         raise UsageError(f"{conv.id} has no question or answer to hand off", "ask in it first")
     inert = [strip(t.content) for t in carried]  # what leaves the store: nothing that acts on a terminal, masked
-    sent = [replace(t, content=outward(text)) for t, text in zip(carried, inert)]
-    written = _written(writer, to, sent, _here(), outward(strip(conv.title)))
+    here = _here()
+    redactor = Redacting(ws).of(conv, keep=(here,))  # what gives the user away, but the folder the tool works in
+    sent = [replace(t, content=redactor(outward(text))) for t, text in zip(carried, inert)]
+    written = _written(writer, to, sent, here, redactor(outward(strip(conv.title))))
     handoffs.remember(to, written.session_id, conv.id, _read_back(tool, written.file) or [t.role for t in carried],
                       carried[-1].name, written.file)
-    masked = sum(t.content != text for t, text in zip(sent, inert))
+    masked = sum(outward(text) != text for text in inert)
+    yours = sum(f.count for kind, f in redactor.report.kinds.items() if kind != "key")
     left_out = _left_out(conv, carried) + ([f"what looked like a key or a password in {plural(masked, 'turn')} "
-                                            "(masked as ***)"] if masked else [])
+                                            "(masked as ***)"] if masked else []) + (
+        [f"{plural(yours, 'mention')} of you (your home, login, host, e-mail; masked as conv share masks them)"]
+        if yours else [])
     return HandedOff(conv.id, ws.index.queries.short_id(conv.id), to, written.session_id, written.file,
                      written.resume, len(carried), left_out, connected(to))
 

@@ -13,7 +13,12 @@ from ..importers import PROJECT
 from ..importers.project import checked
 from ..index import Filters
 from ..records import dataclass, field, replace
+from .redacting import Redacting
 from .workspace import Workspace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..home.redaction import Report
 
 
 @dataclass
@@ -49,12 +54,35 @@ class BroughtIn:
                 "unfetched": self.unfetched, "forks": self.forks, "in_trash": self.in_trash, "skipped": self.skipped}
 
 
-def publish(ws: Workspace, remote: str | None, path: str | None = None) -> Published:
+def publish(ws: Workspace, remote: str | None, path: str | None = None, force: bool = False) -> Published:
+    """This work tree's conversations onto the user's side ref as they are (teammates' lines meet by their
+    turns' very bytes: see previewed); one holding a key held back unless ``force``."""
     root = _root(path, "conv push --project")
     conv_ids = [row.id for row in ws.index.refresh().recent(None, Filters(here=root))]
-    done = ws.store.projects.publish(conv_ids, root, remote, checked)  # none: the ref still loses what was deleted
-    return Published(done.mine, done.ref, root, done.remote, done.theirs, done.forks, done.held_back + done.said,
-                     done.moved)
+    done = ws.store.projects.publish(conv_ids, root, remote, checked, force)  # none: the ref still loses
+    return Published(done.mine, done.ref, root, done.remote, done.theirs, done.forks,  # what was deleted
+                     done.held_back + done.said, done.moved)
+
+
+def previewed(ws: Workspace, path: str | None = None) -> "Report":
+    """What of the user's this work tree's conversations hold (what conv share would mask), nothing written:
+    shown before the first push, which waits for --yes. The side ref carries them as stored: a teammate's
+    line meets the pusher's by its turns' bytes, and masked turns would meet as forks."""
+    root = _root(path, "conv push --project")
+    redacting = Redacting(ws)
+    masked = redacting.files(keep=_remote(root))
+    for row in ws.index.refresh().recent(None, Filters(here=root)):
+        masked(row.id, {path.rsplit("/", 1)[-1]: data for path, data in ws.store.raw_files(row.id)})
+    return redacting.report
+
+
+def _remote(root: str) -> tuple[str, ...]:
+    remote = (project.here(root) or {}).get("remote")
+    return (remote,) if remote else ()
+
+
+def first_push(ws: Workspace, path: str | None = None) -> bool:
+    return not ws.store.projects.published_before(_root(path, "conv push --project"))
 
 
 def bring_in(ws: Workspace, remote: str | None = None, path: str | None = None) -> BroughtIn:

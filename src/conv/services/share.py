@@ -1,34 +1,36 @@
 """``conv share``: one conversation made ready to show someone else. Every
 secret conv knows of is masked (home/secrets.py), and what only looks like
 one (an API key's shape, a private key: the pre-commit hook's patterns) is
-masked too and named, so the user can check before sending the page. What
-is masked is what the page shows: terminal/html.py asks ``find`` for every
-piece of text as it will be shown, the turns' Markdown once it is parsed."""
+masked too and named, so the user can check before sending the page; so is
+what would give the user away (home/redaction.py: their home, login, host,
+e-mails, addresses). What is masked is what the page shows: terminal/html.py
+asks ``find`` for every piece of text as it will be shown, the turns'
+Markdown once it is parsed."""
 
 from ..format.model import Conversation
-from ..home.secrets import masked, spans
+from ..home.redaction import Redactor
+from ..home.secrets import masked
 from ..records import dataclass, field, replace
 from .ask.attachments import Speaker
+from .redacting import Redacting
 from .workspace import Workspace
 
 
 @dataclass
 class Shared:
     conv: Conversation  # its turns' text with their files as the lines a model is sent
+    redactor: Redactor  # what it masks, noted in its report
     forks: list[tuple[str, str]] = field(default_factory=list)  # (short id, title) of the conversations forked from it
     parent: str | None = None  # the short id of the one it was forked from
-    masked: list[str] = field(default_factory=list)  # what looked like a secret, and where: said to the user
+
+    @property
+    def masked(self) -> list[str]:
+        """What looked like a secret, and where: said to the user, and on the page."""
+        return self.redactor.report.keys
 
     def finder(self, where: str):
-        """Where a text shown as ``where`` holds a secret (home/secrets.spans), what only looks like one noted."""
-        def find(text: str) -> list:
-            found = spans(text, looking_alike=True)
-            for start, _, what in found:
-                line = f"{where} held what looks like {what} ({text[start:start + 6]}…)"
-                if what and line not in self.masked:
-                    self.masked.append(line)
-            return found
-        return find
+        """Where a text shown as ``where`` holds what to mask (a key, or something of the user's)."""
+        return lambda text: self.redactor.spans(text, where)
 
     def mask(self, text: str, where: str) -> str:
         """``text`` as shown as ``where``, masked."""
@@ -42,5 +44,5 @@ def share(ws: Workspace, ref: str | None) -> Shared:
     forks = [(ws.index.queries.short_id(r.id), r.title) for r in ws.index.refresh().recent(None)
              if r.forked_from == conv.id]
     parent = (conv.forked_from or {}).get("conversation")
-    return Shared(replace(conv, turns=turns), forks,
+    return Shared(replace(conv, turns=turns), Redacting(ws).of(conv), forks,
                   ws.index.queries.short_id(parent) if parent else None)

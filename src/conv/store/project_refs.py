@@ -59,11 +59,16 @@ class ProjectRefs:
     def __init__(self, git: GitStore):
         self.git = git
 
-    def publish(self, conv_ids: list[str], project: str, remote: str | None, check: Check) -> Pushed:
+    def published_before(self, project: str) -> bool:
+        """Whether this store has pushed the conversations of ``project`` under this person's name before."""
+        return self.git.storage.ref(f"{PUBLISHED}{side_refs.side_name(project)}") is not None
+
+    def publish(self, conv_ids: list[str], project: str, remote: str | None, check: Check,
+                force: bool = False) -> Pushed:
         """``conv_ids`` as they are now on ``refs/conv/NAME`` in the ``project``
         repository, on top of what the remote holds there (publishing.py), then
         pushed to the project's remote (``remote``, else its origin or only one;
-        none: not pushed)."""
+        none: not pushed); ``force``: one holding a key too."""
         name, remote = side_refs.side_name(project), side_refs.remote_of(project, remote)
         ref = f"{side_refs.SIDE}{name}"
         for _ in range(ATTEMPTS):
@@ -77,7 +82,7 @@ class ProjectRefs:
             theirs, checked = (check(ref, side_refs.tree(project, after), lambda shas: side_refs.blobs(project, shas))
                                if after else ({}, []))
             out = Pushed(ref, remote, said=said + checked)
-            placed = composed(self.git, conv_ids, theirs, name, out)
+            placed = composed(self.git, conv_ids, theirs, name, out, force)
             message = f"conv: the conversations of {project}"
             made = self.git.side_commit(f"{PUBLISHED}{name}", placed, message)
             out.moved = side_refs.place(str(self.git.path), made, project, name, after, message) != after

@@ -25,9 +25,10 @@ FETCHED = "refs/conv-project/"  # in the store: what was last brought in of each
 
 
 def composed(git: GitStore, conv_ids: list[str], theirs: dict[str, dict[str, bytes]], name: str,
-             out) -> dict:
+             out, force: bool = False) -> dict:
     """The side ref's tree (path -> an object of the store's, or new bytes);
-    what it kept, made and held back noted on ``out`` (project_refs.Pushed)."""
+    what it kept, made and held back noted on ``out`` (project_refs.Pushed);
+    a conversation holding a key is held back unless ``force``."""
     snap = git.snapshot()
     gone = purged_ids(snap) | set(conversation_ids(snap, TRASH))  # deleted here: off the ref too
     contents = {object_id(b"blob", data): data for files in theirs.values() for data in files.values()}
@@ -42,9 +43,9 @@ def composed(git: GitStore, conv_ids: list[str], theirs: dict[str, dict[str, byt
         mine = side(snap, conv_id)
         if mine is None or mine.root != ROOT or (mine.turns and set(mine.turns.values()) <= brought):
             continue  # nothing of this machine's in it: a teammate's, theirs to push
-        leak = _leak(mine, read)
+        leak = None if force else _leak(mine, read)
         if leak:
-            out.held_back.append(f"{conv_id} holds {leak}: not pushed (CONV_ALLOW_SECRETS=1 pushes it anyway)")
+            out.held_back.append(f"{conv_id} holds {leak}: not pushed (conv push --project --force pushes it)")
         elif conv_id in ref:
             out.forks += _meet(conv_id, mine, ref, read)
             out.mine += 1

@@ -14,9 +14,9 @@ it shows when piped."""
 from collections.abc import Callable
 from functools import cache
 
-from ..home.secrets import MASK, masked
+from ..home.secrets import masked, shown
 
-Spans = Callable[[str], list]  # text -> [(start, end, what)] of what to mask (home/secrets.spans)
+Spans = Callable[[str], list]  # text -> [(start, end, ...)] of what to mask (home/secrets.spans, a redactor's)
 _SHOWN = ("text", "code_inline")  # inline pieces whose text is shown as it is
 
 
@@ -56,12 +56,13 @@ def _mask_inline(children: list, find: Spans) -> None:
         start, end = at, at + len(piece.content)
         at = end
         out, kept = [], start
-        for a, b, _ in found:
+        for span in found:
+            a, b = span[:2]
             if b <= start or a >= end:
                 continue
             out.append(piece.content[kept - start:max(a, start) - start])
             if a >= start:
-                out.append(MASK)  # the span begins in this piece: its mask goes here, its rest goes
+                out.append(shown(span))  # the span begins in this piece: its mask goes here, its rest goes
             kept = min(b, end)
         out.append(piece.content[kept - start:])
         piece.content = "".join(out)

@@ -1,0 +1,54 @@
+"""Who the user is, gathered once for a command that sends conversations out
+(login, host, home, git name and e-mail, the config's ``redact.*``), and a
+redactor for each conversation, which knows its project's root as well
+(home/redaction.py masks them)."""
+
+import getpass
+import os
+import socket
+
+from ..errors import StoreError
+from ..format.model import META_FILE, Conversation
+from ..home.redaction import Mine, Redactor, Report, Rules
+from ..records import replace
+from .workspace import Workspace
+
+
+class Redacting:
+    """The redactors of one command, all noting what they change in one ``report``."""
+
+    def __init__(self, ws: Workspace, report: Report | None = None):
+        self.report = report if report is not None else Report()
+        name, email = ws.store.work_tree.identity()
+        self.mine = Mine(homes=tuple({os.path.expanduser("~"), os.environ.get("HOME", "")} - {""}),
+                         login=_login(), host=socket.gethostname(), git_name=name, git_email=email)
+        get = ws.config.get
+        self.rules = Rules(words=get("redact.words") or (), patterns=get("redact.patterns") or (),
+                           hosts=get("redact.hosts") or (), off=get("redact.off") or ())
+
+    def of(self, conv: Conversation, keep: tuple[str, ...] = ()) -> Redactor:
+        """A redactor for ``conv``: its numbering its own, its project's roots (where it ran) masked too,
+        ``keep`` left whole."""
+        roots = {(conv.project or {}).get("root"), (conv.imported_from or {}).get("cwd")}
+        mine = replace(self.mine, roots=tuple(r for r in roots if isinstance(r, str) and r))
+        return Redactor(mine, self.rules, self.report, keep)
+
+    def files(self, keep: tuple[str, ...] = ()):
+        """A conversation's files (name -> bytes) as they may leave: conversation.md read for where it ran,
+        each text masked, in the order of their names (so the same files are masked the same way again)."""
+        def masked(conv_id: str, files: dict[str, bytes]) -> dict[str, bytes]:
+            try:
+                conv = Conversation.from_text(files[META_FILE].decode("utf-8"))
+            except (KeyError, StoreError, UnicodeDecodeError):  # the ref's own files are checked elsewhere
+                conv = Conversation(id=conv_id, created="")
+            redactor = self.of(conv, keep)
+            return {name: redactor(data.decode("utf-8", "replace"), f"{conv_id} {name}").encode()
+                    if name.endswith(".md") else data for name, data in sorted(files.items())}
+        return masked
+
+
+def _login() -> str:
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):  # no name in the environment and none for the uid
+        return ""

@@ -1,0 +1,140 @@
+"""What would give the user away, masked before a conversation leaves the
+machine: the redactor over a corpus (every planted value caught, nothing of
+the clean corpus changed), then conv share, export, push --project and
+handoff as a user runs them, on a Claude Code session of a project under
+their home, in a host of its own name (a UTS namespace)."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from claude_sessions import write_session
+from conftest import fails, git, ok
+from redaction_corpus import CLEAN, HOME, PLANTED, ROOT, USER
+
+from conv.home.redaction import Mine, Redactor, Rules
+
+MINE = Mine(homes=(HOME,), login=USER["login"], host=USER["host"], git_name=USER["name"], git_email=USER["email"],
+            roots=(ROOT,))
+
+
+@pytest.mark.parametrize("kind", PLANTED)
+def test_every_planted_value_is_caught_as_its_kind(kind):
+    for line in PLANTED[kind]:
+        text, value = line.replace("[[", "").replace("]]", ""), line.split("[[")[1].split("]]")[0]
+        redactor = Redactor(MINE)
+        out = redactor(text)
+        assert value not in out and kind in redactor.report.kinds, (text, out)
+
+
+def test_the_clean_corpus_comes_out_as_it_went_in():
+    redactor = Redactor(MINE)
+    assert [redactor(line) for line in CLEAN] == CLEAN and not redactor.report.kinds
+
+
+def test_placeholders_are_the_same_value_all_through_a_conversation():
+    redactor = Redactor(MINE, Rules(words=("Project Falcon",), hosts=("acme.net",)))
+    first = redactor("mail bob@contoso.com and carol@contoso.com about Project Falcon on db1.acme.net")
+    second = redactor("bob@contoso.com again, from 10.9.8.7")
+    assert first == "mail <email-1> and <email-2> about <redacted> on <host-1>" and second == "<email-1> again, " \
+                                                                                               "from <ip-1>"
+    off = Redactor(MINE, Rules(off=("email", "ip")))
+    assert off("bob@contoso.com at 10.9.8.7 in /home/analima") == "bob@contoso.com at 10.9.8.7 in ~"
+
+
+@pytest.fixture
+def user(tmp_path, monkeypatch):
+    """Ana's home with a project in it and one Claude Code session of hers, imported."""
+    home = tmp_path / "home" / USER["login"]
+    project = home / "work" / "billing"
+    project.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("USER", USER["login"])
+    monkeypatch.setenv("LOGNAME", USER["login"])
+    git(project, "init", "-q", "-b", "main")
+    git(project, "config", "user.email", USER["email"])
+    git(project, "config", "user.name", USER["name"])
+    content = (f"# {USER['name']} <{USER['email']}>\nDB = 'db.prod.internal'  # or 10.20.30.40\n"
+               f"CACHE = '{home}/.cache/billing'\nOWNER = 'bob.smith@contoso.com'\n")
+    write_session(home, project, "d0000000-0000-4000-8000-000000000001", "2030-02-01T10:00",
+                  [{"file": "settings.py", "content": content}])
+    monkeypatch.chdir(project)
+    ok("import", "--from", "claude-code")
+    conv_id = json.loads(ok("list", "--json").stdout)[0]["id"]
+    return home, project, conv_id
+
+
+def _mine(home, project) -> list[str]:
+    return [str(home), str(project), USER["email"], USER["name"], "db.prod.internal", "10.20.30.40",
+            "bob.smith@contoso.com"]
+
+
+def test_share_masks_what_is_yours_and_previews_it_first(user, tmp_path):
+    home, project, conv_id = user
+    preview = ok("share", conv_id, "--preview").stdout.decode()
+    assert "(nothing written)" in preview and not list(tmp_path.glob("*.html")) and not list(project.glob("*.html"))
+    for kind in ("home", "project", "git", "email", "ip", "internal-host"):
+        assert f"  {kind} " in preview, (kind, preview)
+    assert "→" in preview and "<email-1>" in preview
+    page = tmp_path / "page.html"
+    ok("share", conv_id, "-o", str(page))
+    shown = page.read_text()
+    assert not [value for value in _mine(home, project) if value in shown]
+    assert "&lt;project&gt;/settings.py" in shown and "~/.cache/billing" in shown
+
+
+def test_a_key_makes_share_refuse_until_force(user, tmp_path):
+    home, project, conv_id = user
+    key = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd"
+    write_session(home, project, "d0000000-0000-4000-8000-000000000002", "2030-02-02T10:00",
+                  [{"file": "env.py", "content": f"KEY = '{key}'\n"}])
+    ok("import", "--from", "claude-code")
+    keyed = next(c["id"] for c in json.loads(ok("list", "--json").stdout) if c["id"] != conv_id)
+    said = fails("share", keyed, "-o", str(tmp_path / "k.html"), code=1)
+    assert "looks like a key" in said and "--force" in said and not (tmp_path / "k.html").exists()
+    ok("share", keyed, "--force", "-o", str(tmp_path / "k.html"))
+    assert key not in (tmp_path / "k.html").read_text()
+
+
+def test_export_masks_in_every_format_and_keeps_all_with_no_redact(user, tmp_path):
+    home, project, conv_id = user
+    for fmt in ("md", "json", "openai", "sharegpt"):
+        out = ok("export", conv_id, "--format", fmt).stdout.decode()
+        assert not [value for value in _mine(home, project) if value in out], fmt
+    ok("export", "--all", "--format", "json", "-o", str(tmp_path / "all.json"), "--preview")
+    assert not (tmp_path / "all.json").exists()
+    kept = ok("export", conv_id, "--format", "json", "--no-redact").stdout.decode()
+    assert str(project) in kept and "bob.smith@contoso.com" in kept
+    ok("config", "set", "redact.off", "email, ip")
+    ok("config", "set", "redact.words", "billing")
+    out = ok("export", conv_id).stdout.decode()
+    assert "bob.smith@contoso.com" in out and "10.20.30.40" in out and "billing" not in out.lower()
+    assert "is no kind of redaction" in fails("config", "set", "redact.off", "emails", code=2)
+
+
+def test_the_first_push_of_a_project_shows_what_it_holds_and_waits_for_yes(user, tmp_path):
+    home, project, conv_id = user
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(project, "remote", "add", "origin", str(remote))
+    said = subprocess.run([sys.executable, "-m", "conv", "push", "--project"], capture_output=True, cwd=project)
+    assert said.returncode == 1 and b"first push" in said.stderr and b"--yes" in said.stderr
+    assert b"<email-1>" in said.stdout and not git(remote, "for-each-ref").strip()
+    ok("push", "--project", "--preview")
+    assert not git(remote, "for-each-ref").strip()
+    ok("push", "--project", "--yes")
+    assert git(remote, "for-each-ref", "--format=%(refname)").strip() == f"refs/conv/{USER['email']}"
+    ok("push", "--project")  # pushed before: no preview in the way
+
+
+def test_the_machines_own_host_name_is_masked(user):
+    home, project, conv_id = user
+    host = "ana-thinkpad-x1"
+    write_session(home, project, "d0000000-0000-4000-8000-000000000003", "2030-02-03T10:00",
+                  [{"file": "hosts.txt", "content": f"{host} is my laptop; {host}.lan too\n"}])
+    ok("import", "--from", "claude-code")
+    hosted = next(c["id"] for c in json.loads(ok("list", "--json").stdout) if c["id"] != conv_id)
+    out = subprocess.run(["unshare", "--uts", "sh", "-c", f'hostname {host} && "$0" -m conv export {hosted}',
+                          sys.executable], capture_output=True, text=True, cwd=project)  # a host of its own name
+    assert out.returncode == 0 and host not in out.stdout and "<host> is my laptop" in out.stdout, out.stderr
