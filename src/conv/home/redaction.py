@@ -20,9 +20,10 @@ import re
 from collections.abc import Iterable
 
 from ..records import dataclass, field
-from .secrets import MASK, spans
+from .secrets import MASK, masked, spans
+from .values import REDACTED
 
-KINDS = ("home", "project", "user", "host", "git", "email", "ip", "internal-host", "words")  # redact.off names these
+KINDS = REDACTED  # in the order a preview shows them; redact.off names them
 GENERIC_USERS = frozenset({"root", "admin", "user", "ubuntu", "debian", "runner", "vscode", "node", "codespace",
                            "dev", "guest", "test"})  # a login everyone has: a word of prose, not a person
 GENERIC_HOSTS = frozenset({"localhost", "ubuntu", "debian", "raspberrypi", "devbox", "runner"})
@@ -42,6 +43,7 @@ _HEX_RUN = re.compile(r"[0-9A-Fa-f:]*")
 _TWO_GROUPS = re.compile(r":[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:")  # found by its colon: the full form may be here
 _FULL_V6 = re.compile(r"[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){7}")
 _HOST_BACK = re.compile(_LABELS)  # a host name's labels, before its internal domain
+_joins = re.compile(r"[\w-]").fullmatch  # a character next to a value making it part of a longer word
 _CODE_OWNERS = frozenset({"self", "this", "cls", "threading", "obj", "ctx", "os", "np", "window", "document"})
 
 
@@ -57,8 +59,8 @@ class Mine:
 
 
 @dataclass
-class Rules:
-    """``redact.*`` of the config: more words, patterns and internal domains; kinds turned off."""
+class Rules:  # redact.* of the config
+
     words: tuple[str, ...] = ()
     patterns: tuple[str, ...] = ()
     hosts: tuple[str, ...] = ()
@@ -100,13 +102,7 @@ class Redactor:
 
     def __call__(self, text: str, where: str = "") -> str:
         """``text`` with all it holds of the user replaced."""
-        if not text:
-            return text
-        out, at = [], 0
-        for start, end, _, shown in self.spans(text, where):
-            out += [text[at:start], shown]
-            at = end
-        return "".join(out) + text[at:]
+        return masked(text, self.spans(text, where)) if text else text
 
     def spans(self, text: str, where: str = "") -> list[tuple[int, int, str, str]]:
         """(start, end, kind, shown instead) of what to mask in ``text``, in order, none overlapping; each
@@ -122,7 +118,7 @@ class Redactor:
         for kind, pattern, shown, needles in self._exact:
             if any(needle in lower for needle in needles):
                 found += [(m.start(), m.end(), kind, shown) for m in pattern.finditer(text)
-                          if kind in ("home", "project") or not m.start() or not _word(text[m.start() - 1])]
+                          if kind in ("home", "project") or not m.start() or not _joins(text[m.start() - 1])]
         for kind, pattern in self._patterns_of(text):
             found += [(s, e, kind, None) for s, e in pattern(text)]  # numbered once kept
         found.sort(key=lambda span: (span[0], -span[1]))
@@ -140,7 +136,7 @@ class Redactor:
                 self.report.add(span[2], was, _around(text, *span[:2], was), _around(text, *span[:2], span[3]))
         return kept
 
-    def _patterns_of(self, text: str):
+    def _patterns_of(self, text: str):  # each only where its one character is
         if "email" not in self._off and "@" in text:
             yield "email", _emails
         if "." in text:
@@ -201,11 +197,6 @@ def _exact_rules(mine: Mine, rules: Rules) -> list[tuple[str, re.Pattern, str, t
     return out
 
 
-def _word(character: str) -> bool:
-    """A character a value next to it would be part of a longer word with (an exact value is a whole word)."""
-    return character.isalnum() or character in "_-"
-
-
 def _worth(folder: str, homes: Iterable[str]) -> bool:
     """An absolute folder worth masking: not the root or a drive, not a home itself (that is ``~``)."""
     bare = folder.rstrip("/\\")
@@ -226,9 +217,8 @@ def _internal(extra: Iterable[str]) -> re.Pattern:
 
 
 def _before(text: str, at: int, also: str, most: int) -> int | None:
-    """Where the run of letters, digits and ``also`` that ends at ``at`` starts (read back a character at a
-    time: a search would try each place of the window), and None when there is none or it is longer than
-    ``most``."""
+    """Where the run of letters, digits and ``also`` ending at ``at`` starts, read back a character at a time
+    (a search would try each place of the window); None: none, or longer than ``most``."""
     start, floor = at, max(0, at - most)
     while start > floor and (text[start - 1].isalnum() or text[start - 1] in also):
         start -= 1

@@ -197,14 +197,15 @@ def expressions(value: Any) -> tuple[str, ...]:
     return found
 
 
-def redaction_kinds(value: Any) -> tuple[str, ...]:
-    """Kinds of conv's redaction (home/redaction.KINDS)."""
-    from .redaction import KINDS
+REDACTED = ("home", "project", "user", "host", "git", "email", "ip", "internal-host", "words")  # home/redaction.py's
 
+
+def redaction_kinds(value: Any) -> tuple[str, ...]:
+    """Kinds of conv's redaction (redact.off)."""
     found = comma_list(value)
     for kind in found:
-        if kind not in KINDS:
-            raise ValueError(f"{kind!r} is no kind of redaction: use {', '.join(KINDS)}")
+        if kind not in REDACTED:
+            raise ValueError(f"{kind!r} is no kind of redaction: use {', '.join(REDACTED)}")
     return found
 
 
