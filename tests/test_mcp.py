@@ -28,11 +28,14 @@ def store(fake):
 
 
 class Server:
-    """conv mcp as a process, spoken to a line at a time."""
+    """conv mcp as a process, spoken to a line at a time (initialized as a client does, unless not ``ready``)."""
 
-    def __init__(self, env: dict | None = None):
+    def __init__(self, env: dict | None = None, ready: bool = True):
         self.process = subprocess.Popen([sys.executable, "-m", "conv", "mcp"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=conv_env(env))
+        if ready:
+            self.ask(request(0, "initialize", protocolVersion="2025-11-25", capabilities={}, clientInfo={}))
+            self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
     def send(self, line) -> None:
         self.process.stdin.write((line if isinstance(line, bytes) else json.dumps(line).encode()) + b"\n")
@@ -68,25 +71,32 @@ def called(server: Server, ident: int, name: str, **arguments):
                                           ("2024-11-05", "2024-11-05"), ("2099-01-01", "2025-11-25"),
                                           (None, "2025-11-25")])
 def test_the_protocol_version_is_negotiated_as_the_specification_says(asked, given):
-    server = Server()
+    server = Server(ready=False)
     answer = server.ask(request(1, "initialize", protocolVersion=asked, capabilities={},
                                 clientInfo={"name": "t", "version": "1"}))
     assert answer["result"]["protocolVersion"] == given
-    assert answer["result"]["capabilities"] == {"tools": {"listChanged": False}}
+    assert answer["result"]["capabilities"] == {"tools": {"listChanged": False},
+                                                "resources": {"listChanged": True, "subscribe": False}}
     assert server.close() == (0, b"")
 
 
 def test_a_client_that_speaks_badly_gets_errors_never_a_crash(store):
-    server = Server()
+    server = Server(ready=False)
+    before = server.ask(request(0, "tools/call", name="list", arguments={}))  # before initialize: refused
+    assert before["error"] == {"code": -32600, "message": "invalid request: tools/call before initialize"}
     server.ask(request(1, "initialize", protocolVersion="2025-11-25", capabilities={}, clientInfo={}))
     server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})  # never answered
     assert server.ask(b"{not json")["error"]["code"] == -32700
     assert server.ask(b'{"jsonrpc": "2.0", "id": 2}')["error"]["code"] == -32600
-    assert server.ask(request(3, "resources/list"))["error"]["code"] == -32601
+    assert server.ask(request(3, "prompts/list"))["error"]["code"] == -32601
     assert server.ask(b"[" * 100_000)["error"]["code"] == -32700
     assert server.ask(b'"a' + b"x" * (5 * 1024 * 1024) + b'"')["error"]["message"] == "request too large"
-    assert server.ask([request(4, "ping"), {"jsonrpc": "2.0", "method": "notifications/cancelled"}]) == \
-        [{"jsonrpc": "2.0", "id": 4, "result": {}}]
+    assert server.ask([request(4, "ping")])["error"]["message"] == "invalid request: no batch in this protocol " \
+                                                                   "version"  # 2025-06-18 removed batches
+    assert server.ask({"jsonrpc": "2.0", "id": None, "method": "ping"})["error"]["code"] == -32600  # never null
+    answer = server.ask({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "list",
+                                                                                       "arguments": []}})
+    assert answer["error"]["code"] == -32602
     for arguments, said in [({}, "query is required"), ({"query": "x", "limit": "5"}, "limit must be a whole"),
                             ({"query": "x", "limit": 0}, "limit must be from 1 to 50"),
                             ({"query": "x", "nope": 1}, "unknown argument 'nope'"),
@@ -105,9 +115,15 @@ def test_a_client_that_speaks_badly_gets_errors_never_a_crash(store):
                             ({"query": "\ud800"}, "query holds a NUL or a lone surrogate"),
                             ({"query": "x " * 600}, "query is longer than 1,000 characters"),
                             ({"query": "x", "since": "yesterday-ish"}, "since 'yesterday-ish' is neither"),
+                            ({"query": "x", "since": "2025"}, ""), ({"query": "x", "since": "20251124"}, ""),
+                            ({"query": "x", "since": "1700000000"}, "since '1700000000' is neither"),
+                            ({"query": "x", "since": ""}, "since '' is neither"),
+                            ({"query": "x", "here": "/"}, "here: '/' holds every project"),
                             ({"query": "x", "limit": 0}, "limit must be from 1 to 50")]:
         text, failed = called(server, 8, "search", **arguments)
-        assert failed and said in text and "--" not in text, (arguments, text)
+        assert (failed and said in text and "--" not in text) if said else not failed, (arguments, text)
+    text, failed = called(server, 8, "search", query="x", since="--since 3d")  # the value as it was given
+    assert failed and "since '--since 3d' is neither" in text
     assert called(server, 9, "show", id=store, last=0) == ("last must be 1 or more", True)
     assert server.ask(b"[]")["error"]["code"] == -32600
     assert server.ask({"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}) == \
@@ -151,6 +167,55 @@ def test_what_an_agent_is_handed_is_masked_before_it_is_cut_and_acts_on_no_termi
     assert "hunter2" not in ok("search", "zanzibar").stdout.decode()
 
 
+def test_an_older_client_may_send_a_batch():
+    server = Server(ready=False)
+    server.ask(request(1, "initialize", protocolVersion="2025-03-26", capabilities={}, clientInfo={}))
+    assert server.ask([request(4, "ping"), {"jsonrpc": "2.0", "method": "notifications/cancelled"}]) == \
+        [{"jsonrpc": "2.0", "id": 4, "result": {}}]
+    assert server.close() == (0, b"")
+
+
+def test_conversations_are_resources_listed_read_and_said_to_change(store, fake, tmp_path):
+    server = Server(env={"CONV_SESSION": "term-1"}, ready=False)
+    server.ask(request(1, "initialize", protocolVersion="2025-11-25", capabilities={}, clientInfo={}))
+    server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    listed = server.ask(request(2, "resources/list"))["result"]["resources"]
+    assert [r["uri"] for r in listed][-2:] == [f"conv://{c['id']}" for c in json.loads(ok("list", "--json").stdout)]
+    assert all(r["mimeType"] == "text/markdown" and " turns" in r["description"] for r in listed)
+    templates = server.ask(request(3, "resources/templates/list"))["result"]["resourceTemplates"]
+    assert templates[0]["uriTemplate"] == "conv://{id}"
+    (read,) = server.ask(request(4, "resources/read", uri=f"conv://{store[:6]}"))["result"]["contents"]
+    assert DECIDED in read["text"] and KEY not in read["text"] and read["text"].startswith("# ")
+    missing = server.ask(request(5, "resources/read", uri="conv://zzzzzz"))["error"]
+    assert missing["code"] == -32002 and missing["data"] == {"uri": "conv://zzzzzz"}
+    assert server.ask(request(6, "resources/read", uri="conv://current"))["error"]["code"] == -32002
+    fake.reply = "It is the webhook retry policy."
+    ok("ask", "which policy is this?", env={"CONV_SESSION": "term-1"})  # this terminal's, while it is open
+    assert json.loads(server.process.stdout.readline()) == {"jsonrpc": "2.0",
+                                                            "method": "notifications/resources/list_changed"}
+    listed = server.ask(request(7, "resources/list"))["result"]["resources"]
+    assert listed[0]["uri"] == "conv://current" and listed[0]["description"].startswith("this terminal's")
+    (current,) = server.ask(request(8, "resources/read", uri="conv://current"))["result"]["contents"]
+    assert "It is the webhook retry policy." in current["text"]
+    assert server.close()[0] == 0
+
+
+def test_a_resource_gives_nothing_of_the_user_away(fake, tmp_path, monkeypatch):
+    home = tmp_path / "home" / "analima"
+    home.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    fake.reply = f"Your notes are in {home}/notes.md; ask bob.smith@contoso.com or 10.20.30.40."
+    ok("ask", "where are my notes?")
+    server = Server(ready=False)
+    server.ask(request(1, "initialize", protocolVersion="2025-11-25", capabilities={}, clientInfo={}))
+    current, listed = server.ask(request(2, "resources/list"))["result"]["resources"]  # this terminal's: the last
+    assert current["uri"] == "conv://current" and listed["uri"] != current["uri"]   # one asked (no conv shell)
+    (read,) = server.ask(request(3, "resources/read", uri=listed["uri"]))["result"]["contents"]
+    assert "~/notes.md" in read["text"] and "<email-1>" in read["text"] and "<ip-1>" in read["text"]
+    assert str(home) not in read["text"] and "contoso" not in read["text"]
+    server.close()
+
+
 def test_the_mcp_inspector_lists_and_calls_each_tool(mcp_inspector, store, conv_home):
     def inspect(*args: str) -> dict:
         done = subprocess.run([str(mcp_inspector), "--cli", "-e", f"CONV_HOME={conv_home}", sys.executable, "-m",
@@ -165,6 +230,11 @@ def test_the_mcp_inspector_lists_and_calls_each_tool(mcp_inspector, store, conv_
     assert DECIDED in shown["content"][0]["text"]
     listed = inspect("--method", "tools/call", "--tool-name", "list")
     assert len(json.loads(listed["content"][0]["text"])["conversations"]) == 2
+    resources = inspect("--method", "resources/list")["resources"]
+    assert f"conv://{store}" in [r["uri"] for r in resources]
+    read = inspect("--method", "resources/read", "--uri", f"conv://{store}")
+    assert DECIDED in read["contents"][0]["text"]
+    assert inspect("--method", "resources/templates/list")["resourceTemplates"][0]["uriTemplate"] == "conv://{id}"
 
 
 def tool_results(requests: list) -> list[str]:

@@ -37,47 +37,54 @@ class Listed:
 FIRST, LAST = "0001-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z"  # the calendar's ends, as conv writes times
 
 
-def since(text: str | None) -> str | None:
-    """``--since``: an age (``7d``, ``12h``) or a date (``2026-11-01``) as an ISO time."""
-    if not text:
+def since(text: str | None, said: str = "--since") -> str | None:
+    """``--since`` (``said``: as the user gave it, for the error): an age (``7d``, ``12h``) or a date
+    (``2026-11-01``, ``20261101``, a year ``2026``) as an ISO time. A bare number is no age: it reads as
+    seconds elsewhere, and here as a year or a date someone meant."""
+    if text is None:
         return None
+    wrong = UsageError(f"{said} {text[:100]!r}{'…' if len(text) > 100 else ''} is neither an age nor a date",
+                       f"e.g. {said} 7d or {said} 2026-11-01")
+    digits = text.strip().isdigit()
     try:
-        age = duration(text)
+        age = None if digits else duration(text)
     except ValueError:
         age = None
     try:
         if age is not None:
             return iso(datetime.now(timezone.utc) - timedelta(seconds=age))
-        moment = datetime.fromisoformat(text)
+        if digits and len(text.strip()) not in (4, 8):
+            raise ValueError(text)
+        moment = datetime.fromisoformat(f"{text.strip()}-01-01" if digits and len(text.strip()) == 4 else text)
         return iso(moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc))
     except ValueError:
-        raise UsageError(f"--since {text!r} is neither an age nor a date",
-                         "e.g. --since 7d or --since 2026-11-01") from None
+        raise wrong from None
     except OverflowError:  # past the calendar's ends once in UTC (0001-01-01T00:00+14:00): as far as it goes
         return FIRST if age is not None or moment.year < 5000 else LAST
 
 
 def filters_from(agent: str | None = None, tag: str | None = None, since_text: str | None = None,
                  status: str | None = None, deleted: bool = False, here: bool = False,
-                 source: str | None = None, model: str | None = None) -> Filters:
+                 source: str | None = None, model: str | None = None, flag: str = "--") -> Filters:
     """The filters ``conv list`` and ``conv search`` take, checked; ``here``: the
-    conversations of the git work tree around the current folder."""
+    conversations of the git work tree around the current folder; ``flag``: how
+    an error names an option (``--since``; "": an MCP tool's argument)."""
     if status and status not in STATUSES:
         raise UsageError(f"unknown status {status!r}", "Use one of: " + ", ".join(STATUSES))
     top = project.root() if here else None
     if here and top is None:
         raise UsageError("--here: the current folder is in no git work tree", "cd into a project, or leave out --here")
-    return Filters(agent=agent, tag=tag, since=since(since_text), status=status, trashed=deleted, here=top,
-                   source=_source(source), model=model)
+    return Filters(agent=agent, tag=tag, since=since(since_text, f"{flag}since"), status=status, trashed=deleted,
+                   here=top, source=_source(source, flag), model=model)
 
 
-def _source(name: str | None) -> str | None:
+def _source(name: str | None, flag: str = "--") -> str | None:
     """``--source``: a tool conv imports (its conversations, captured or imported), or conv (its own)."""
     if name is None:
         return None
     from .. import sources
 
-    return sources.named(name, "reader", "--source {name!r}: conv imports from no such tool").name
+    return sources.named(name, "reader", flag + "source {name!r}: conv imports from no such tool").name
 
 
 def listing(ws: Workspace, limit: int | None, filters: Filters | None = None, tree: bool = False,

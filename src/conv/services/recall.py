@@ -29,14 +29,16 @@ def filters(here: str | None = None, source: str | None = None, since: str | Non
     from ..home import project
 
     try:
-        found = browse.filters_from(tag=tag, since_text=since, source=source, model=model)
-    except UsageError as exc:  # said for a command line: said here for the tool's arguments
-        raise UsageError(exc.message.replace("--since", "since").replace("--source", "source"),
-                         "check the argument, or leave it out") from None
+        found = browse.filters_from(tag=tag, since_text=since, source=source, model=model, flag="")
+    except UsageError as exc:  # its hint names a command line: the tool's arguments are said instead
+        raise UsageError(exc.message, "check the argument, or leave it out") from None
     if here is not None:
         if not os.path.isabs(here) or not os.path.isdir(here):
-            raise UsageError(f"here: {here!r} is no folder", "give the project's folder as an absolute path")
+            raise UsageError(f"here: {here[:200]!r} is no folder", "give the project's folder as an absolute path")
         found.here = project.root(here) or os.path.realpath(here)
+        if found.here == os.path.dirname(found.here) or os.path.expanduser("~").startswith(found.here + os.sep) \
+                or found.here == os.path.realpath(os.path.expanduser("~")):
+            raise UsageError(f"here: {here[:200]!r} holds every project", "give one project's folder")
     return found
 
 

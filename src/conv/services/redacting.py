@@ -26,10 +26,10 @@ class Redacting:
         self.rules = Rules(words=get("redact.words") or (), patterns=get("redact.patterns") or (),
                            hosts=get("redact.hosts") or (), off=get("redact.off") or ())
 
-    def of(self, conv: Conversation, keep: tuple[str, ...] = ()) -> Redactor:
+    def of(self, conv: Conversation | None, keep: tuple[str, ...] = ()) -> Redactor:
         """A redactor for ``conv``: its numbering its own, its project's roots (where it ran) masked too,
-        ``keep`` left whole."""
-        roots = {(conv.project or {}).get("root"), (conv.imported_from or {}).get("cwd")}
+        ``keep`` left whole (None: for what belongs to no one conversation, a list of them)."""
+        roots = {(conv.project or {}).get("root"), (conv.imported_from or {}).get("cwd")} if conv else set()
         mine = replace(self.mine, roots=tuple(r for r in roots if isinstance(r, str) and r))
         return Redactor(mine, self.rules, self.report, keep)
 

@@ -3,90 +3,35 @@ Claude Code, Codex and every MCP client. JSON-RPC 2.0, one message a line;
 the ``initialize`` handshake negotiates the protocol version (the client's
 when conv speaks it, else the newest conv speaks, as the specification says).
 Read-only: four tools over services/recall.py, whose answers are capped and
-masked. Nothing goes to stdout but protocol messages; notes go to stderr.
+masked, and the conversations as resources (services/resources.py), whose list
+is said to have changed when the store's head moves. Nothing goes to stdout but protocol messages; notes go to stderr.
 Why not the official SDK: docs/architecture.md (32 MB of dependencies and
 about 1.8 s to import, against 0.3 s for this server's first answer)."""
 
 import json
 import sys
+import threading
 
-from ...services.tools import NAMES
+from .mcp_offer import FILTERS, TEMPLATES, TOOLS
 
 VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
 INSTRUCTIONS = ("conv holds the user's past conversations with models and coding agents (Claude Code, Codex, "
                 "ChatGPT, llm, conv's own…), in git. Use search to find what was said or decided before, then "
                 "show to read one conversation; origin says which conversation wrote a line or commit of code.")
-FILTERS = {
-    "here": {"type": "string", "maxLength": 4096,
-             "description": "A folder of a git project: only that project's conversations (e.g. the current working "
-                            "directory)."},
-    "source": {"type": "string", "maxLength": 100,
-               "description": f"Only those from this tool: {', '.join(n for n in NAMES if n != 'conv')}, "
-                              "or conv for conv's own."},
-    "since": {"type": "string", "maxLength": 100,
-              "description": "Updated within an age (7d, 12h) or since a date (2026-11-01)."},
-    "model": {"type": "string", "maxLength": 1000, "description": "Only those a model of this name answered in."},
-    "tag": {"type": "string", "maxLength": 1000, "description": "Only those with this tag."},
-}
-READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
-TOOLS = [
-    {"name": "search", "title": "Search past conversations",
-     "description": "Search every turn of the user's past conversations (with models and coding agents), the "
-                    "best conversation first. Ask as you would ask a person (a question in a sentence works): "
-                    "conversations holding every word come first, then those holding most of the rare ones; other "
-                    "word forms match (retry, retries), \"quoted words\" must be side by side. "
-                    "Each hit names the conversation (id, title, date, source, project, model) and its best turn "
-                    "(turn_number), with a short snippet; read one with show.",
-     "inputSchema": {"type": "object", "properties": {
-         "query": {"type": "string", "maxLength": 1000,
-                   "description": "What to find: a question or words (\"quoted words\" side by side; a * is no "
-                                  "prefix here)."},
-         **FILTERS,
-         "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10}},
-         "required": ["query"], "additionalProperties": False},
-     "annotations": READ_ONLY},
-    {"name": "show", "title": "Read a past conversation",
-     "description": "The turns of one past conversation (an id or short id from search or list), the latest "
-                    "last; long turns are cut and, past about 24,000 characters, the earliest turns left out "
-                    "(said in left_out).",
-     "inputSchema": {"type": "object", "properties": {
-         "id": {"type": "string", "maxLength": 100, "description": "The conversation's id or short id."},
-         "last": {"type": "integer", "minimum": 1, "description": "Only its last N turns."},
-         "before": {"type": "integer", "minimum": 0, "description": "Leave out its last N turns first (to read "
-                                                                     "earlier ones, as left_out says)."}},
-         "required": ["id"], "additionalProperties": False},
-     "annotations": READ_ONLY},
-    {"name": "list", "title": "List recent conversations",
-     "description": "The user's most recently updated conversations, newest first, with the same filters as "
-                    "search.",
-     "inputSchema": {"type": "object", "properties": {
-         **FILTERS, "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}},
-         "additionalProperties": False},
-     "annotations": READ_ONLY},
-    {"name": "origin", "title": "Which conversation wrote this code",
-     "description": "Where code of a git project came from: for a file (and lines), each run of lines with the "
-                    "commit git blame gives and the conversation and turn whose edit wrote that text (read it with "
-                    "show, then); for a commit or a range A..B, the conversations that wrote its added lines, with "
-                    "how many each, and the lines none wrote. A line no conversation wrote says why when it can.",
-     "inputSchema": {"type": "object", "properties": {
-         "file": {"type": "string", "maxLength": 4096, "description": "A file of the project, as an absolute path."},
-         "lines": {"type": "string", "maxLength": 40, "description": "Only these lines of the file: 10-20, or 10."},
-         "commit": {"type": "string", "maxLength": 400, "description": "Instead of a file: a commit (HEAD, a sha) "
-                                                                      "or a range A..B."},
-         "folder": {"type": "string", "maxLength": 4096,
-                    "description": "With commit: a folder of the project, as an absolute path (default: the "
-                                   "folder conv mcp runs in)."}},
-         "additionalProperties": False},
-     "annotations": READ_ONLY},
-]
+_WRITING = threading.Lock()
 LINE_MOST = 4 * 1024 * 1024  # a request longer than this is no request of a client's
 
 
+BATCHED = ("2025-03-26", "2024-11-05")  # the versions whose clients may send a batch (2025-06-18 removed them)
+
+
 def run() -> None:
-    """Answer requests from stdin until it ends."""
+    """Answer requests from stdin until it ends; once the client has initialized, say when the list of
+    resources changed (a capture or an ask moved the store's head)."""
     from ... import __version__
 
     server = {"name": "conv", "title": "conv: past conversations", "version": __version__}
+    state: dict = {}  # "version": negotiated; "watching": the store's head is watched
     opened: list = []  # the workspace, opened at the first tool call: initialize answers without it
 
     def workspace():
@@ -100,21 +45,49 @@ def run() -> None:
         except (ValueError, RecursionError):
             _send(_error(None, -32700, "parse error: not JSON"))
             continue
-        if message == []:
-            _send(_error(None, -32600, "invalid request: an empty batch"))
-            continue
-        replies = [r for m in message if (r := _answered(m, server, workspace))] \
-            if isinstance(message, list) else [_answered(message, server, workspace)]
-        if isinstance(message, list) and replies:
-            _send(replies)
-        elif not isinstance(message, list) and replies[0] is not None:
-            _send(replies[0])
+        if isinstance(message, list):
+            if state.get("version") not in BATCHED or not message:
+                _send(_error(None, -32600, "invalid request: " + ("an empty batch" if message == [] else
+                                                                  "no batch in this protocol version")))
+                continue
+            replies = [r for m in message if (r := _answered(m, server, state, workspace))]
+            if replies:
+                _send(replies)
+        elif (reply := _answered(message, server, state, workspace)) is not None:
+            _send(reply)
+        if state.get("initialized") and not state.get("watching"):
+            state["watching"] = True
+            _watch_head()
 
 
-def _answered(message, server: dict, workspace) -> dict | None:
+def _watch_head(every: float = 1.0) -> None:
+    """From now on, ``notifications/resources/list_changed`` each time the store's head moves (a thread of
+    its own, with a store of its own: it reads one ref a second)."""
+    import threading
+    import time
+
+    def watch():
+        from ...store import Store
+
+        store = Store()
+        last = store.head
+        while True:
+            time.sleep(every)
+            try:
+                now = Store().head
+            except Exception:  # noqa: BLE001 - a store being written or moved: looked at again next time
+                continue
+            if now != last:
+                last = now
+                _send({"jsonrpc": "2.0", "method": "notifications/resources/list_changed"})
+
+    threading.Thread(target=watch, daemon=True, name="conv-mcp-head").start()
+
+
+def _answered(message, server: dict, state: dict, workspace) -> dict | None:
     """The answer to one message; whatever goes wrong inside is an error answer, and the server goes on."""
     try:
-        return _answer(message, server, workspace)
+        return _answer(message, server, state, workspace)
     except Exception as exc:  # noqa: BLE001 - one bad request never ends the server
         print(f"conv: mcp: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
         return _error(message.get("id") if isinstance(message, dict) else None, -32603, "internal error")
@@ -141,33 +114,66 @@ def _lines():
             yield line.decode("utf-8", "replace")
 
 
-def _answer(message, server: dict, workspace) -> dict | None:
+def _answer(message, server: dict, state: dict, workspace) -> dict | None:
     if isinstance(message, dict) and "method" not in message and ("result" in message or "error" in message):
         return None  # a response (to a request conv never makes): passed over
     ident = message.get("id") if isinstance(message, dict) else None
-    if not isinstance(ident, (str, int, type(None))) or isinstance(ident, bool):
+    if not isinstance(ident, (str, int, type(None))) or isinstance(ident, bool) \
+            or isinstance(message, dict) and "id" in message and ident is None:  # MCP: never null
         return _error(None, -32600, "invalid request: an id is a string or a number")
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not isinstance(message.get("method"), str):
         return _error(ident, -32600, "invalid request")
-    if "id" not in message:
-        return None  # a notification (initialized, cancelled): nothing to answer
     method, params = message["method"], message.get("params", {})
+    if "id" not in message:  # a notification (initialized, cancelled): nothing to answer
+        if method == "notifications/initialized" and "version" in state:
+            state["initialized"] = True
+        return None
     if not isinstance(params, dict):
         return _error(ident, -32602, "params must be an object")
     if method == "initialize":
         asked = params.get("protocolVersion")
-        return _result(ident, {"protocolVersion": asked if asked in VERSIONS else VERSIONS[0],
-                               "capabilities": {"tools": {"listChanged": False}}, "serverInfo": server,
-                               "instructions": INSTRUCTIONS})
+        state["version"] = asked if asked in VERSIONS else VERSIONS[0]
+        return _result(ident, {"protocolVersion": state["version"],
+                               "capabilities": {"tools": {"listChanged": False},
+                                                "resources": {"listChanged": True, "subscribe": False}},
+                               "serverInfo": server, "instructions": INSTRUCTIONS})
     if method == "ping":
         return _result(ident, {})
+    if "version" not in state:
+        return _error(ident, -32600, f"invalid request: {method[:100]} before initialize")
     if method == "tools/list":
         return _result(ident, {"tools": TOOLS})
     if method == "tools/call":
         if not isinstance(params.get("name"), str):
             return _error(ident, -32602, "tools/call needs the name of a tool: search, show or list")
+        if not isinstance(params.get("arguments", {}), dict):
+            return _error(ident, -32602, "tools/call: arguments must be an object")
         return _result(ident, _call(params["name"], params.get("arguments") or {}, workspace))
+    if method in ("resources/list", "resources/read", "resources/templates/list"):
+        return _resources(ident, method, params, workspace)
     return _error(ident, -32601, f"method not found: {method[:100]}")
+
+
+def _resources(ident, method: str, params: dict, workspace) -> dict:
+    """The conversations as resources (services/resources.py): listed, a template for any, one read."""
+    import os
+
+    from ...errors import ConvError
+    from ...services import resources
+
+    if method == "resources/templates/list":
+        return _result(ident, {"resourceTemplates": TEMPLATES})
+    if method == "resources/list":
+        return _result(ident, {"resources": resources.listed(workspace(), os.getcwd())})
+    uri = params.get("uri")
+    if not isinstance(uri, str):
+        return _error(ident, -32602, "resources/read needs the uri of a resource: conv://ID or conv://current")
+    try:
+        return _result(ident, {"contents": [resources.read(workspace(), uri)]})
+    except ConvError as exc:
+        return {"jsonrpc": "2.0", "id": ident, "error": {"code": -32002, "message": f"resource not found: "
+                                                                                    f"{exc.message}",
+                                                          "data": {"uri": uri[:200]}}}
 
 
 def _call(name, arguments, workspace) -> dict:
@@ -236,5 +242,6 @@ def _error(ident, code: int, message: str) -> dict:
 
 
 def _send(message) -> None:
-    sys.stdout.write(json.dumps(message) + "\n")  # ASCII: a lone surrogate an id carried is written escaped
-    sys.stdout.flush()
+    with _WRITING:  # the answers and the head's watcher: one line at a time
+        sys.stdout.write(json.dumps(message) + "\n")  # ASCII: a lone surrogate an id carried is written escaped
+        sys.stdout.flush()
