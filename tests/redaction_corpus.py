@@ -12,14 +12,19 @@ USER = {"login": "analima", "host": "ana-thinkpad", "name": "Ana Lima", "email":
 PLANTED = {  # kind -> lines, each holding one value of that kind (the value between [[ ]])
     "home": ["ls [[/home/analima]]/.config/app", "opened [[C:\\Users\\analima]]\\Desktop\\notes.txt",
              "the file is [[C:\\\\Users\\\\analima]]\\\\AppData in the JSON", "see file://[[/home/analima]]/report.pdf",
-             "on WSL: [[/mnt/c/Users/analima]]/src", "macOS keeps it in [[/Users/analima]]/Library"],
+             "on WSL: [[/mnt/c/Users/analima]]/src", "macOS keeps it in [[/Users/analima]]/Library",
+             "a URL's path: ?file=[[%2Fhome%2Fanalima]]%2Fnotes.txt", 'JSON escapes it: "[[\\/home\\/analima]]\\/x"',
+             "Windows ignores case: [[c:/users/ANALIMA]]/Desktop"],
     "project": ["pytest [[/home/analima/work/billing]]/tests -x", "cd [[/home/analima/work/billing]] && make"],
-    "user": ["whoami printed [[analima]]", "chown [[analima]]:staff build/"],
-    "host": ["ssh into [[ana-thinkpad]] worked", "prompt: analima@[[ana-thinkpad]]:~$"],
+    "user": ["whoami printed [[analima]]", "chown [[analima]]:staff build/", "saved [[analima]]-notes.md"],
+    "host": ["ssh into [[ana-thinkpad]] worked", "prompt: analima@[[ana-thinkpad]]:~$",
+             "see [[ana-thinkpad]]-screenshot.png"],
     "git": ["Author: [[Ana Lima]] <x>", "git config user.email [[ana.lima@acme-billing.io]]"],
-    "email": ["ask [[bob.smith@contoso.com]] about the invoice", "Reported-by: [[dev+ci@bigcorp.co.uk]]"],
+    "email": ["ask [[bob.smith@contoso.com]] about the invoice", "Reported-by: [[dev+ci@bigcorp.co.uk]]",
+              "an entity: [[bob.smith&#64;contoso.com]]", "mailto:[[bob.smith%40contoso.com]]"],
     "ip": ["the database is at [[10.20.30.40]]:5432", "curl http://[[192.168.1.77]]/health",
-           "nameserver [[2a02:1234:5678::53]]", "bind [[fe80::1c2d:3eff:fe4f:5a6b]] on eth0"],
+           "nameserver [[2a02:1234:5678::53]]", "bind [[fe80::1c2d:3eff:fe4f:5a6b]] on eth0",
+           "ssh root@[[10.20.30.40]] -p 22", "mapped: [[::ffff:10.1.2.3]]."],
     "internal-host": ["deploy to [[api.prod.internal]] now", "jenkins at https://[[ci.acme.corp]]/job/x",
                       "printer [[laser-2.lan]] is down", "mDNS: [[ana-pi.local]]"],
     "key": ["export OPENAI_API_KEY=[[sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd]]",
@@ -44,6 +49,7 @@ CLEAN = [
     "a.b.c.d = 1 in JavaScript; obj.internal = true; self.local = None; config.corp_name = 'x'",
     "ls /home/ and /Users/Shared are fine; C:\\Program Files\\App is no one's home.",
     "version 10.0.19045.3803 of Windows; v1.2.3.4 tagged; semver ^1.2.3 and ~2.0.0.",
+    "Python slices: a[1::2], b[::3], grid[10::20]; a dict {1: 2}; x[::-1] reversed.",
 ]
 
 

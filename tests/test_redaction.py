@@ -33,6 +33,17 @@ def test_the_clean_corpus_comes_out_as_it_went_in():
     assert [redactor(line) for line in CLEAN] == CLEAN and not redactor.report.kinds
 
 
+def test_a_login_that_is_a_word_of_code_is_not_masked_in_code():
+    redactor = Redactor(Mine(login="app"))
+    assert redactor("@app.route('/x') and app(1); logged in as app") == "@app.route('/x') and app(1); logged in " \
+                                                                       "as <user>"
+
+
+def test_a_folder_kept_whole_keeps_what_is_inside_it_whole_too():
+    redactor = Redactor(Mine(homes=("/tmp/h/analima",), login="analima"), keep=("/tmp/h",))  # handoff's folder
+    assert redactor("cd /tmp/h/analima/work/app, then ~") == "cd /tmp/h/analima/work/app, then ~"
+
+
 def test_placeholders_are_the_same_value_all_through_a_conversation():
     redactor = Redactor(MINE, Rules(words=("Project Falcon",), hosts=("acme.net",)))
     first = redactor("mail bob@contoso.com and carol@contoso.com about Project Falcon on db1.acme.net")
@@ -82,6 +93,21 @@ def test_share_masks_what_is_yours_and_previews_it_first(user, tmp_path):
     shown = page.read_text()
     assert not [value for value in _mine(home, project) if value in shown]
     assert "&lt;project&gt;/settings.py" in shown and "~/.cache/billing" in shown
+
+
+def test_a_value_at_the_end_of_a_line_is_masked_in_the_page(user, tmp_path):
+    home, project, conv_id = user
+    write_session(home, project, "d0000000-0000-4000-8000-000000000004", "2030-02-04T10:00",
+                  [{"file": "n.md", "content": "x"}])
+    session = next((home / ".claude" / "projects").rglob("d0000000-0000-4000-8000-000000000004.jsonl"))
+    records = [json.loads(line) for line in session.read_text().splitlines()]
+    records[0]["message"]["content"] = "deploy to jenkins.zeta.corp\nwords after it, then db01.corp\nand more"
+    session.write_text("".join(json.dumps(r) + "\n" for r in records))
+    ok("import", "--from", "claude-code")
+    lined = next(c["id"] for c in json.loads(ok("list", "--json").stdout) if c["id"] != conv_id)
+    ok("share", lined, "-o", str(tmp_path / "l.html"))
+    page = (tmp_path / "l.html").read_text()
+    assert "jenkins" not in page and "db01" not in page and "&lt;host-1&gt;" in page
 
 
 def test_a_key_makes_share_refuse_until_force(user, tmp_path):

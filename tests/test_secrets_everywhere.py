@@ -191,3 +191,21 @@ def test_the_tokens_of_the_usual_services_are_keys_too(what, key, tmp_path):
 
     assert key_shaped(f"here it is: {key} , thanks") == what
     assert key_shaped(f"not quite: {key[:-4]}") is None  # shorter than such a key
+
+
+def test_a_search_matching_part_of_a_key_never_shows_the_key(fake):
+    key = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-AAAAAA"
+    fake.reply = f"the key is {key} and it works"
+    ok("ask", "which key do we use?", env={"CONV_ALLOW_SECRETS": "1"})  # kept, as a user may keep one
+    for query in ("api03", "sk-ant-api03", "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "works"):
+        said = ok("search", query).stdout.decode() + ok("search", query, "--json").stdout.decode()
+        assert "AbCdEfGh" not in said, (query, said)
+
+
+def test_the_index_is_its_owners_alone(fake, conv_home):
+    ok("ask", "what is in the index?")
+    index = conv_home / "cache" / "index.sqlite"
+    assert index.stat().st_mode & 0o077 == 0 and (conv_home / "cache").stat().st_mode & 0o077 == 0
+    index.chmod(0o644)  # an index an older conv made
+    ok("list")
+    assert index.stat().st_mode & 0o077 == 0

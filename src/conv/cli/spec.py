@@ -14,6 +14,8 @@ def _option(name: str, values: int, *spellings: str) -> dict[str, tuple[str, int
 
 
 JSON = _option("json_out", SWITCH, "--json")
+PREVIEW = _option("preview", SWITCH, "--preview")
+FORCE = _option("force", SWITCH, "--force")
 MODEL = _option("model", VALUE, "-m", "--model")
 QUIET = _option("quiet", SWITCH, "-q", "--quiet")
 PLAIN = _option("plain", SWITCH, "--plain")
@@ -58,14 +60,16 @@ OPTIONS: dict[str, dict[str, tuple[str, int]]] = {  # command -> spelling -> (pa
               **_option("purge", SWITCH, "--purge"), **_option("yes", SWITCH, "--yes"), **JSON},
     "git": {}, "gc": {}, "fsck": {}, "reindex": {},
     "export": {**_option("fmt", VALUE, "--format", "-f"), **_option("everything", SWITCH, "--all"), **TAG, **SINCE,
-               **HERE, **_option("output", VALUE, "-o", "--output")},
-    "share": _option("output", VALUE, "-o", "--output"),
+               **HERE, **_option("output", VALUE, "-o", "--output"), **PREVIEW, **_option("no_redact", SWITCH,
+                                                                                           "--no-redact")},
+    "share": {**_option("output", VALUE, "-o", "--output"), **PREVIEW, **FORCE},
     "import": {**_option("source", VALUE, "--from"), **JSON},
     "handoff": {**_option("to", VALUE, "--to"), **JSON},
     "mcp": {},
     "connect": {**_option("remove", SWITCH, "--remove"), **_option("project", SWITCH, "--project"), **JSON},
     "sync": JSON,
-    "push": {**JSON, **_option("project", SWITCH, "--project")},
+    "push": {**JSON, **_option("project", SWITCH, "--project"), **PREVIEW, **_option("yes", SWITCH, "--yes"),
+             **FORCE},
     "pull": JSON,
     "init": {}, "prompt": {},
     "models": JSON,

@@ -76,7 +76,7 @@ def push(remote: Remote = None, json_out: Json = False,
          yes: Annotated[bool, typer.Option("--yes", help="With --project: push the first time without showing "
                                            "the preview first.")] = False,
          force: Annotated[bool, typer.Option("--force", help="With --project: push a conversation holding a key "
-                                             "too (masked), which is held back otherwise.")] = False) -> None:
+                                             "too, as it is (it is held back otherwise).")] = False) -> None:
     """Send this store's conversations to a remote (refused if it has commits this store lacks)."""
     from ..errors import ConvError, UsageError
 

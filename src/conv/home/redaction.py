@@ -9,42 +9,35 @@ home/secrets.py masks them (``***``).
 One ``Redactor`` per conversation numbers what it meets (``<email-1>`` is the
 same address all through it, whichever turn it is in), counts each kind and
 keeps a few samples in context, so ``--preview`` can show what would change
-before anything is written. Plain regular expressions over the text, each
-behind a cheap test for its one character (``@``, ``.``, ``:``): the clean
-prose and code of a developer must come out unchanged, so version numbers,
-``x.y.z`` module paths, decorators, npm scopes and ``icon@2x.png`` are not
-e-mails or hosts."""
+before anything is written. The user's values are found as words (``ana``
+in ``ana-notes.md``, never in ``banana``) and folders wherever they begin;
+what only looks like an address is addresses.py's. The clean prose and code
+of a developer must come out unchanged."""
 
-import ipaddress
 import re
 from collections.abc import Iterable
 
 from ..records import dataclass, field
+from . import addresses
 from .secrets import MASK, masked, spans
 from .values import REDACTED
 
 KINDS = REDACTED  # in the order a preview shows them; redact.off names them
 GENERIC_USERS = frozenset({"root", "admin", "user", "ubuntu", "debian", "runner", "vscode", "node", "codespace",
                            "dev", "guest", "test"})  # a login everyone has: a word of prose, not a person
-GENERIC_HOSTS = frozenset({"localhost", "ubuntu", "debian", "raspberrypi", "devbox", "runner"})
-INTERNAL = ("internal", "corp", "local", "lan", "intranet", "home.arpa")
 SAMPLES, CONTEXT = 3, 24  # per kind; characters of context each side
+GENERIC_HOSTS = frozenset({"localhost", "ubuntu", "debian", "raspberrypi", "devbox", "runner"})
+_CODE_AFTER = re.compile(r"\.[A-Za-z_]|\(")  # what follows a name in code (app.route, app(): no login there)
 
-_LABELS = r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+"
-_AT = re.compile(rf"@({_LABELS}([A-Za-z]{{2,24}}))(?![\w-]|\.\w)")  # an e-mail's domain, found by its @
-_NOT_MAIL_DOMAINS = re.compile(r"(?:^|\.)(?:example\.(?:com|org|net)|[^.]+\.(?:test|example|invalid|localhost))$",
-                               re.IGNORECASE)  # RFC 2606's names: what documentation uses
-_FILE_ENDINGS = frozenset("png jpg jpeg gif svg webp ico js mjs ts tsx jsx json css scss py md txt html yaml yml "
-                          "toml lock rs go java rb sh pdf zip".split())  # icon@2x.png is a file
-_DOTTED = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}")  # an IPv4 address, or a version's numbers
-_VERSIONED = re.compile(r"(?:v|version |==|>=|<=|~=|\^|@)$", re.IGNORECASE)  # what a version number follows
-_HEX = frozenset("0123456789abcdefABCDEF:")
-_HEX_RUN = re.compile(r"[0-9A-Fa-f:]*")
-_TWO_GROUPS = re.compile(r":[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:")  # found by its colon: the full form may be here
-_FULL_V6 = re.compile(r"[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){7}")
-_HOST_BACK = re.compile(_LABELS)  # a host name's labels, before its internal domain
-_joins = re.compile(r"[\w-]").fullmatch  # a character next to a value making it part of a longer word
-_CODE_OWNERS = frozenset({"self", "this", "cls", "threading", "obj", "ctx", "os", "np", "window", "document"})
+
+def _alone(text: str, start: int, end: int, kind: str) -> bool:
+    """Whether a value found at text[start:end] is a word of its own (``ana`` in ``ana-notes.md``, not in
+    ``banana``), and a login no name in code (``@app.route`` for the login app)."""
+    if start and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        return False
+    return kind != "user" or not _CODE_AFTER.match(text, end)
+
+
 
 
 @dataclass
@@ -96,7 +89,8 @@ class Redactor:
         self._keep = tuple(k for k in keep if k)  # texts left whole (the project's remote, on its own side ref)
         self._numbers: dict[tuple[str, str], str] = {}
         self._exact = _exact_rules(mine, rules)
-        self._internal = _internal(rules.hosts)
+        self._login = _login(mine).lower()  # /home/LOGIN and C:\\Users\\LOGIN however they are spelled
+        self._internal = addresses.internal(rules.hosts)
         self._off = set(rules.off)
         self._patterns = [re.compile(p) for p in rules.patterns] if "words" not in self._off else []
 
@@ -115,37 +109,40 @@ class Redactor:
             if f"{where or 'a text'} held {said}" not in self.report.keys:
                 self.report.keys.append(f"{where or 'a text'} held {said}")
         lower = text.lower()
+        lower = lower if len(lower) == len(text) else text  # (a letter lowered to two: offsets as written)
         for kind, pattern, shown, needles in self._exact:
             if any(needle in lower for needle in needles):
                 found += [(m.start(), m.end(), kind, shown) for m in pattern.finditer(text)
-                          if kind in ("home", "project") or not m.start() or not _joins(text[m.start() - 1])]
+                          if kind in ("home", "project") or _alone(text, m.start(), m.end(), kind)]
+        if self._login and "home" not in self._off and self._login in lower:
+            found += [(s, e, "home", "~") for s, e in _homes_of(self._login, text, lower)]
         for kind, pattern in self._patterns_of(text):
             found += [(s, e, kind, None) for s, e in pattern(text)]  # numbered once kept
         found.sort(key=lambda span: (span[0], -span[1]))
         whole = [(m.start(), m.end()) for k in self._keep if k in text for m in re.finditer(re.escape(k), text)]
         kept, last = [], 0
         for span in found:
-            if any(a < span[1] and span[0] < b for a, b in whole) and span[2] != "key":
-                continue
             if span[0] >= last and span[1] > span[0]:
+                last = span[1]  # taken, even where it is kept whole: nothing inside it is masked on its own
+                if any(a < span[1] and span[0] < b for a, b in whole) and span[2] != "key":
+                    continue
                 if span[3] is None:
                     span = (*span[:3], self._number(span[2], text[span[0]:span[1]]))
                 kept.append(span)
-                last = span[1]
                 was = text[span[0]:span[1]] if span[2] != "key" else text[span[0]:span[0] + 6] + "…"
                 self.report.add(span[2], was, _around(text, *span[:2], was), _around(text, *span[:2], span[3]))
         return kept
 
     def _patterns_of(self, text: str):  # each only where its one character is
-        if "email" not in self._off and "@" in text:
-            yield "email", _emails
+        if "email" not in self._off and ("@" in text or "&#" in text or "%40" in text or "&commat;" in text):
+            yield "email", addresses.emails
         if "." in text:
             if "ip" not in self._off:
-                yield "ip", _ipv4
+                yield "ip", addresses.ipv4
             if "internal-host" not in self._off:
-                yield "internal-host", self._internal_hosts
+                yield "internal-host", lambda t: addresses.internal_hosts(self._internal, t)
         if "ip" not in self._off and ("::" in text or text.count(":") >= 7):
-            yield "ip", _ipv6
+            yield "ip", addresses.ipv6
         for pattern in self._patterns:
             yield "words", lambda t, p=pattern: ((m.start(), m.end()) for m in p.finditer(t))
 
@@ -158,14 +155,6 @@ class Redactor:
                                  f"{sum(k == kind for k, _ in self._numbers) + 1}>"
         return self._numbers[key]
 
-    def _internal_hosts(self, text: str) -> Iterable[tuple[int, int]]:
-        for m in self._internal.finditer(text):
-            start = _before(text, m.start() + 1, ".-", 253)
-            if start is None or start and text[start - 1] in "_@" or text[start] in ".-" \
-                    or not _HOST_BACK.fullmatch(text, start, m.start() + 1):
-                continue
-            if text[start:m.start()].split(".", 1)[0].lower() not in _CODE_OWNERS and text[m.end():m.end() + 1] != "(":
-                yield start, m.end()
 
 
 def _exact_rules(mine: Mine, rules: Rules) -> list[tuple[str, re.Pattern, str, tuple[str, ...]]]:
@@ -178,16 +167,13 @@ def _exact_rules(mine: Mine, rules: Rules) -> list[tuple[str, re.Pattern, str, t
         values = sorted({v for v in values if v}, key=len, reverse=True)
         if values and kind not in off:
             body = "|".join(map(re.escape, values))
-            needles = tuple({re.split(r"[/\\]", v)[-1].lower() or v.lower() for v in values})
-            out.append((kind, re.compile(f"(?:{body})(?![\\w-])", flags), shown, needles))
+            needles = tuple({re.split(r"[/\\]|%2[fF]", v)[-1].lower() or v.lower() for v in values})
+            end = r"(?![\w-])" if kind in ("home", "project") else r"(?!\w)"  # /home/ana-old is another folder
+            out.append((kind, re.compile(f"(?:{body}){end}", flags), shown, needles))
 
     add("project", [s for r in mine.roots if _worth(r, mine.homes) for s in _spellings(r)], "<project>")
-    login = mine.login if len(mine.login) >= 3 and mine.login.lower() not in GENERIC_USERS else ""
-    homes = [s for h in mine.homes if _worth(h, ()) for s in _spellings(h)]
-    if login:
-        homes += [f"{drive}{sep}{top}{sep}{login}" for drive in ("", "C:", "c:", "/mnt/c", "/c")
-                  for sep in ("/", "\\", "\\\\") for top in ("home", "Users", "users")]
-    add("home", homes, "~")
+    login = _login(mine)
+    add("home", [s for h in mine.homes if _worth(h, ()) for s in _spellings(h)], "~")
     add("git", [mine.git_email], "<email>", re.IGNORECASE)
     add("git", [mine.git_name] if len(mine.git_name) >= 3 else [], "<name>", re.IGNORECASE)
     host = mine.host if mine.host.lower() not in GENERIC_HOSTS else ""
@@ -195,6 +181,28 @@ def _exact_rules(mine: Mine, rules: Rules) -> list[tuple[str, re.Pattern, str, t
     add("user", [login], "<user>")
     add("words", rules.words, "<redacted>", re.IGNORECASE)
     return out
+
+
+def _login(mine: Mine) -> str:
+    """The login to mask: not a login everyone has, nor one of two letters."""
+    return mine.login if len(mine.login) >= 3 and mine.login.lower() not in GENERIC_USERS else ""
+
+
+_HOME_BEFORE = re.compile(r"(?:[A-Za-z]:|/mnt/[A-Za-z]|/[A-Za-z])?(?:\\\\|\\|/|%2F)(?:home|users)(?:\\\\|\\|/|%2F)\Z",
+                          re.IGNORECASE)  # what comes before the login in a home folder, on any system
+
+
+def _homes_of(login: str, text: str, lower: str) -> list[tuple[int, int]]:
+    """Each home folder named by ``login`` (/home/ana, C:\\Users\\ANA, /mnt/c/Users/ana, %2Fhome%2Fana), found
+    by the login (a scan of the lowered text) and read back from it."""
+    found, at = [], lower.find(login)
+    while at >= 0:
+        end = at + len(login)
+        before = _HOME_BEFORE.search(text, max(0, at - 16), at)
+        if before and not (text[end:end + 1].isalnum() or text[end:end + 1] in ("_", "-")):
+            found.append((before.start(), end))
+        at = lower.find(login, end)
+    return found
 
 
 def _worth(folder: str, homes: Iterable[str]) -> bool:
@@ -205,90 +213,11 @@ def _worth(folder: str, homes: Iterable[str]) -> bool:
 
 
 def _spellings(folder: str) -> list[str]:
-    """A folder as it is written: as it is, with \\ for / (and doubled, as JSON and strings write it)."""
+    """A folder as it is written: as it is, with \\ for / (and doubled, as JSON and strings write it), with
+    \\/ (JSON's escaped slash) and %2F (a URL's)."""
     folder = folder.rstrip("/\\")
-    return [folder, folder.replace("/", "\\"), folder.replace("/", "\\\\"), folder.replace("\\", "/")]
-
-
-def _internal(extra: Iterable[str]) -> re.Pattern:
-    """An internal domain's ending (``.corp``), found by its dot; the labels before it are read back."""
-    domains = "|".join(re.escape(d.strip(".").lower()) for d in (*INTERNAL, *extra) if d.strip("."))
-    return re.compile(rf"\.(?:{domains})(?![\w-]|\.\w)", re.IGNORECASE)
-
-
-def _before(text: str, at: int, also: str, most: int) -> int | None:
-    """Where the run of letters, digits and ``also`` ending at ``at`` starts, read back a character at a time
-    (a search would try each place of the window); None: none, or longer than ``most``."""
-    start, floor = at, max(0, at - most)
-    while start > floor and (text[start - 1].isalnum() or text[start - 1] in also):
-        start -= 1
-    if start == at or start == floor and start and (text[start - 1].isalnum() or text[start - 1] in also):
-        return None
-    return start
-
-
-def _emails(text: str) -> Iterable[tuple[int, int]]:
-    for m in _AT.finditer(text):
-        start = _before(text, m.start(), "_.%+-", 64)
-        if start is None:
-            continue
-        local = text[start:m.start()].lower()
-        if m[2].lower() in _FILE_ENDINGS or _NOT_MAIL_DOMAINS.search(m[1]) \
-                or local in ("noreply", "no-reply", "git"):  # git@github.com:org/repo is ssh's user, nobody's
-            continue
-        yield start, m.end()
-
-
-def _ipv4(text: str) -> Iterable[tuple[int, int]]:
-    for m in _DOTTED.finditer(text):
-        before, after = text[m.start() - 1:m.start()], text[m.end():m.end() + 2]
-        if before and (before.isalnum() or before in "._") or after[:1] and (after[:1].isalnum() or after[:1] in "_-") \
-                or after[:1] == "." and after[1:].isdigit():
-            continue  # part of a longer word or number
-        try:
-            address = ipaddress.IPv4Address(m[0])  # refuses an octet over 255, and leading zeros
-        except ValueError:
-            continue
-        if address.is_loopback or address.is_unspecified or m[0].startswith("255.") or _documented(address):
-            continue
-        if _VERSIONED.search(text[max(0, m.start() - 8):m.start()]):
-            continue
-        yield m.start(), m.end()
-
-
-def _ipv6(text: str) -> Iterable[tuple[int, int]]:
-    candidates = []
-    at = text.find("::")
-    while at >= 0:
-        start = at
-        while start > max(0, at - 40) and text[start - 1] in _HEX:
-            start -= 1
-        end = _HEX_RUN.match(text, at).end()
-        candidates.append((start, end))
-        at = text.find("::", end)
-    if text.count(":") >= 7 and _TWO_GROUPS.search(text):
-        candidates += [m.span() for m in _FULL_V6.finditer(text)]
-    for start, end in sorted(set(candidates)):
-        word = text[start:end]
-        if start and (text[start - 1].isalnum() or text[start - 1] in "_.") or text[end:end + 1].isalnum():
-            continue
-        try:
-            address = ipaddress.IPv6Address(word)
-        except ValueError:
-            continue
-        if address.is_loopback or address.is_unspecified or not any(c.isdigit() for c in word) \
-                or _documented(address):
-            continue
-        yield start, end
-
-
-_DOCUMENTED = tuple(ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24",
-                                                      "2001:db8::/32"))
-
-
-def _documented(address) -> bool:
-    """An address of the ranges kept for documentation (RFC 5737, 3849): an example, nobody's."""
-    return any(address.version == n.version and address in n for n in _DOCUMENTED)
+    return [folder, folder.replace("/", "\\"), folder.replace("/", "\\\\"), folder.replace("\\", "/"),
+            folder.replace("/", "\\/"), folder.replace("/", "%2F"), folder.replace("/", "%2f")]
 
 
 def _around(text: str, start: int, end: int, shown: str) -> str:

@@ -184,6 +184,9 @@ def folders(value: Any) -> tuple[str, ...]:
     return found
 
 
+_NESTED = re.compile(r"\((?:[^()\\]|\\.)*[+*}]\)[+*{]")  # a group that repeats, repeated
+
+
 def expressions(value: Any) -> tuple[str, ...]:
     """Regular expressions (Python's), each checked to compile (in YAML a list: a comma may be in one)."""
     found = tuple(str(one_line(v)) for v in value) if isinstance(value, list) else (one_line(value),)
@@ -194,6 +197,8 @@ def expressions(value: Any) -> tuple[str, ...]:
             raise ValueError(f"{pattern!r} is no regular expression ({exc})") from None
         if re.compile(pattern).fullmatch(""):
             raise ValueError(f"{pattern!r} matches nothing as well: give one that needs a character")
+        if _NESTED.search(pattern):  # (a+)+ takes exponential time on a near miss: every export would hang
+            raise ValueError(f"{pattern!r} repeats a repetition: write it without, e.g. (a+)+ as a+")
     return found
 
 

@@ -69,10 +69,25 @@ def connect(path: Path | str, turn_body: Callable[[str], str | None]) -> sqlite3
     """The cache, with ``turn_body(sha)`` (a turn's text, read from the store) for its SQL."""
     # Rollback journal, not WAL: a rebuilt file is renamed over the old one,
     # which a WAL file beside it would not survive.
+    if str(path) != ":memory:":
+        _private(str(path))
     db = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None)
     db.execute("PRAGMA synchronous=OFF")  # a cache: a crash costs a rebuild, never data
     db.create_function("turn_body", 1, turn_body, deterministic=True)
     return db
+
+
+def _private(path: str) -> None:
+    """The cache readable by its owner alone, as the store is: it holds every title and project, and the
+    words of every turn (SQLite gives its journal the file's own mode). Made so, or made so now."""
+    import os
+
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+        if os.stat(path).st_mode & 0o077:
+            os.chmod(path, 0o600)
+    except OSError:  # a read-only or foreign cache: SQLite says what is wrong with it
+        pass
 
 
 def meta(db: sqlite3.Connection, key: str) -> str | None:

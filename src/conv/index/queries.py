@@ -123,16 +123,17 @@ class Event:
 
 
 def snippet(text: str, words: list[str], before: int = 80, after: int = 160) -> str:
-    """The text around the first of ``words`` it holds, the words marked
-    (HIT_START, HIT_END). Secrets are masked in the whole text first, then it
-    is cut: a secret cut at the edge of a snippet is never half shown."""
-    from ..home.secrets import redact
+    """The text around the first of ``words`` it holds, the words marked (HIT_START, HIT_END), what looks
+    like a secret masked around it first (outward), then cut: never half a key, nor one a match splits."""
+    from ..home.secrets import outward
 
-    text = redact(text)
     found = [re.escape(_stem(w)) for word in words for w in re.findall(r"\w+", word)]
     pattern = re.compile(r"(?<!\w)(?:" + "|".join(found) + r")\w*", re.IGNORECASE) if found else None
     first = pattern.search(text) if pattern else None
     at = first.start() if first else 0
+    text = outward(text[max(0, at - before - 400):at + after + 400])  # longer than a key each side
+    first, at = (pattern.search(text) if pattern else None), min(at, before + 400)  # where it was: if in a key
+    at = first.start() if first else at
     start, end = max(0, at - before), min(len(text), at + after)
     while 0 < start < at and not text[start - 1].isspace():  # whole words at both ends
         start += 1
@@ -150,8 +151,7 @@ def _stem(word: str) -> str:
 
 
 class Queries:
-    """Reads of the cache. ``rows(sql, args)`` runs a query against the cache
-    file (rebuilding it first if it turns out corrupt)."""
+    """Reads of the cache: ``rows(sql, args)`` queries it (rebuilt first should it turn out corrupt)."""
 
     def __init__(self, rows: Callable[..., list[tuple]]):
         self._rows = rows

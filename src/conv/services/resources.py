@@ -19,6 +19,13 @@ CURRENT = "conv://current"
 MIME = "text/markdown"
 
 
+def store_head() -> str | None:
+    """The store's head commit, read afresh (conv mcp's watcher, in a thread of its own: no workspace)."""
+    from ..store import Store
+
+    return Store().head
+
+
 def listed(ws: Workspace, folder: str | None) -> list[dict]:
     """``conv://current`` (when this terminal has one), then the newest conversations, those of ``folder``'s
     project first, 50 at most; each named by its title, described by its source, project, date and turns."""

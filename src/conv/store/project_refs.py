@@ -18,6 +18,7 @@ was brought in of each ref is kept as a commit of its own
 (``refs/conv-project/NAME``): the base the next import of it meets the
 user's lines against, as sync uses its tracking ref."""
 
+import os
 from collections.abc import Callable
 
 from ..errors import SyncError, UsageError
@@ -83,7 +84,8 @@ class ProjectRefs:
                                if after else ({}, []))
             out = Pushed(ref, remote, said=said + checked)
             placed = composed(self.git, conv_ids, theirs, name, out, force)
-            message = f"conv: the conversations of {project}"
+            # the project's name, not where it is (a home folder, a login: the message leaves with the ref)
+            message = f"conv: the conversations of {os.path.basename(project.rstrip('/')) or 'a project'}"
             made = self.git.side_commit(f"{PUBLISHED}{name}", placed, message)
             out.moved = side_refs.place(str(self.git.path), made, project, name, after, message) != after
             if remote is None or not out.moved or side_refs.push(project, remote, name):

@@ -18,6 +18,7 @@ from ..home.secrets import masked, shown
 
 Spans = Callable[[str], list]  # text -> [(start, end, ...)] of what to mask (home/secrets.spans, a redactor's)
 _SHOWN = ("text", "code_inline")  # inline pieces whose text is shown as it is
+_BREAKS = ("softbreak", "hardbreak")  # between two lines of a paragraph: read as a line's end
 
 
 def document(text: str, find: Spans):
@@ -46,13 +47,16 @@ def _mask_inline(children: list, find: Spans) -> None:
                 child.attrs[name] = _masked(value, find)
         if child.content and child.type not in _SHOWN:
             child.content = _masked(child.content, find)
-    pieces = [c for c in _flat(children) if c.type in _SHOWN]
-    joined = "".join(c.content for c in pieces)
+    pieces = [c for c in _flat(children) if c.type in _SHOWN or c.type in _BREAKS]
+    joined = "".join("\n" if c.type in _BREAKS else c.content for c in pieces)  # a line's end ends a word
     found = find(joined) if joined else []
     if not found:
         return
     at = 0
     for piece in pieces:
+        if piece.type in _BREAKS:
+            at += 1
+            continue
         start, end = at, at + len(piece.content)
         at = end
         out, kept = [], start

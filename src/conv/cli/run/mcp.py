@@ -67,14 +67,13 @@ def _watch_head(every: float = 1.0) -> None:
     import time
 
     def watch():
-        from ...store import Store
+        from ...services.resources import store_head
 
-        store = Store()
-        last = store.head
+        last = store_head()
         while True:
             time.sleep(every)
             try:
-                now = Store().head
+                now = store_head()
             except Exception:  # noqa: BLE001 - a store being written or moved: looked at again next time
                 continue
             if now != last:
