@@ -42,6 +42,9 @@ def test_qwen_runs_a_resume_and_a_tool_call_are_captured_once_and_conv_mcp_answe
     assert "conv mcp is its MCP server (mcpServers.conv in settings.json)" in said
     written = json.loads(settings.read_text())
     assert written["mcpServers"]["docs"] == {"command": "docs-mcp"} and written["model"] == {"name": "qwen3-coder"}
+    timeouts = {h["timeout"] for event in ("Stop", "SessionEnd") for entry in written["hooks"][event]
+                for h in entry["hooks"]}
+    assert timeouts == {10_000}  # 10 s read as milliseconds by every Qwen Code (0.15's 10 ms killed the hook)
 
     with FakeServer(reply="Your notes say the build fails on arm64.") as server:
         agent = Qwen(qwen_code, project, home, server)

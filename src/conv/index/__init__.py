@@ -58,7 +58,7 @@ class Index:
             db = sql.connect(":memory:", self._turn_body)
             sql.ensure_schema(db)
             return db
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             db = sql.connect(self.path, self._turn_body)
             sql.ensure_schema(db)

@@ -11,7 +11,11 @@ from pathlib import Path
 from ..json_hooks import HooksSettings
 from . import SOURCE, home
 
-SECONDS = 10  # the most Qwen Code waits for conv's hook, which returns at once
+# The most Qwen Code waits for conv's hook (which returns at once), in milliseconds: Qwen Code
+# before 0.2x reads a hook's timeout so ("Timeout in milliseconds, default 60000"), and from
+# then on reads seconds but keeps 1000 or more as milliseconds. 10 (seconds) killed the hook at
+# once in the older ones, every exchange lost unseen; 10000 is 10 s in both.
+MILLISECONDS = 10_000
 
 
 class QwenSettings(HooksSettings):
@@ -19,4 +23,4 @@ class QwenSettings(HooksSettings):
         return (project / ".qwen" if project is not None else home()) / "settings.json"
 
 
-SETTINGS = QwenSettings(SOURCE, ("Stop", "SessionEnd"), {"timeout": SECONDS})
+SETTINGS = QwenSettings(SOURCE, ("Stop", "SessionEnd"), {"timeout": MILLISECONDS})

@@ -1,0 +1,54 @@
+"""A past conversation mentioned by name, as a person types it: ``@conv:``
+then the conversation's resource (conv mcp's, which ``conv connect``
+registers), in Claude Code's TUI (its @ menu lists them) and in Gemini CLI
+(whose -p reads a mention too); its words reach the model request the
+loopback fake logs, masked as conv share masks a page."""
+
+import json
+import os
+import re
+
+from agent_tuis import ClaudeTUI, tui_env
+from anthropic_fake import AnthropicFake
+from conftest import git, ok
+from gemini_fake import GeminiFake
+from shells import Tmux
+from test_gemini import THEIRS, Gemini
+
+DECIDED = "We settled on three retries with exponential backoff, capped at 30 seconds."
+
+
+def test_claude_code_attaches_a_conversation_mentioned_with_at(claude_code, fake, tmp_path, store_path):
+    project, home = tmp_path / "proj", tmp_path / "user"
+    project.mkdir()
+    git(project, "init", "-q")
+    fake.reply = DECIDED + " Ask bob.smith@contoso.com."
+    ok("ask", "what retry policy did we settle on for the uploader?")
+    conv_id = json.loads(ok("list", "--json").stdout)[0]["id"]
+    ok("connect", "claude-code", env={"HOME": str(home), "PATH": f"{claude_code.parent}:{os.environ['PATH']}"})
+    with AnthropicFake() as server, Tmux(tmp_path) as tmux:
+        tui = ClaudeTUI(tmux, claude_code, project, home, server, tui_env())
+        server.reply = "Three retries, then."
+        tui.pane.type("what did we decide in @conv:")  # its @ menu lists conv mcp's resources once connected
+        tui.pane.wait_text(re.escape(f"conv:conv://{conv_id}"), timeout=60)
+        tui.pane.type(f"conv://{conv_id}")
+        tui.ask(" ", server.reply)
+        sent = json.dumps([r.get("messages") for r in server.requests])
+        tui.quit()
+    assert DECIDED in sent.replace("\\\\", "\\") and "contoso" not in sent
+
+
+def test_gemini_cli_attaches_a_conversation_mentioned_with_at(gemini, fake, tmp_path, store_path):
+    project, home = tmp_path / "proj", tmp_path / "user"
+    project.mkdir()
+    (home / ".gemini").mkdir(parents=True)
+    (home / ".gemini" / "settings.json").write_text(THEIRS)  # an API key's login
+    fake.reply = DECIDED + " Ask bob.smith@contoso.com."
+    ok("ask", "what retry policy did we settle on for the uploader?")
+    conv_id = json.loads(ok("list", "--json").stdout)[0]["id"]
+    ok("connect", "gemini", env={"HOME": str(home)})
+    with GeminiFake(reply="Three retries, then.") as server:
+        agent = Gemini(gemini, project, home, server)
+        assert "Three retries" in agent("-p", f"what did we decide in @conv:conv://{conv_id} ?")  # headless: -p
+        sent = json.dumps([r["body"].get("contents") for r in server.requests])
+    assert DECIDED in sent.replace("\\\\", "\\") and "contoso" not in sent
