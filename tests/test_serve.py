@@ -36,13 +36,14 @@ class Served:
         self.url = self.process.stdout.readline().strip()
         assert self.url.startswith("http://127.0.0.1:"), self.process.stderr.read()
         self.base, self.token = self.url.split("/?token=")
-        self.port = int(self.base.rsplit(":", 1)[1])
+        self.port = int(self.base.split(":")[2].split("/")[0])
+        self.prefix = self.base.split(str(self.port), 1)[1]  # every page is under the server's own path
 
     def get(self, path: str, headers: dict | None = None, method: str = "GET", cookie: bool = True):
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
         sent = {"Host": f"127.0.0.1:{self.port}", **({"Cookie": f"conv_token={self.token}"} if cookie else {}),
                 **(headers or {})}
-        connection.request(method, path, headers=sent)
+        connection.request(method, self.prefix + path, headers=sent)
         answer = connection.getresponse()
         return answer.status, dict(answer.getheaders()), answer.read().decode()
 
@@ -166,7 +167,14 @@ def test_only_its_own_host_origin_and_token_are_answered_and_nothing_changes(sto
         assert served.get("/?token=wrong", cookie=False)[0] == 403
         status, headers, _ = served.get(f"/c/{store['asked']}?token={served.token}", cookie=False)
         assert status == 303 and "HttpOnly" in headers["Set-Cookie"] and "SameSite=Strict" in headers["Set-Cookie"]
-        assert headers["Location"] == f"/c/{store['asked']}"
+        assert headers["Location"] == f"{served.prefix}/c/{store['asked']}"
+        assert headers["Set-Cookie"].endswith(f"Path={served.prefix}/")  # a cookie goes to every port: not this
+        assert len(served.prefix) > 10 and served.get("/../x")[0] == 404  # path, which no other program knows
+        for method in ("TRACE", "BREW", "HEAD"):  # what the standard library would answer itself: this server's
+            status, headers, _ = served.get("/", method=method)  # headers too
+            assert status in (405, 501) and "script-src 'self'" in headers["Content-Security-Policy"], method
+        assert "is neither" in served.get("/stats?since=abc")[2]
+        assert "is not before until" in served.get("/?since=2026-12-01&until=2026-11-01")[2]
         before = ok("list", "--json").stdout
         for method in ("POST", "PUT", "DELETE", "PATCH"):
             assert served.get(f"/c/{store['asked']}", method=method)[0] == 405

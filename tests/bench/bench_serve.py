@@ -40,12 +40,13 @@ class Served:
         if not url:
             sys.exit("bench_serve: conv serve printed no address")
         self.base, self.token = url.split("/?token=")
-        self.port = int(self.base.rsplit(":", 1)[1])
+        self.port = int(self.base.split(":")[2].split("/")[0])
+        self.prefix = self.base.split(str(self.port), 1)[1]  # every page is under the server's own path
 
     def get(self, path: str) -> tuple[float, str]:
         started = time.perf_counter()
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        connection.request("GET", path, headers={"Host": f"127.0.0.1:{self.port}",
+        connection.request("GET", self.prefix + path, headers={"Host": f"127.0.0.1:{self.port}",
                                                   "Cookie": f"conv_token={self.token}"})
         answer = connection.getresponse()
         body = answer.read().decode()

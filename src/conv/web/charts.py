@@ -15,8 +15,8 @@ SPANS = ("7d", "30d", "90d", "365d")
 
 
 def stats_page(ws, query: dict) -> str:
-    span = query.get("since") if query.get("since") in SPANS else "90d"
-    links = " ".join(f'<a href="{href("/stats", since=s)}"{" class=here" if s == span else ""}>{s}</a>'
+    span = query.get("since") or "30d"  # as conv stats; a span it refuses is said as it says it
+    links = " ".join(f'<a href="{href("stats", since=s)}"{" class=here" if s == span else ""}>{s}</a>'
                      for s in SPANS)
     try:
         charts = "".join(f"<h2>By {by}</h2>{_chart(stats(ws, [by], since=span), by)}"
@@ -25,7 +25,7 @@ def stats_page(ws, query: dict) -> str:
         charts = f'<p class="error">{text(exc.message)}</p>'
     legend = "".join(f'<span class=key><svg width="10" height="10"><rect width="10" height="10" fill="{c}"/></svg> '
                      f"{name}</span> " for _, name, c in CLASSES)
-    return page("Stats", f"<h1>What the work cost</h1><p>Since: {links}</p><p>{legend}</p>{charts}", "/stats")
+    return page("Stats", f"<h1>What the work cost</h1><p>Since: {links}</p><p>{legend}</p>{charts}", "stats")
 
 
 def _chart(found, by: str) -> str:

@@ -24,7 +24,7 @@ def conversation(ws, conv_id: str) -> str:
             + "".join(f"<span class=tag>{text(tag)}</span> " for tag in conv.tags or ())
             + f'<p class=facts>{text(conv.status or "active")}'
             + (f' · {tokens(row.tokens)} tokens · {dollars(row.cost)}' if row else "")
-            + f' · <a href="/c/{escape(conv_id)}/versions">versions and forks</a></p>'
+            + f' · <a href="c/{escape(conv_id)}/versions">versions and forks</a></p>'
             + _go_on(short, imported) + (f"<section class=summary><h2>Summary</h2>{markdown(conv.summary)}</section>"
                                           if conv.summary else ""))
     turns = "".join(_turn(n, turn) for n, turn in enumerate(conv.turns, 1))

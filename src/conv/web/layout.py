@@ -7,18 +7,19 @@ from urllib.parse import urlencode
 
 from .markup import text
 
-NAV = (("/", "Conversations"), ("/stats", "Stats"))
+NAV = (("./", "Conversations"), ("stats", "Stats"))  # relative: every page is under its server's own path
 
 
-def page(title: str, main: str, here: str = "/") -> str:
+def page(title: str, main: str, here: str = "./") -> str:
     """A whole page; ``main`` is already HTML (every text in it escaped by its maker)."""
     nav = "".join(f'<a href="{href}"{" class=here" if href == here else ""}>{escape(name)}</a>'
                   for href, name in NAV)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width\"><meta name=\"referrer\" content=\"no-referrer\">"
-            f"<title>{text(title)} · conv</title><link rel=\"stylesheet\" href=\"/static/conv.css\">"
-            "<link rel=\"stylesheet\" href=\"/static/code.css\">"
-            "<script src=\"/static/conv.js\" defer></script></head>"
+            "<link rel=\"icon\" href=\"data:,\">"  # no /favicon.ico asked for, outside the server's own path
+            f"<title>{text(title)} · conv</title><link rel=\"stylesheet\" href=\"static/conv.css\">"
+            "<link rel=\"stylesheet\" href=\"static/code.css\">"
+            "<script src=\"static/conv.js\" defer></script></head>"
             f"<body><header><strong>conv</strong> <nav>{nav}</nav></header>"
             f"<main id=\"main\">{main}</main></body></html>\n")
 

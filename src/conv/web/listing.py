@@ -48,7 +48,10 @@ def _filters(asked: dict):
                                 status=asked["status"] or None, source=asked["source"] or None,
                                 model=asked["model"] or None)
     found.here = os.path.realpath(os.path.expanduser(project)) if project else None
-    found.until = browse.since(asked["until"]) if asked["until"] else None
+    found.until = browse.since(asked["until"], "until") if asked["until"] else None
+    if found.since and found.until and found.since >= found.until:
+        raise ConvError(f"since {asked['since']!r} is not before until {asked['until']!r}",
+                         "give an earlier since or a later until")
     return found
 
 
@@ -60,7 +63,7 @@ def _form(asked: dict) -> str:
         return (f'<label>{label} <input type="{kind}" name="{name}" value="{text(asked[name])}"'
                 f'{" id=q autocomplete=off" if name == "q" else ""}></label>')
 
-    return (f'<form class="filters" method="get" action="/">{field("q", "Search")}'
+    return (f'<form class="filters" method="get" action="./">{field("q", "Search")}'
             f'<label>Source <select name="source">{options(NAMES, asked["source"])}</select></label>'
             f'{field("project", "Project")}{field("model", "Model")}{field("tag", "Tag")}'
             f'<label>Status <select name="status">{options(STATUSES, asked["status"])}</select></label>'
@@ -75,14 +78,14 @@ def _rows(ws, asked: dict, chosen, after: str) -> str:
         return "<p>No conversation matches.</p>" if any(asked.values()) or after else \
             '<p>No conversations yet: <code class="command">conv ask "…"</code></p>'
     rows = "".join(
-        f'<tr><td><a href="/c/{escape(item.row.id)}">{text(item.row.title or "(untitled)")}</a>'
+        f'<tr><td><a href="c/{escape(item.row.id)}">{text(item.row.title or "(untitled)")}</a>'
         f'{"".join(f" <span class=tag>{text(tag)}</span>" for tag in item.row.tags)}</td>'
         f'<td>{text(item.row.source or "conv")}</td><td>{text(_short_path(item.row.project))}</td>'
         f'<td>{text(item.row.model or "")}</td><td class=n>{item.row.turns}</td>'
         f'<td class=n>{tokens(item.row.tokens)}</td><td class=n>{dollars(item.row.cost)}</td>'
         f'<td>{text(item.row.status)}</td><td>{when(item.row.updated)}</td></tr>' for item in listed)
     last = listed[-1].row
-    older = f'<p><a class="more" href="{href("/", **asked, after=f"{last.updated}|{last.id}")}">Older</a></p>' \
+    older = f'<p><a class="more" href="{href("./", **asked, after=f"{last.updated}|{last.id}")}">Older</a></p>' \
         if more else ""
     return ("<table class=list><thead><tr><th>Title</th><th>Source</th><th>Project</th><th>Model</th>"
             "<th>Turns</th><th>Tokens</th><th>Cost</th><th>Status</th><th>Updated</th></tr></thead>"
@@ -94,7 +97,7 @@ def _hits(ws, asked: dict, chosen) -> str:
     if not found.hits:
         return "<p>Nothing found.</p>"
     return "<ol class=hits>" + "".join(
-        f'<li><a href="/c/{escape(hit.row.id)}#turn-{hit.number}">{text(hit.row.title or hit.row.id)}</a> '
+        f'<li><a href="c/{escape(hit.row.id)}#turn-{hit.number}">{text(hit.row.title or hit.row.id)}</a> '
         f'<span class=facts>{text(hit.row.source or "conv")} · turn {hit.number} · {when(hit.row.updated)}</span>'
         f'<p class=snippet>{"".join(f"<mark>{text(p)}</mark>" if m else text(p) for p, m in hit.spans())}</p></li>'
         for hit, _ in found.hits) + "</ol>"

@@ -33,7 +33,7 @@ from ..errors import ConvError, RefError
 STATIC = os.path.join(os.path.dirname(__file__), "static")
 COOKIE = "conv_token"
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-       "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+       "base-uri 'self'; form-action 'self'; frame-ancestors 'none'")
 HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
            "X-Frame-Options": "DENY", "Cache-Control": "no-store", "Cross-Origin-Resource-Policy": "same-origin",
            "Cross-Origin-Opener-Policy": "same-origin"}
@@ -48,6 +48,9 @@ class Viewer(ThreadingHTTPServer):
     def __init__(self, port: int, workspace, head):
         """``workspace()`` opens the store for one request; ``head()`` reads its head (cheaply: /events)."""
         self.workspace, self.head, self.token = workspace, head, secrets.token_urlsafe(24)
+        # Every page under a path of its own, and the cookie with it: a cookie goes to every port of a host,
+        # so another program listening on 127.0.0.1 would be sent it, unless it asked for this path
+        self.prefix = "/" + secrets.token_urlsafe(9)
         self.render_lock, self.stopping = threading.Lock(), threading.Event()
         super().__init__(("127.0.0.1", port), _Handler)
         self.hosts = {f"127.0.0.1:{self.server_port}", f"localhost:{self.server_port}"}
@@ -55,7 +58,7 @@ class Viewer(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_port}/?token={self.token}"
+        return f"http://127.0.0.1:{self.server_port}{self.prefix}/?token={self.token}"
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -70,7 +73,13 @@ class _Handler(BaseHTTPRequestHandler):
         refused = self._refused()
         if refused:
             return self._send(refused[0], refused[1], "text/plain; charset=utf-8")
-        url = urlsplit(self.path)
+        url, prefix = urlsplit(self.path), self.server.prefix
+        if url.path == prefix:
+            return self._send(HTTPStatus.MOVED_PERMANENTLY, "", "text/plain", {"Location": f"{prefix}/"})
+        if not url.path.startswith(f"{prefix}/"):
+            return self._send(HTTPStatus.NOT_FOUND, "no such page: open the address conv serve printed",
+                              "text/plain; charset=utf-8")
+        path = url.path[len(prefix):]
         query = dict(parse_qsl(url.query, keep_blank_values=True))
         if "token" in query:
             if not hmac.compare_digest(query["token"], self.server.token):
@@ -79,22 +88,29 @@ class _Handler(BaseHTTPRequestHandler):
             rest = "&".join(f"{k}={v}" for k, v in parse_qsl(url.query, keep_blank_values=True) if k != "token")
             return self._send(HTTPStatus.SEE_OTHER, "", "text/plain", {
                 "Location": url.path + (f"?{rest}" if rest else ""),
-                "Set-Cookie": f"{COOKIE}={self.server.token}; HttpOnly; SameSite=Strict; Path=/"})
+                "Set-Cookie": f"{COOKIE}={self.server.token}; HttpOnly; SameSite=Strict; Path={prefix}/"})
         if not hmac.compare_digest(self._cookie(), self.server.token):
             return self._send(HTTPStatus.UNAUTHORIZED, "open the address conv serve printed (it holds the token)",
                               "text/plain; charset=utf-8")
-        if url.path == "/events":
+        if path == "/events":
             return self._events()
-        if url.path == "/favicon.ico":
+        if path == "/favicon.ico":
             return self._send(HTTPStatus.NO_CONTENT, "", "image/x-icon")
-        if url.path.startswith("/static/"):
-            return self._static(url.path[len("/static/"):])
-        self._page(url.path, query)
+        if path.startswith("/static/"):
+            return self._static(path[len("/static/"):])
+        self._page(path, query)
 
     def do_POST(self) -> None:  # noqa: N802
         self._send(HTTPStatus.METHOD_NOT_ALLOWED, "conv serve only shows: GET", "text/plain", {"Allow": "GET"})
 
-    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_HEAD = do_POST  # noqa: N815
+    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_HEAD = do_TRACE = do_CONNECT = do_POST  # noqa: N815
+
+    def send_error(self, code, message=None, explain=None) -> None:
+        """What the standard library answers itself (a method it has no handler for, a request it cannot
+        read) with this server's headers too, as one line of text."""
+        self.close_connection = True
+        self._send(code, f"{code} {message or HTTPStatus(code).phrase}", "text/plain; charset=utf-8",
+                   {"Connection": "close"})
 
     def _refused(self) -> tuple | None:
         """Why the request is not answered (another Host: DNS rebinding; another Origin or site), or None."""
@@ -138,6 +154,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(HTTPStatus.NOT_FOUND, exc.message, "text/plain; charset=utf-8")
         except ConvError as exc:
             return self._send(HTTPStatus.BAD_REQUEST, exc.message, "text/plain; charset=utf-8")
+        if kind == "text/html":  # its links are relative: to this server's own path
+            body = body.replace("<head>", f'<head><base href="{self.server.prefix}/">', 1)
         self._send(HTTPStatus.OK, body, f"{kind}; charset=utf-8")
 
     def _static(self, name: str) -> None:

@@ -18,11 +18,11 @@ def versions(ws, conv_id: str) -> str:
     events = log.events
     timeline = "".join(
         f'<li><code>{escape(e.sha[:8])}</code> {when(_iso(e.time))} {text(e.message)}'
-        + (f' · <a href="{href(f"/c/{conv_id}/diff", rev=f"{events[n + 1].sha[:12]}..{e.sha[:12]}")}">diff</a>'
+        + (f' · <a href="{href(f"c/{conv_id}/diff", rev=f"{events[n + 1].sha[:12]}..{e.sha[:12]}")}">diff</a>'
            if n + 1 < len(events) else "") + "</li>" for n, e in enumerate(events))
     conv = ws.conversation(conv_id)
     retries = [t for t in conv.turns if t.replaces]
-    body = (f'<h1>{text(title)}</h1><p><a href="/c/{escape(conv_id)}">back to the conversation</a></p>'
+    body = (f'<h1>{text(title)}</h1><p><a href="c/{escape(conv_id)}">back to the conversation</a></p>'
             f"<h2>Versions</h2><ol class=timeline>{timeline}</ol>"
             f"<h2>Forks</h2>{_tree(rows, conv_id)}"
             + (("<h2>Retries</h2><ul>" + "".join(f"<li>{text(t.name)} replaces {text(t.replaces)}</li>"
@@ -38,7 +38,7 @@ def diff(ws, conv_id: str, query: dict) -> str:
     pairs = "".join(_pair(pair) for pair in data["turns"])
     shared = f"<p class=facts>{data['shared']} turns the same first</p>" if data["shared"] else ""
     body = (f'<h1>{text(data["a"])} → {text(data["b"])}</h1>'
-            f'<p><a href="/c/{escape(conv_id)}/versions">back to the versions</a></p>{shared}'
+            f'<p><a href="c/{escape(conv_id)}/versions">back to the versions</a></p>{shared}'
             f'<div class=diff>{pairs if pairs else "<p>No difference.</p>"}</div>')
     return page("diff", body)
 
@@ -69,8 +69,8 @@ def _tree(rows: list, conv_id: str) -> str:
             return ""
         done.add(at)
         label = text(by_id[at].title or at)
-        here = f"<strong>{label}</strong>" if at == conv_id else f'<a href="/c/{escape(at)}">{label}</a>'
-        compare = "" if at == conv_id else f' · <a href="{href(f"/c/{conv_id}/diff", **{"with": at})}">diff</a>'
+        here = f"<strong>{label}</strong>" if at == conv_id else f'<a href="c/{escape(at)}">{label}</a>'
+        compare = "" if at == conv_id else f' · <a href="{href(f"c/{conv_id}/diff", **{"with": at})}">diff</a>'
         kids = "".join(node(c.id, done) for c in children.get(at, []))
         return f"<li>{here}{compare}{f'<ul>{kids}</ul>' if kids else ''}</li>"
 

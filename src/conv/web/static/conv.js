@@ -19,7 +19,7 @@ function hitsOf(data) {
   for (const hit of data.hits) {
     const item = document.createElement("li");
     const link = document.createElement("a");
-    link.href = "/c/" + encodeURIComponent(hit.id) + "#turn-" + hit.turn;
+    link.href = "c/" + encodeURIComponent(hit.id) + "#turn-" + hit.turn;
     link.textContent = hit.title;
     const facts = document.createElement("span");
     facts.className = "facts";
@@ -53,12 +53,12 @@ function searchAsYouType() {
     timer = setTimeout(() => {
       const params = new URLSearchParams(new FormData(box.form));
       const mine = ++asked;
-      history.replaceState(null, "", "/?" + params);
+      history.replaceState(null, "", "./?" + params);
       if (!box.value.trim()) {
-        refreshed("/?" + params);
+        refreshed("./?" + params);
         return;
       }
-      fetch("/api/search?" + params, {credentials: "same-origin"})
+      fetch("api/search?" + params, {credentials: "same-origin"})
         .then((answer) => answer.ok ? answer.json() : answer.text().then((said) => ({hits: [], error: said})))
         .then((data) => { if (mine === asked) results.replaceChildren(hitsOf(data)); });
     }, 120);
@@ -68,7 +68,7 @@ function searchAsYouType() {
 function live() {
   // The store's head, told by the server as it moves: what came in meanwhile appears.
   let head = null;
-  const events = new EventSource("/events");
+  const events = new EventSource("events");
   events.addEventListener("head", (event) => {
     if (head !== null && event.data !== head && !document.getElementById("q")?.value.trim()) {
       refreshed(location.href);
