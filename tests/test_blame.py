@@ -160,4 +160,4 @@ def test_blame_and_origin_name_the_agents_lines_and_nothing_else(claude_code, co
     assert [c["id"] for c in origin(util_commit)["conversations"]] == [codex_id]
     assert origin(agent_commit)["linked"] == [claude_id]  # its trailer, and the note brought in beside it
     assert git(mate, "notes", "--ref", "conv", "show", util_commit) == f"Conv-Conversation: {codex_id}\n"
-    assert "lines are LINE or FIRST-LAST" in fails("blame", f"{project / 'fetch.py'}:0", code=2)
+    assert "lines are LINE, FIRST-LAST" in fails("blame", f"{project / 'fetch.py'}:0", code=2)

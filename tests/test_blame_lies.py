@@ -261,3 +261,43 @@ def test_files_with_spaces_and_quotes_in_their_names_are_read_by_origin_too(proj
     commit(project, "three files", "2030-02-01T11:00:00Z")
     assert writers(origin()) == {agent: 3}
     assert [line["conversation"]["id"] for line in blamed("two words.py")] == [agent]
+
+
+def test_a_merges_resolution_ranges_and_odd_commits_are_read_as_asked(project):
+    git(project, "checkout", "-q", "-b", "side")
+    (project / "conf.py").write_text("RETRIES = 1\n")
+    commit(project, "one retry", "2030-02-01T09:00:00Z")
+    git(project, "checkout", "-q", "main")
+    (project / "conf.py").write_text("RETRIES = 2\n")
+    commit(project, "two retries", "2030-02-01T09:30:00Z")
+    subprocess.run(["git", "-C", str(project), "merge", "-q", "side"], capture_output=True,
+                   env={**GIT_IDENTITY, **os.environ})  # a conflict
+    resolved = "RETRIES_AFTER_THE_AGENT_RESOLVED_THE_CONFLICT = 3\n"
+    agent = session(project, "e0000000-0000-4000-8000-00000000000e", "2030-02-01T10:00",
+                    [{"file": "conf.py", "content": resolved}])
+    merge = commit(project, "merge side", "2030-02-01T11:00:00Z")
+    assert writers(origin(merge)) == {agent: 1}  # what the resolution wrote, not what either side had
+    assert [line["conversation"]["id"] for line in blamed("conf.py")] == [agent]
+    assert [line["line"] for line in blamed("conf.py:1-")] == [1]  # FIRST-: to the end
+    assert "has only 1 line" in fails("blame", "conf.py:5", code=1)
+    assert "lines are LINE" in fails("blame", "conf.py:\u0663", code=2)  # an Arabic-Indic three is no number
+    assert "is no commit" in fails("origin", "HEAD^{tree}", code=1)
+    assert "holds no commit" in fails("origin", "main..main", code=1)
+
+
+def test_a_note_written_again_and_a_hook_taken_out_twice_change_nothing(project):
+    agent = session(project, "f0000000-0000-4000-8000-00000000000f", "2030-02-01T10:00",
+                    [{"file": "retry.py", "content": "def retry_with_backoff(call, attempts=3):\n"
+                                                      "    return call()\n"}])
+    commit(project, "retry", "2030-02-01T11:00:00Z")
+    ok("origin", "--note")
+    notes = git(project, "rev-parse", "refs/notes/conv").strip()
+    ok("origin", "--note")
+    assert git(project, "rev-parse", "refs/notes/conv").strip() == notes  # no empty commit of notes
+    assert writers(origin()) == {agent: 2}
+    hook = project / ".git" / "hooks" / "prepare-commit-msg"
+    hook.write_text("#!/bin/sh\necho mine\n")
+    ok("origin", "--link")
+    ok("origin", "--unlink")
+    again = ok("origin", "--unlink")  # the user's own hook is back: nothing of conv's to take out
+    assert hook.read_text() == "#!/bin/sh\necho mine\n" and b"before-conv" not in again.stdout + again.stderr

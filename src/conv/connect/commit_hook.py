@@ -76,10 +76,10 @@ def unlink(hooks: str) -> Linked:
     hook, chained = os.path.join(hooks, HOOK), os.path.join(hooks, CHAINED)
     was = _read(hook)
     if was is None or not _OURS.fullmatch(was):
-        if was is not None:
+        if was is not None and os.path.lexists(chained):  # conv's, changed since: neither conv's nor yours
             raise ConvError(f"{hook} is not conv's as conv wrote it (changed since, or another hook)",
                             f"Edit it by hand; conv chained your own hook as {CHAINED}")
-        return Linked(hook, False, already=True, removed=True)
+        return Linked(hook, False, already=True, removed=True)  # none there, or the user's own: not conv's
     back = os.path.lexists(chained)
     if back:
         _os(os.replace, chained, hook)

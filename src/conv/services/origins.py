@@ -124,8 +124,8 @@ def origin(ws: Workspace, spec: str = "HEAD", where: str | None = None) -> Origi
         linked = list(dict.fromkeys(commit.trailers + commit.noted))
         added, wrote = _wrote(ws, project, commit.added, commit.removed, commit.time, commit.sha, linked, writers)
         by = [(said.conversation(conv_id), n) for conv_id, n in wrote.items()]
-        why = SHALLOW if commit.cut else "a merge" if commit.parents > 1 else \
-            why_none(added[0].path, commit.time, earliest) if added and not wrote else ""
+        why = SHALLOW if commit.cut else "a merge that resolved nothing by hand" if commit.parents > 1 and not added \
+            else why_none(added[0].path, commit.time, earliest) if added and not wrote else ""
         known = [conv_id for conv_id in linked if said.conversation(conv_id)]
         out.append(CommitOrigin(commit.sha, commit.subject, len(added), [b for b in by if b[0]], linked,
                                 len(added) - sum(wrote.values()), why, [c for c in linked if c not in known]))
@@ -183,9 +183,9 @@ def _window(path: str, first: int | None, last: int | None) -> tuple[int | None,
             length = sum(1 for _ in text)
     except OSError:
         return first, last
-    if last > length:
+    if first > length or last is not None and last > length:
         return first, last
-    return max(1, first - 2 * NEAR), min(length, last + 2 * NEAR)
+    return max(1, first - 2 * NEAR), min(length, (length if last is None else last) + 2 * NEAR)
 
 
 def _binary(lines: list) -> bool:
@@ -197,14 +197,20 @@ def _changed(wrote: Written | None) -> str:
 
 
 def file_and_lines(target: str) -> tuple[str, int | None, int | None]:
-    """FILE[:LINE[-LINE]] (a file whose own name holds a colon is taken whole when it is there)."""
+    """FILE[:LINE[-LINE]] (a file whose own name holds a colon is taken whole when it is there); FIRST- is
+    from FIRST to the end (last None)."""
     path, _, span = target.rpartition(":") if ":" in target and not os.path.exists(target) else (target, "", "")
     if not span:
         return target, None, None
-    first, _, last = span.partition("-")
-    if not first.isdigit() or (last and not last.isdigit()) or int(first) < 1 or (last and int(last) < int(first)):
-        raise UsageError(f"{target!r}: lines are LINE or FIRST-LAST, from 1", "e.g. conv blame app.py:10-20")
-    return path, int(first), int(last or first)
+    first, dash, last = span.partition("-")
+
+    def number(said: str) -> bool:
+        return said.isascii() and said.isdigit()  # 0-9 alone: str.isdigit takes ٣ and ³ too
+
+    if not number(first) or (last and not number(last)) or int(first) < 1 or (last and int(last) < int(first)):
+        raise UsageError(f"{target!r}: lines are LINE, FIRST-LAST or FIRST- (to the end), from 1",
+                         "e.g. conv blame app.py:10-20")
+    return path, int(first), int(last) if last else None if dash else int(first)
 
 
 def _project(ws: Workspace, folder: str) -> Project:

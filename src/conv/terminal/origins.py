@@ -44,7 +44,7 @@ def origins(found) -> None:
             unknown = f" ({', '.join(commit.unknown)}: no conversation of this store)" if commit.unknown else ""
             plain(f"  linked by its trailer or conv's note: {', '.join(commit.linked)}{unknown}")
         if not commit.added:
-            plain("  (it adds no line)")
+            plain(f"  (it adds no line{f': {commit.why}' if commit.why else ''})")
 
 
 

@@ -88,10 +88,16 @@ def blame(root: str, path: str, first: int | None = None, last: int | None = Non
     """Each line of ``path`` (``first``..``last`` when given), with the commit that made it as it is (``-w``: a
     change of spaces alone is not one; ``-M``, ``-C``: a line moved within the file, or from another file the same
     commit changed, keeps its commit and names the file it came from)."""
-    span = ["-L", f"{first},{last}"] if first else []
+    span = ["-L", f"{first},{last or ''}"] if first else []  # FIRST, alone: to the end
     # --no-ignore-revs-file: a file the repository's config names is never read (git's error quotes its first line)
-    out = _git(root, "blame", "--line-porcelain", "--no-textconv", "--no-ignore-revs-file", "-w", "-M", "-C", *span,
-               "--", path, what=f"git blame {path}")
+    try:
+        out = _git(root, "blame", "--line-porcelain", "--no-textconv", "--no-ignore-revs-file", "-w", "-M", "-C",
+                   *span, "--", path, what=f"git blame {path}")
+    except RefError as exc:
+        short = re.search(r"has only (\d+) lines?", exc.message)
+        if short is None:
+            raise
+        raise RefError(f"{path} has only {short[1]} lines", f"Ask for lines 1 to {short[1]}") from None
     lines, entry = [], {}
     for line in out.split("\n"):
         if line.startswith("\t"):
@@ -115,7 +121,8 @@ def commits(root: str, spec: str, changes: bool = True) -> list[Commit]:
         if side and not _REVISION.fullmatch(side) or ".." in side or not (side or ".." in spec):
             raise UsageError(f"{spec[:200]!r} is no commit or range conv reads", "e.g. HEAD, a1b2c3d, main..feature")
     out = _git(root, "log", "--reverse", "--no-color", "--no-ext-diff", "--no-textconv",
-               *(["-p", "-U0", "-M"] if changes else []), *([] if ".." in spec else ["--no-walk"]),
+               *(["-p", "-U0", "-M", "--diff-merges=remerge"] if changes else []),  # a merge: what its resolution
+               *([] if ".." in spec else ["--no-walk"]),                            # wrote (git 2.36 or later)
                f"--format={_COMMIT}%H%x00%at%x00%P%x00%s%x00%(trailers:key={TRAILER},valueonly,separator=%x1f)%x00",
                "--end-of-options", spec, "--", what=f"no commit or range {spec[:200]}")
     cut, noted, found = shallow(root), _notes(root), []
@@ -126,6 +133,9 @@ def commits(root: str, spec: str, changes: bool = True) -> list[Commit]:
         if changes and not commit.cut:
             commit.added, commit.removed = _changed(diff)
         found.append(commit)
+    if not found:  # a tree or a file named as a commit, or a range with none in it
+        raise RefError(f"{spec[:200]} holds no commit" if ".." in spec else f"{spec[:200]} is no commit",
+                       "Name a commit (git log shows them) or a range with commits in it, e.g. main..feature")
     return found
 
 
@@ -161,9 +171,12 @@ def common_dir(root: str) -> str | None:
 def note(root: str, sha: str, conversations: list[str]) -> None:
     """conv's note on ``sha``: a Conv-Conversation line for each conversation that wrote it, after what the
     note said before (its other lines kept)."""
-    kept = [line for line in _notes(root).get(sha, "").splitlines()
+    was = _notes(root).get(sha, "")
+    kept = [line for line in was.splitlines()
             if line.strip() and not any(line.strip() == f"{TRAILER}: {c}" for c in conversations)]
     text = "".join(f"{line}\n" for line in kept) + "".join(f"{TRAILER}: {c}\n" for c in conversations)
+    if text.strip() == was.strip():
+        return  # as it is: no commit of notes that changes nothing
     _git(root, "notes", "--ref", NOTES, "add", "-f", "-F", "-", sha, what=f"git notes add {sha}",
          stdin=text.encode())
 
