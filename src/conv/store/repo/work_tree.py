@@ -16,6 +16,7 @@ import re
 
 from ...errors import RefError, UsageError
 from ...records import dataclass, field
+from .diff_lines import changed_lines
 from .side_refs import IDENTITY
 
 NOTES = "refs/notes/conv"
@@ -23,7 +24,6 @@ THEIRS = "refs/notes/conv-fetched"  # the remote's notes, merged into conv's own
 TRAILER = "Conv-Conversation"
 SAFE = ("-c", "core.fsmonitor=false", "-c", "core.quotePath=false", "-c", "diff.external=", "-c",
         "core.untrackedCache=false")
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 _REVISION = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./@{}~^:+-]*")
 _COMMIT = "\x1e"  # begins each commit of ``git log``'s output
 
@@ -131,7 +131,7 @@ def commits(root: str, spec: str, changes: bool = True) -> list[Commit]:
         commit = Commit(sha, int(when or 0), len(parents.split()), subject, _ids(trailers.replace("\x1f", "\n")),
                         _ids(noted.get(sha, "")), cut=sha in cut)
         if changes and not commit.cut:
-            commit.added, commit.removed = _changed(diff)
+            commit.added, commit.removed = changed_lines(diff)
         found.append(commit)
     if not found:  # a tree or a file named as a commit, or a range with none in it
         raise RefError(f"{spec[:200]} holds no commit" if ".." in spec else f"{spec[:200]} is no commit",
@@ -155,7 +155,7 @@ def linked(root: str, shas: list[str]) -> dict[str, list[str]]:
 
 def staged(root: str) -> tuple[dict, dict]:
     """The lines the next commit adds and takes out (``git diff --cached``)."""
-    return _changed(_git(root, "diff", "--cached", "-U0", "-M", "--no-color", "--no-ext-diff", "--no-textconv",
+    return changed_lines(_git(root, "diff", "--cached", "-U0", "-M", "--no-color", "--no-ext-diff", "--no-textconv",
                          what="git diff --cached"))
 
 
@@ -267,40 +267,3 @@ def _ids(text: str) -> list[str]:
         if re.fullmatch(r"[a-z0-9_-]{6,40}", value) and value not in found:
             found.append(value)
     return found
-
-
-def _changed(diff: str) -> tuple[dict, dict]:
-    added: dict[str, list[tuple[int, str]]] = {}
-    removed: dict[str, list[str]] = {}
-    path, old, number = None, None, 0
-    for line in diff.split("\n"):
-        if line.startswith("--- "):
-            old = _path(line[4:])
-        elif line.startswith("+++ "):
-            path = _path(line[4:])
-            if path is not None:
-                added.setdefault(path, [])
-        elif line.startswith("@@"):
-            found = _HUNK.match(line)
-            number = int(found[1]) if found else 0
-        elif line.startswith("+") and path is not None:
-            added[path].append((number, line[1:]))
-            number += 1
-        elif line.startswith("-") and (path or old) is not None:
-            removed.setdefault(path or old, []).append(line[1:])
-        elif line.startswith(" "):
-            number += 1
-    return added, removed
-
-
-def _path(said: str) -> str | None:
-    """A file's name on a ``---``/``+++`` line: git ends one with a space in it with a tab, and quotes one with
-    a quote, a backslash or a control character in it as C does (None: /dev/null, no file)."""
-    said = said.rstrip("\t")
-    if said == "/dev/null":
-        return None
-    if len(said) > 1 and said[0] == said[-1] == '"':
-        import codecs
-
-        said = codecs.escape_decode(said[1:-1].encode("utf-8"))[0].decode("utf-8", "replace")
-    return said[2:] if said[:2] in ("a/", "b/") else said
