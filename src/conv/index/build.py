@@ -14,6 +14,7 @@ from ..pool import workers
 from ..store import Store
 from .queries import Row
 from .reading import Found, as_found, read_chunk
+from .searchable import searchable
 from .written import written_rows
 
 PROJECT = "project"  # conv import --from project: a teammate's (importers.PROJECT)
@@ -126,7 +127,7 @@ class Builder:
             turn_rows.append((rowid, conv_id, name, role, now[name], usage_json, feedback, model,
                               *_spent(usage), *place))
             self._rows["written"] += written_rows(rowid, edits)
-            fts_rows.append((rowid, text))
+            fts_rows.append((rowid, searchable(text)))
             turns.append(_Counted(name, role, usage, feedback, model))
         self._next_rowid += len(found.turns)
         self._add_row(found, turns)

@@ -8,15 +8,16 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import StoreError
+from .searchable import searchable
 
-SCHEMA = 17  # bump when the tables change: an old cache is rebuilt, never migrated
+SCHEMA = 18  # bump when the tables change: an old cache is rebuilt, never migrated
 BUSY_SECONDS = 30
 
 # The index keeps no turn text: turn_body(sha), a function conv registers on
 # its connection, reads it from the store. The builder gives the full-text
 # index a turn's text when it adds the turn (conv has just parsed it then);
-# the trigger gives it again to take it out; snippets read it for the few
-# results shown.
+# the trigger gives it again to take it out (turn_words: as searchable.py
+# indexes it); snippets read it for the few results shown.
 TABLES = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE conversations (
@@ -54,12 +55,12 @@ CREATE INDEX turns_time ON turns (role, name, trashed, project, source, model, p
 CREATE VIRTUAL TABLE turn_fts USING fts5(
     content, content='turn_text', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2'
 );
-CREATE VIEW turn_text AS SELECT rowid, turn_body(sha) AS content FROM turns;
+CREATE VIEW turn_text AS SELECT rowid, turn_words(sha) AS content FROM turns;
 CREATE TABLE history (sha TEXT NOT NULL, conv_id TEXT, time INTEGER, message TEXT);
 CREATE INDEX history_sha ON history (sha);
 CREATE INDEX history_conv ON history (conv_id, time);
 CREATE TRIGGER turns_removed AFTER DELETE ON turns BEGIN
-    INSERT INTO turn_fts (turn_fts, rowid, content) VALUES ('delete', old.rowid, turn_body(old.sha));
+    INSERT INTO turn_fts (turn_fts, rowid, content) VALUES ('delete', old.rowid, turn_words(old.sha));
     DELETE FROM written WHERE turn = old.rowid;
 END;
 """
@@ -74,6 +75,7 @@ def connect(path: Path | str, turn_body: Callable[[str], str | None]) -> sqlite3
     db = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None)
     db.execute("PRAGMA synchronous=OFF")  # a cache: a crash costs a rebuild, never data
     db.create_function("turn_body", 1, turn_body, deterministic=True)
+    db.create_function("turn_words", 1, lambda sha: searchable(turn_body(sha)), deterministic=True)  # as indexed
     return db
 
 

@@ -18,6 +18,8 @@ ranked pool, still counting toward every-term and coverage where they are."""
 import math
 import re
 
+from .searchable import asked
+
 _TERMS = re.compile(r'"([^"]*)"?|([^\s"]+)')  # a "quoted phrase" (its closing quote may be missing), or a word
 _WORD = re.compile(r"\w+")
 POOL = 2_000  # best-ranked matching turns a search scores
@@ -37,7 +39,7 @@ class Query:
 
     def __init__(self, text: str):
         phrases, words, prefixes = [], [], []
-        for phrase, word in _TERMS.findall(text):
+        for phrase, word in _TERMS.findall(asked(text)):
             found = _WORD.findall((phrase or word).lower())
             if phrase and found:
                 phrases.append(" ".join(found))

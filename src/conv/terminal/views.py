@@ -55,12 +55,13 @@ def search(found) -> None:
     from ..format.words import folder, plural
 
     if not found.hits:
+        asked = found.text if len(found.text) <= 100 else found.text[:100] + "…"  # never a whole pasted page
         if found.unfiltered:
             more = "or more " if found.unfiltered >= 1_000 else ""
             verb = "matches" if found.unfiltered == 1 else "match"
-            return notice(f"{plural(found.unfiltered, 'conversation')} {more}{verb} {found.text!r}; "
+            return notice(f"{plural(found.unfiltered, 'conversation')} {more}{verb} {asked!r}; "
                           f"none with {found.filtered_by}")
-        return notice(f"nothing matches {found.text!r}")
+        return notice(f"nothing matches {asked!r}")
     for hit, short in found.hits:
         where = " · ".join(x for x in (hit.row.source or "conv", folder(hit.row.project or ""), hit.row.model or "",
                                         f"turn {hit.number} ({hit.role})") if x)

@@ -17,3 +17,5 @@ def run(given: dict) -> None:
                     if value)
     found = browse.search(workspace(), text, given.get("limit", 20), filters, said)
     views.emit(found, bool(given.get("json_out")), views.search, data=lambda searched: searched.to_list())
+    if not found.hits:
+        raise SystemExit(1)  # as grep says it: nothing found (what was said went to stderr)

@@ -1,0 +1,33 @@
+"""A turn's text as the full-text index reads it, and a query's the same
+way: what acts on a terminal taken out (``conv show`` hides it, so it is no
+word: the ``31mred`` an escape sequence left), ``ß`` as ``ss`` (as German
+writes it in capitals; FTS5's unicode61 folds accents, not this), and each
+Chinese or Japanese character a word of its own (they are written without
+spaces, so the tokenizer read a whole run as one word and nothing inside it
+was found; a query's run is searched as the phrase of its characters)."""
+
+import re
+
+from ..inert import strip
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # kana and ideographs (Hangul has spaces)
+_ONE = re.compile(f"([{_CJK}])")
+_RUN = re.compile(f"[{_CJK}]+")
+_FOLDED = str.maketrans({"ß": "ss", "ẞ": "ss"})
+
+
+def searchable(text: str | None) -> str | None:
+    """``text`` as it is indexed (None stays None: a turn the store could not give)."""
+    if not text:
+        return text
+    text = strip(text)
+    if not text.isascii():
+        text = _ONE.sub(r" \1 ", text.translate(_FOLDED))
+    return text
+
+
+def asked(text: str) -> str:
+    """A query as the index reads it: a run of Chinese or Japanese its characters side by side (a phrase)."""
+    if text.isascii():
+        return text
+    return _RUN.sub(lambda run: '"' + " ".join(run[0]) + '"', strip(text).translate(_FOLDED))

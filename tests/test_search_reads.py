@@ -1,0 +1,33 @@
+"""What conv search finds as a reader reads the text, found tried as a new
+user would: no leftover of an escape sequence is a word (conv show hides
+them), a word inside a run of Chinese or Japanese is found, ß is ss, and
+nothing found exits 1 as grep does, the query never echoed whole."""
+
+import json
+
+from conftest import ok, run_conv
+
+
+def hits(*words: str) -> list[str]:
+    done = run_conv("search", "--json", *words)
+    return [hit["id"] for hit in json.loads(done.stdout)] if done.returncode == 0 else []
+
+
+def test_search_reads_the_words_a_reader_reads(fake):
+    fake.set(reply="\x1b[31mred\x1b[0m alert: 我们决定使用数据库连接池。Die Straße ist gesperrt.")
+    conv = json.loads(ok("ask", "--json", "what happened?").stdout)["conversation"]
+    assert hits("red", "alert") == [conv]
+    assert hits("31mred") == []  # what the escape sequence left is no word
+    assert hits("数据库") == [conv] and hits("连接池") == [conv]  # inside a run of characters
+    assert hits("数库") == []  # the characters side by side, as asked
+    assert hits("strasse") == [conv] and hits("Straße") == [conv]
+
+
+def test_nothing_found_exits_1_and_a_long_query_is_not_echoed_whole(fake):
+    fake.set(reply="Rebase replays your commits.")
+    ok("ask", "what is a rebase?")
+    done = run_conv("search", "zanzibar")
+    assert done.returncode == 1 and done.stderr.decode() == "conv: nothing matches 'zanzibar'\n"
+    done = run_conv("search", "q" * 100_000)
+    assert done.returncode == 1 and len(done.stderr) < 400 and "…" in done.stderr.decode()
+    assert run_conv("search", "rebase").returncode == 0
