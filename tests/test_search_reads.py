@@ -31,3 +31,14 @@ def test_nothing_found_exits_1_and_a_long_query_is_not_echoed_whole(fake):
     done = run_conv("search", "q" * 100_000)
     assert done.returncode == 1 and len(done.stderr) < 400 and "…" in done.stderr.decode()
     assert run_conv("search", "rebase").returncode == 0
+
+
+def test_show_raw_keeps_to_the_turns_asked(fake):
+    fake.set(reply="first answer")
+    conv = json.loads(ok("ask", "--json", "first question").stdout)["conversation"]
+    fake.set(reply="second answer")
+    ok("ask", "-c", "second question")
+    raw = ok("show", conv, "--raw", "--turn", "3").stdout.decode()
+    assert raw.startswith("==> ") and "second question" in raw and "first question" not in raw.split("==>", 2)[2]
+    assert "first answer" not in ok("show", conv, "--raw", "--last", "1").stdout.decode()
+    assert "second answer" in ok("show", conv, "--raw", "--last", "1").stdout.decode()

@@ -107,7 +107,7 @@ def show(
     if latest:
         ref = browse.latest(workspace(), ref)
     if raw:
-        return views.raw_files(browse.raw_files(workspace(), ref))
+        return views.raw_files(browse.raw_files(workspace(), ref, turn, last))
     conv = browse.conversation(workspace(), ref, turn)
     views.emit(conv, json_out, views.conversation, last, turn, data=lambda c: views.conversation_data(c, turn))
 

@@ -189,9 +189,15 @@ def conversation(ws: Workspace, ref: str | None, turn: int | None = None) -> Con
     return conv
 
 
-def raw_files(ws: Workspace, ref: str | None) -> list[tuple[str, str]]:
-    """(path, text) of each Markdown file of a conversation, conversation.md first."""
-    return [(path, data.decode("utf-8", "replace")) for path, data in ws.store.raw_files(ws.resolve(ref))]
+def raw_files(ws: Workspace, ref: str | None, turn: int | None = None,
+              last: int | None = None) -> list[tuple[str, str]]:
+    """(path, text) of each Markdown file of a conversation, conversation.md first, then its turns (from
+    ``turn`` on, the ``last`` of them, as conv show keeps them)."""
+    meta, *turns = [(path, data.decode("utf-8", "replace")) for path, data in ws.store.raw_files(ws.resolve(ref))]
+    if turn is not None and turn > len(turns):
+        raise UsageError(f"it has {len(turns)} turns: --turn {turn} is past them", "Give a turn from 1")
+    turns = turns[(turn or 1) - 1:]
+    return [meta, *(turns[-last:] if last else turns)]
 
 
 def completions(ws: Workspace, typed: str, most: int) -> list[tuple[str, str]]:
