@@ -42,3 +42,21 @@ def test_show_raw_keeps_to_the_turns_asked(fake):
     assert raw.startswith("==> ") and "second question" in raw and "first question" not in raw.split("==>", 2)[2]
     assert "first answer" not in ok("show", conv, "--raw", "--last", "1").stdout.decode()
     assert "second answer" in ok("show", conv, "--raw", "--last", "1").stdout.decode()
+
+
+def test_an_agents_own_search_of_conv_is_no_hit_for_its_words(fake, tmp_path, monkeypatch):
+    from claude_sessions import write_session
+
+    fake.set(reply="We decided: webhook retries back off exponentially, five at most.")
+    decided = json.loads(ok("ask", "--json", "how should webhooks be retried?").stdout)["conversation"]
+    home, project = tmp_path / "user", tmp_path / "proj"
+    project.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    session = write_session(home, project, "a1000000-0000-4000-8000-000000000001", "2030-02-01T10:00",
+                            [{"file": "x.py", "content": "x = 1\n"}])
+    records = [json.loads(line) for line in session.read_text().splitlines()]
+    records[1]["message"]["content"] = [{"type": "tool_use", "id": "toolu_c", "name": "mcp__conv__search",
+                                         "input": {"query": "webhook retries"}}]
+    session.write_text("".join(json.dumps(r) + "\n" for r in records))
+    ok("import", "--from", "claude-code")
+    assert hits("webhook", "retries") == [decided]  # the agent's session asked conv; it said nothing of them

@@ -4,7 +4,9 @@ word: the ``31mred`` an escape sequence left), ``ß`` as ``ss`` (as German
 writes it in capitals; FTS5's unicode61 folds accents, not this), and each
 Chinese or Japanese character a word of its own (they are written without
 spaces, so the tokenizer read a whole run as one word and nothing inside it
-was found; a query's run is searched as the phrase of its characters)."""
+was found; a query's run is searched as the phrase of its characters).
+And an agent's call of conv's own tools is no word of its: its query would
+make that session the first hit for the very words it searched for."""
 
 import re
 
@@ -14,6 +16,8 @@ _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # kana and ideogr
 _ONE = re.compile(f"([{_CJK}])")
 _RUN = re.compile(f"[{_CJK}]+")
 _FOLDED = str.maketrans({"ß": "ss", "ẞ": "ss"})
+_OWN_CALL = re.compile(r"^(`{3,})tool call: (?:mcp__conv__|mcp_conv_|conv[._-])(?:search|show|list|origin)\n.*?^\1$",
+                       re.MULTILINE | re.DOTALL)  # a fenced block of conv's tool, as the sources write one
 
 
 def searchable(text: str | None) -> str | None:
@@ -21,6 +25,8 @@ def searchable(text: str | None) -> str | None:
     if not text:
         return text
     text = strip(text)
+    if "tool call: " in text:
+        text = _OWN_CALL.sub("", text)
     if not text.isascii():
         text = _ONE.sub(r" \1 ", text.translate(_FOLDED))
     return text
