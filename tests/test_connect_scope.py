@@ -296,3 +296,11 @@ def test_connect_all_finds_a_tool_by_its_own_folder_not_the_one_convs_hook_goes_
     assert {t["tool"]: t["present"] for t in json.loads(ok("connect", "--json").stdout)["tools"]
             if t["tool"] in ("pi", "opencode", "cline", "copilot")} == dict.fromkeys(
         ("pi", "opencode", "cline", "copilot"), True)
+
+
+def test_what_import_auto_would_take_in_is_said_once(tmp_path):
+    home = {"HOME": str(tmp_path / "user")}
+    first = ok("connect", "claude-code", env=home).stderr.decode()
+    assert "conv config set import.auto on takes them in" in first and "aider" in first
+    again = ok("connect", "codex", env=home).stderr.decode()
+    assert "import.auto" not in again  # the same line after each tool: said once

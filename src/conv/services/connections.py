@@ -39,7 +39,7 @@ class Changed:
     changes: list
     removing: bool
     import_auto: bool
-    unhooked: list  # the tools only import.auto brings in (catch_up.unhooked)
+    unhooked: list  # the tools only import.auto brings in (catch_up.unhooked); [] once said
 
     def to_dict(self) -> dict:
         return {"changes": [c.to_dict() for c in self.changes], "removing": self.removing,
@@ -60,7 +60,24 @@ def change(ws: Workspace, tool: str, remove: bool, here: bool) -> Changed:
     else:
         done = [connecting.connect(source, where, only_present=tool == ALL) for source in _chosen(tool)]
     auto = bool(_setting(ws, "import.auto"))
-    return Changed(done, remove, auto, [] if remove or auto else unhooked())
+    worked = any(c.done not in ("refused", "skipped") for c in done)
+    return Changed(done, remove, auto, unhooked() if worked and not remove and not auto and _first_hint() else [])
+
+
+def _first_hint() -> bool:
+    """Whether conv connect has yet to say what import.auto would take in (said once: after each tool it
+    was the same line again). Noted in the state folder; where it cannot be, said."""
+    from ..home import paths
+
+    said = paths.state_dir() / "said-import-auto"
+    if said.exists():
+        return False
+    try:
+        said.parent.mkdir(parents=True, exist_ok=True)
+        said.touch()
+    except OSError:
+        pass
+    return True
 
 
 def _setting(ws: Workspace, key: str):

@@ -64,5 +64,5 @@ def changed(done) -> None:
         plain(f"{change.tool}: {WHAT[change.done].format(file=change.file, why=change.why)}{before}{events}")
         if change.also:
             plain(f"{change.tool}: {change.also}")
-    if not done.removing and not done.import_auto and any(c.done not in ("refused", "skipped") for c in done.changes):
+    if done.unhooked and any(c.done not in ("refused", "skipped") for c in done.changes):
         notice(CATCH_UP.format(tools=", ".join(done.unhooked)))
