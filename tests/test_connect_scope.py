@@ -304,3 +304,14 @@ def test_what_import_auto_would_take_in_is_said_once(tmp_path):
     assert "conv config set import.auto on takes them in" in first and "aider" in first
     again = ok("connect", "codex", env=home).stderr.decode()
     assert "import.auto" not in again  # the same line after each tool: said once
+
+
+def test_a_tool_installed_but_never_run_is_on_this_machine(qwen_code, tmp_path):
+    env = {"HOME": str(tmp_path / "fresh"), "PATH": f"{qwen_code.parent}:{os.environ['PATH']}"}
+    def state(env: dict) -> str:
+        return next(line for line in ok("connect", env=env).stdout.decode().splitlines() if line.startswith("qwen"))
+
+    assert "not on this machine" in state({**env, "PATH": "/usr/bin:/bin"})
+    assert "could be" in state(env)  # no ~/.qwen yet, but qwen on PATH
+    said = ok("connect", "all", env=env).stdout.decode()
+    assert "qwen: connected" in said and (tmp_path / "fresh" / ".qwen" / "settings.json").exists()

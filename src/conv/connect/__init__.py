@@ -62,9 +62,10 @@ def connect(source, project: Path | None = None, only_present: bool = False) -> 
         file = module.settings_file(project)
     except Unparsable as exc:
         return Change(name, "", "refused", str(exc), "connect it user-wide: leave out --project")
-    if only_present and project is None and not module.installed().exists():
+    if only_present and project is None and not module.present():
+        on_path = f", no {module.program} on PATH" if module.program else ""
         return Change(name, str(file), "skipped",
-                      f"{source.title} is not on this machine ({module.installed()} is missing)")
+                      f"{source.title} is not on this machine ({module.installed()} is missing{on_path})")
     try:
         before = files.read(file)
         text = before.decode("utf-8") if before is not None else None

@@ -60,4 +60,4 @@ def _status(source, records: dict) -> Status:
                        if isinstance(entry, dict) and isinstance(entry.get("project"), str)})
     mcp = [f"{where}: {said}" for where, project in (("user-wide", None), *((p, Path(p)) for p in projects))
            if (said := module.mcp(project, server_command()))]
-    return Status(name, str(file), module.installed().is_dir(), held, projects, mcp, problems)
+    return Status(name, str(file), module.present(), held, projects, mcp, problems)

@@ -33,6 +33,7 @@ class Settings(ABC):
     ``connect.Unparsable``."""
 
     events: tuple = ()  # what the tool runs conv's hook on, as it names them
+    program: str = ""  # the tool's command: on PATH, the tool is on this machine before it made its folder
 
     @abstractmethod
     def settings_file(self, project: Path | None) -> Path:
@@ -62,6 +63,12 @@ class Settings(ABC):
         """The folder that says the tool is on this machine (its settings' folder, unless that is one conv's hook
         makes): ``conv connect all`` passes over a tool without it."""
         return self.settings_file(None).parent
+
+    def present(self) -> bool:
+        """Whether the tool is on this machine: its folder, or its command on PATH (installed, never run yet)."""
+        import shutil
+
+        return self.installed().is_dir() or bool(self.program and shutil.which(self.program))
 
     def also_written(self, project: Path | None) -> list[Path]:
         """Files ``register`` writes besides the settings (a tool's own MCP

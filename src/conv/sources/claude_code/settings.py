@@ -20,6 +20,7 @@ SECONDS = 10  # the most Claude Code waits for conv's hook, which returns at onc
 
 
 class ClaudeCodeSettings(HooksSettings):
+    program = "claude"
     server_here = False
 
     def settings_file(self, project: Path | None) -> Path:

@@ -19,6 +19,7 @@ HEAD = "#!/bin/sh\n# conv's capture of each Cline turn: conv connect cline --rem
 
 
 class ClineSettings(Settings):
+    program = "cline"
     events = ("TaskComplete",)
 
     def settings_file(self, project: Path | None) -> Path:

@@ -19,6 +19,7 @@ THEN = "--then"  # conv capture codex --then PROGRAM ARGS JSON: the user's own n
 
 
 class CodexSettings(Settings):
+    program = "codex"
     events = ("agent-turn-complete",)
 
     def settings_file(self, project: Path | None) -> Path:

@@ -22,6 +22,7 @@ SERVER_KEYS = {"type": "local", "tools": ["*"]}  # what copilot mcp add writes b
 
 
 class CopilotSettings(Settings):
+    program = "copilot"
     events = ("agentStop", "sessionEnd")
 
     def settings_file(self, project: Path | None) -> Path:

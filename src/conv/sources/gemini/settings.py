@@ -16,6 +16,7 @@ MILLISECONDS = 10_000  # the most Gemini CLI waits for conv's hook, which return
 
 
 class GeminiSettings(HooksSettings):
+    program = "gemini"
     def settings_file(self, project: Path | None) -> Path:
         return (project / ".gemini" if project is not None else home()) / "settings.json"
 

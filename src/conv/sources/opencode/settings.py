@@ -40,6 +40,7 @@ export const ConvCapture = async ({ directory }) => ({
 
 
 class OpencodeSettings(PluginSettings):
+    program = "opencode"
     template = TEMPLATE
 
     def settings_file(self, project: Path | None) -> Path:

@@ -34,6 +34,7 @@ export default function (pi: any) {
 
 
 class PiSettings(PluginSettings):
+    program = "pi"
     template = TEMPLATE
 
     def settings_file(self, project: Path | None) -> Path:

@@ -19,6 +19,7 @@ MILLISECONDS = 10_000
 
 
 class QwenSettings(HooksSettings):
+    program = "qwen"
     def settings_file(self, project: Path | None) -> Path:
         return (project / ".qwen" if project is not None else home()) / "settings.json"
 
