@@ -36,7 +36,7 @@ ALLOWED = {
     "home": {"errors", "records", "inert", "format"},
     "terminal": {"errors", "records", "signals", "inert", "format", "home"},
     "store": {"errors", "records", "signals", "format", "home"},
-    "index": {"errors", "records", "pool", "format", "home", "store"},
+    "index": {"errors", "records", "inert", "pool", "format", "home", "store"},
     "providers": {"errors", "records", "format", "home"},
     "importers": {"errors", "records", "pool", "format", "home"},
     "connect": {"errors", "records", "home"},

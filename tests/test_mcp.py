@@ -97,6 +97,9 @@ def test_a_client_that_speaks_badly_gets_errors_never_a_crash(store):
     answer = server.ask({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "list",
                                                                                        "arguments": []}})
     assert answer["error"]["code"] == -32602
+    again = server.ask(request(5, "initialize", protocolVersion="2024-11-05", capabilities={}, clientInfo={}))
+    assert again["error"]["message"] == "invalid request: already initialized"  # the version agreed on stays
+    assert server.ask([request(6, "ping")])["error"]["code"] == -32600
     for arguments, said in [({}, "query is required"), ({"query": "x", "limit": "5"}, "limit must be a whole"),
                             ({"query": "x", "limit": 0}, "limit must be from 1 to 50"),
                             ({"query": "x", "nope": 1}, "unknown argument 'nope'"),
@@ -189,6 +192,9 @@ def test_conversations_are_resources_listed_read_and_said_to_change(store, fake,
     missing = server.ask(request(5, "resources/read", uri="conv://zzzzzz"))["error"]
     assert missing["code"] == -32002 and missing["data"] == {"uri": "conv://zzzzzz"}
     assert server.ask(request(6, "resources/read", uri="conv://current"))["error"]["code"] == -32002
+    import select
+
+    assert select.select([server.process.stdout], [], [], 2.5)[0] == []  # nothing changed: nothing said
     fake.reply = "It is the webhook retry policy."
     ok("ask", "which policy is this?", env={"CONV_SESSION": "term-1"})  # this terminal's, while it is open
     assert json.loads(server.process.stdout.readline()) == {"jsonrpc": "2.0",

@@ -166,8 +166,10 @@ def short_ref(conv_id: str, all_ids: list[str]) -> str:
 
 
 def json_of(cmd: list[str], env: dict):
-    return json.loads(subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                                     check=True).stdout)
+    done = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    if done.returncode and not common.found_nothing(cmd, done.returncode):
+        raise subprocess.CalledProcessError(done.returncode, cmd, done.stdout, done.stderr)
+    return json.loads(done.stdout)
 
 
 def timed(cmd: list[str], env: dict) -> tuple[float, float]:

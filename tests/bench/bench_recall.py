@@ -112,7 +112,7 @@ def main(argv=None) -> dict:
             mcp.append(rank([h["id"] for h in hits], by_id, wanted))
             if a.cli:
                 out = subprocess.run(common.conv("search", question, "-n", "10", "--json"), env=env,
-                                     capture_output=True, text=True, check=True).stdout
+                                     capture_output=True, text=True).stdout  # exit 1: nothing found, []
                 cli.append(rank([h["id"] for h in json.loads(out)], by_id, wanted))
         server.close()
         print(f"recall: dialogue {d + 1} of {len(data)}: {len(by_id)} sessions", flush=True)

@@ -64,9 +64,14 @@ def run(cmd: list[str], env: dict, tty: bool = False, cwd: Path | None = None) -
     t = time.perf_counter()
     done = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True, cwd=cwd)
     elapsed = time.perf_counter() - t
-    if done.returncode:
+    if done.returncode and not found_nothing(cmd, done.returncode):
         sys.exit(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.decode()[-2000:]}")
     return elapsed
+
+
+def found_nothing(cmd: list[str], code: int) -> bool:
+    """conv search's exit when it found nothing (1, as grep's): a search timed, not a failure."""
+    return code == 1 and "search" in cmd[1:3]
 
 
 def _run_tty(cmd: list[str], env: dict) -> float:

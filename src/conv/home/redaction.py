@@ -217,7 +217,8 @@ def _spellings(folder: str) -> list[str]:
     \\/ (JSON's escaped slash) and %2F (a URL's)."""
     folder = folder.rstrip("/\\")
     return [folder, folder.replace("/", "\\"), folder.replace("/", "\\\\"), folder.replace("\\", "/"),
-            folder.replace("/", "\\/"), folder.replace("/", "%2F"), folder.replace("/", "%2f")]
+            folder.replace("/", "\\/"), folder.replace("/", "\\\\/"), folder.replace("/", "%2F"),
+            folder.replace("/", "%2f")]
 
 
 def _around(text: str, start: int, end: int, shown: str) -> str:

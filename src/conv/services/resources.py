@@ -23,7 +23,7 @@ def store_head() -> str | None:
     """The store's head commit, read afresh (conv mcp's watcher, in a thread of its own: no workspace)."""
     from ..store import Store
 
-    return Store().head
+    return Store().head()
 
 
 def listed(ws: Workspace, folder: str | None) -> list[dict]:
@@ -58,8 +58,8 @@ def read(ws: Workspace, uri: str) -> dict:
     head = [f"# {shown['title'] or shown['id']}", "",
             " · ".join(str(v) for v in (shown["source"], shown["project"], shown["created"], f"id {shown['id']}")
                        if v)]
-    if shown.get("left_out"):
-        head += ["", f"({shown['left_out']})"]
+    if shown.get("left_out"):  # the show tool reads the rest (a resource takes no arguments)
+        head += ["", f"({shown['left_out'].replace('ask with before=', 'the show tool gives them with before=')})"]
     number = {turn.name: n for n, turn in enumerate(conv.turns, 1)}  # as conv show numbers them
     turns = [f"## {number[t['turn']]}. {t['role']}" + (f" · {t['model']}" if t["model"] else "")
              + f"\n\n{t['content']}" for t in shown["turns"]]

@@ -68,7 +68,7 @@ class Settings(ABC):
         """Whether the tool is on this machine: its folder, or its command on PATH (installed, never run yet)."""
         import shutil
 
-        return self.installed().is_dir() or bool(self.program and shutil.which(self.program))
+        return self.installed().exists() or bool(self.program and shutil.which(self.program))
 
     def also_written(self, project: Path | None) -> list[Path]:
         """Files ``register`` writes besides the settings (a tool's own MCP

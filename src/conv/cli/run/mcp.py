@@ -130,6 +130,8 @@ def _answer(message, server: dict, state: dict, workspace) -> dict | None:
     if not isinstance(params, dict):
         return _error(ident, -32602, "params must be an object")
     if method == "initialize":
+        if "version" in state:  # once a session: the version agreed on stays
+            return _error(ident, -32600, "invalid request: already initialized")
         asked = params.get("protocolVersion")
         state["version"] = asked if asked in VERSIONS else VERSIONS[0]
         return _result(ident, {"protocolVersion": state["version"],
@@ -144,7 +146,7 @@ def _answer(message, server: dict, state: dict, workspace) -> dict | None:
         return _result(ident, {"tools": TOOLS})
     if method == "tools/call":
         if not isinstance(params.get("name"), str):
-            return _error(ident, -32602, "tools/call needs the name of a tool: search, show or list")
+            return _error(ident, -32602, "tools/call needs the name of a tool: search, show, list or origin")
         if not isinstance(params.get("arguments", {}), dict):
             return _error(ident, -32602, "tools/call: arguments must be an object")
         return _result(ident, _call(params["name"], params.get("arguments") or {}, workspace))
