@@ -147,13 +147,13 @@ def test_two_people_extending_one_conversation_each_keep_their_own_line(fake, te
     fake.set(reply="ECHO")
     _, alice, bob, a, b = alice_shares(team, tmp_path, "shared question")
     (conv_id,) = listed(b)
-    ok("ask", "--cid", conv_id, "bob's follow-up", env=b, cwd=bob)
+    ok("ask", "--cid", conv_id, "the follow-up over there", env=b, cwd=bob)
     ok("push", "--project", "--yes", env=b, cwd=bob)
-    ok("ask", "-c", "alice's follow-up", env=a, cwd=alice)
+    ok("ask", "-c", "the follow-up over here", env=a, cwd=alice)
     ok("push", "--project", "--yes", env=a, cwd=alice)
 
-    for home, project, mine, theirs in ((a, alice, "alice's follow-up", "bob's follow-up"),
-                                        (b, bob, "bob's follow-up", "alice's follow-up")):
+    for home, project, mine, theirs in ((a, alice, "the follow-up over here", "the follow-up over there"),
+                                        (b, bob, "the follow-up over there", "the follow-up over here")):
         said = ok("import", "--from", "project", env=home, cwd=project).stderr.decode()
         convs = listed(home)
         fork = next(c for c in convs.values() if c["forked_from"])
@@ -165,6 +165,21 @@ def test_two_people_extending_one_conversation_each_keep_their_own_line(fake, te
         sent = json.loads(ok("ask", "--cid", conv_id, "--dry-run", "--json", "and now?", env=home).stdout)
         assert theirs not in json.dumps(sent["messages"])
         fsck_clean(Path(home["CONV_HOME"]) / "store.git")
+
+
+def test_what_would_give_the_pusher_away_is_masked_on_the_ref_and_their_line_meets_it(fake, team, tmp_path):
+    fake.set(reply="Write to alice@example.com, or to ops.lead@contoso.com at db.prod.internal.")
+    remote, alice, bob, a, b = alice_shares(team, tmp_path, f"why does {team[1]}/deploy.sh fail?")
+    pushed = git(remote, "ls-tree", "-r", "--name-only", "refs/conv/alice@example.com").split()
+    texts = "".join(git(remote, "show", f"refs/conv/alice@example.com:{path}") for path in pushed)
+    assert str(alice) not in texts and "alice@example.com" not in texts and "contoso" not in texts
+    assert "<project>/deploy.sh" in texts and "<email>" in texts and "<host-1>" in texts
+    assert "contoso" not in json.dumps([shown(b, c) for c in listed(b)])  # what the teammate reads
+    fake.set(reply="ECHO")
+    ok("ask", "-c", "and on arm64?", env=a, cwd=alice)  # her own line goes on, masked as it goes
+    ok("push", "--project", "--yes", env=a, cwd=alice)
+    again = json.loads(ok("import", "--from", "project", "--json", env=a, cwd=alice).stdout)
+    assert again["forks"] == [] and len(listed(a)) == 1  # her masked line met as her own: no fork of it
 
 
 def test_a_second_machine_pushing_keeps_what_the_first_pushed(fake, team, tmp_path):

@@ -68,15 +68,16 @@ def push(remote: Remote = None, json_out: Json = False,
                                                "are in (conv list --here), onto refs/conv/YOU (your git e-mail) in its "
                                                "repository, after what REMOTE of the project (default: its origin) "
                                                "holds there, pushed forward, never forced. "
-                                               "Teammates: conv import --from project. The first push "
-                                               "shows what of you they hold and waits for --yes.")] = False,
-         preview: Annotated[bool, typer.Option("--preview", help="With --project: list what of you (home, login, "
-                                               "host, e-mails, addresses, keys) they hold, with samples; push "
-                                               "nothing.")] = False,
+                                               "Teammates: conv import --from project. What would give you "
+                                               "away is masked as conv share masks it; the first push shows "
+                                               "it and waits for --yes.")] = False,
+         preview: Annotated[bool, typer.Option("--preview", help="With --project: list what would be masked "
+                                               "(your home, login, host, e-mails, addresses, keys), with samples; "
+                                               "push nothing.")] = False,
          yes: Annotated[bool, typer.Option("--yes", help="With --project: push the first time without showing "
                                            "the preview first.")] = False,
          force: Annotated[bool, typer.Option("--force", help="With --project: push a conversation holding a key "
-                                             "too, as it is (it is held back otherwise).")] = False) -> None:
+                                             "too, masked (it is held back otherwise).")] = False) -> None:
     """Send this store's conversations to a remote (refused if it has commits this store lacks)."""
     from ..errors import ConvError, UsageError
 
@@ -89,12 +90,11 @@ def push(remote: Remote = None, json_out: Json = False,
 
     ws = workspace()
     if preview or (not yes and projects.first_push(ws)):
-        redactions.report(projects.previewed(ws), held=True)
+        redactions.report(projects.previewed(ws))
         if preview:
             return None
-        raise ConvError("this is the first push of this project's conversations: above is what of you they "
-                         "hold, pushed as it is", "Take out what must not go (conv edit), then: conv push --project "
-                         "--yes")
+        raise ConvError("this is the first push of this project's conversations: above is what will be masked",
+                        "Push them so: conv push --project --yes")
     views.emit(projects.publish(ws, remote, force=force), json_out, views.published)
 
 

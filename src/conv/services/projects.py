@@ -55,19 +55,19 @@ class BroughtIn:
 
 
 def publish(ws: Workspace, remote: str | None, path: str | None = None, force: bool = False) -> Published:
-    """This work tree's conversations onto the user's side ref as they are (teammates' lines meet by their
-    turns' very bytes: see previewed); one holding a key held back unless ``force``."""
+    """This work tree's conversations onto the user's side ref, what would give them away masked (the
+    project's remote kept: teammates find the project by it); one holding a key held back unless ``force``."""
     root = _root(path, "conv push --project")
     conv_ids = [row.id for row in ws.index.refresh().recent(None, Filters(here=root))]
-    done = ws.store.projects.publish(conv_ids, root, remote, checked, force)  # none: the ref still loses
+    masked = Redacting(ws).files(keep=_remote(root))
+    done = ws.store.projects.publish(conv_ids, root, remote, checked, masked, force)  # none: the ref still loses
     return Published(done.mine, done.ref, root, done.remote, done.theirs, done.forks,  # what was deleted
                      done.held_back + done.said, done.moved)
 
 
 def previewed(ws: Workspace, path: str | None = None) -> "Report":
-    """What of the user's this work tree's conversations hold (what conv share would mask), nothing written:
-    shown before the first push, which waits for --yes. The side ref carries them as stored: a teammate's
-    line meets the pusher's by its turns' bytes, and masked turns would meet as forks."""
+    """What conv push --project would mask in this work tree's conversations, nothing written: shown before
+    the first push, which waits for --yes."""
     root = _root(path, "conv push --project")
     redacting = Redacting(ws)
     masked = redacting.files(keep=_remote(root))
@@ -91,7 +91,18 @@ def bring_in(ws: Workspace, remote: str | None = None, path: str | None = None) 
     def imported(conv):  # where it was asked is theirs; ``list --here`` finds it by this work tree
         return replace(conv, imported_from={"source": PROJECT, "id": conv.id, "cwd": root})
 
-    found = ws.store.projects.bring_in(root, remote, checked, imported)
+    masked = Redacting(ws).files(keep=_remote(root))
+
+    def own(conv_id: str, files: dict[str, bytes]) -> dict[str, bytes]:
+        """Of a conversation this store holds, each file that is one of its own as a push masks it: its own
+        bytes again (a teammate's line met with this person's, never a fork of what was masked)."""
+        if not ws.store.has(conv_id):
+            return files
+        here = {path.rsplit("/", 1)[-1]: data for path, data in ws.store.raw_files(conv_id)}
+        pushed = masked(conv_id, here)
+        return {n: here[n] if n in here and pushed.get(n) == data else data for n, data in files.items()}
+
+    found = ws.store.projects.bring_in(root, remote, checked, imported, own)
     ws.index.refresh()
     done = found.done
     return BroughtIn(found.refs, len(done.added), done.turns, done.new, found.unfetched, done.forks, done.in_trash,

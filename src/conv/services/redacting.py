@@ -34,15 +34,15 @@ class Redacting:
         return Redactor(mine, self.rules, self.report, keep)
 
     def files(self, keep: tuple[str, ...] = ()):
-        """A conversation's files (name -> bytes) as they may leave: conversation.md read for where it ran,
-        each text masked, in the order of their names (so the same files are masked the same way again)."""
+        """A conversation's files (name -> bytes) as they may leave (conv push --project): conversation.md
+        read for where it ran, each text masked on its own, its placeholders numbered within it, so that a
+        file is masked the same way whatever comes beside it (a line met again is the same bytes)."""
         def masked(conv_id: str, files: dict[str, bytes]) -> dict[str, bytes]:
             try:
                 conv = Conversation.from_text(files[META_FILE].decode("utf-8"))
             except (KeyError, StoreError, UnicodeDecodeError):  # the ref's own files are checked elsewhere
                 conv = Conversation(id=conv_id, created="")
-            redactor = self.of(conv, keep)
-            return {name: redactor(data.decode("utf-8", "replace"), f"{conv_id} {name}").encode()
+            return {name: self.of(conv, keep)(data.decode("utf-8", "replace"), f"{conv_id} {name}").encode()
                     if name.endswith(".md") else data for name, data in sorted(files.items())}
         return masked
 

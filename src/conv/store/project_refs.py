@@ -27,7 +27,7 @@ from ..records import dataclass, field
 from .incoming import Incoming
 from .ingest import Ingested, ingest
 from .merge import side
-from .publishing import FETCHED, PUBLISHED, composed, image
+from .publishing import FETCHED, PUBLISHED, Masked, composed, image
 from .repo import side_refs, work_tree
 from .repo.git import GitStore
 
@@ -65,11 +65,12 @@ class ProjectRefs:
         return self.git.storage.ref(f"{PUBLISHED}{side_refs.side_name(project)}") is not None
 
     def publish(self, conv_ids: list[str], project: str, remote: str | None, check: Check,
-                force: bool = False) -> Pushed:
+                masked: Masked | None = None, force: bool = False) -> Pushed:
         """``conv_ids`` as they are now on ``refs/conv/NAME`` in the ``project``
-        repository, on top of what the remote holds there (publishing.py), then
-        pushed to the project's remote (``remote``, else its origin or only one;
-        none: not pushed); ``force``: one holding a key too."""
+        repository, as ``masked`` gives them, on top of what the remote holds
+        there (publishing.py), then pushed to the project's remote (``remote``,
+        else its origin or only one; none: not pushed); ``force``: one holding
+        a key too."""
         name, remote = side_refs.side_name(project), side_refs.remote_of(project, remote)
         ref = f"{side_refs.SIDE}{name}"
         for _ in range(ATTEMPTS):
@@ -83,7 +84,7 @@ class ProjectRefs:
             theirs, checked = (check(ref, side_refs.tree(project, after), lambda shas: side_refs.blobs(project, shas))
                                if after else ({}, []))
             out = Pushed(ref, remote, said=said + checked)
-            placed = composed(self.git, conv_ids, theirs, name, out, force)
+            placed = composed(self.git, conv_ids, theirs, name, out, masked, force)
             # the project's name, not where it is (a home folder, a login: the message leaves with the ref)
             message = f"conv: the conversations of {os.path.basename(project.rstrip('/')) or 'a project'}"
             made = self.git.side_commit(f"{PUBLISHED}{name}", placed, message)
@@ -94,7 +95,7 @@ class ProjectRefs:
         raise SyncError(f"{ref} on {remote} kept moving while conv pushed", "Run it again")
 
     def bring_in(self, project: str, remote: str | None, check: Check,
-                 imported: Callable[[Conversation], Conversation]) -> BroughtIn:
+                 imported: Callable[[Conversation], Conversation], own: Masked | None = None) -> BroughtIn:
         """Everyone's side refs of ``project`` (fetched from ``remote``, else its
         origin or only one) checked and brought into the branch: new
         conversations (their conversation.md as ``imported`` makes it over),
@@ -119,6 +120,7 @@ class ProjectRefs:
             last = self.git.storage.ref(f"{FETCHED}{name}")
             base = self.git.snapshot(last) if last else None
             for conv_id, files in folders.items():
+                files = own(conv_id, files) if own else files  # this store's own lines as they are here
                 files[META_FILE] = imported(Conversation.from_text(files[META_FILE].decode())).to_text().encode()
                 was = side(base, conv_id) if base else None
                 incoming.append(Incoming(conv_id, files, was.files if was else None))

@@ -24,12 +24,20 @@ PUBLISHED = "refs/conv-published/"  # in the store: what this machine last publi
 FETCHED = "refs/conv-project/"  # in the store: what was last brought in of each project side ref
 
 
+Masked = Callable[[str, dict[str, bytes]], dict[str, bytes]]  # a conversation's files as they may leave
+
+
 def composed(git: GitStore, conv_ids: list[str], theirs: dict[str, dict[str, bytes]], name: str,
-             out, force: bool = False) -> dict:
+             out, masked: Masked | None = None, force: bool = False) -> dict:
     """The side ref's tree (path -> an object of the store's, or new bytes);
-    what it kept, made and held back noted on ``out`` (project_refs.Pushed);
-    a conversation holding a key is held back unless ``force``."""
+    what it kept, made and held back noted on ``out`` (project_refs.Pushed).
+    Each conversation as ``masked`` gives it, the ref's as well as this
+    machine's (the ref is this person's: what an earlier push masked less
+    meets this one as the same line); one holding a key is held back unless
+    ``force`` (then it goes masked)."""
     snap = git.snapshot()
+    if masked is not None:
+        theirs = {cid: masked(cid, files) for cid, files in theirs.items()}
     gone = purged_ids(snap) | set(conversation_ids(snap, TRASH))  # deleted here: off the ref too
     contents = {object_id(b"blob", data): data for files in theirs.values() for data in files.values()}
     ref = {cid: Side(ROOT, {n: object_id(b"blob", d) for n, d in files.items()})
@@ -45,8 +53,14 @@ def composed(git: GitStore, conv_ids: list[str], theirs: dict[str, dict[str, byt
             continue  # nothing of this machine's in it: a teammate's, theirs to push
         leak = None if force else _leak(mine, read)
         if leak:
-            out.held_back.append(f"{conv_id} holds {leak}: not pushed (conv push --project --force pushes it)")
-        elif conv_id in ref:
+            out.held_back.append(f"{conv_id} holds {leak}: not pushed (conv push --project --force pushes it "
+                                 "masked)")
+            continue
+        if masked is not None:
+            files = masked(conv_id, {n: read(sha) for n, sha in mine.files.items()})
+            contents.update((object_id(b"blob", data), data) for data in files.values())
+            mine = Side(ROOT, {n: object_id(b"blob", data) for n, data in files.items()})
+        if conv_id in ref:
             out.forks += _meet(conv_id, mine, ref, read)
             out.mine += 1
         else:

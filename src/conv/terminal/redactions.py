@@ -5,17 +5,15 @@ the order home/redaction.KINDS names them; keys first, as they refuse."""
 from . import render
 
 
-def report(found, held: bool = False) -> None:
-    """``found`` (a home/redaction.Report) on stdout, what would be masked (``held``: what the
-    conversations hold, as conv push --project carries them)."""
+def report(found) -> None:
+    """``found`` (a home/redaction.Report) on stdout: what would be masked."""
     from ..format.words import plural
     from ..home.redaction import KINDS
 
     if not found.kinds:
-        return render.plain("nothing of yours found" + ("" if held else " to mask; nothing written"))
+        return render.plain("nothing of yours to mask; nothing written")
     total = sum(f.count for f in found.kinds.values())
-    render.plain(f"{plural(total, 'mention')} of you or of a key (nothing written)" + (
-        ", shown as conv share and conv export would mask them:" if held else ", to be masked:"))
+    render.plain(f"{plural(total, 'mention')} of you or of a key, to be masked (nothing written):")
     for kind in sorted(found.kinds, key=lambda k: (k != "key", KINDS.index(k) if k in KINDS else len(KINDS))):
         kind_found = found.kinds[kind]
         render.plain(f"  {kind:<14} {kind_found.count}")
