@@ -76,6 +76,18 @@ def user(tmp_path, monkeypatch):
     return home, project, conv_id
 
 
+def another(user, n: int, edits: list[dict], asked: str | None = None) -> str:
+    """A second session of the user's (its first question ``asked`` when given), imported: its conversation."""
+    home, project, conv_id = user
+    session = write_session(home, project, f"d0000000-0000-4000-8000-00000000000{n}", f"2030-02-0{n}T10:00", edits)
+    if asked is not None:
+        records = [json.loads(line) for line in session.read_text().splitlines()]
+        records[0]["message"]["content"] = asked
+        session.write_text("".join(json.dumps(r) + "\n" for r in records))
+    ok("import", "--from", "claude-code")
+    return next(c["id"] for c in json.loads(ok("list", "--json").stdout) if c["id"] != conv_id)
+
+
 def _mine(home, project) -> list[str]:
     return [str(home), str(project), USER["email"], USER["name"], "db.prod.internal", "10.20.30.40",
             "bob.smith@contoso.com"]
@@ -96,27 +108,16 @@ def test_share_masks_what_is_yours_and_previews_it_first(user, tmp_path):
 
 
 def test_a_value_at_the_end_of_a_line_is_masked_in_the_page(user, tmp_path):
-    home, project, conv_id = user
-    write_session(home, project, "d0000000-0000-4000-8000-000000000004", "2030-02-04T10:00",
-                  [{"file": "n.md", "content": "x"}])
-    session = next((home / ".claude" / "projects").rglob("d0000000-0000-4000-8000-000000000004.jsonl"))
-    records = [json.loads(line) for line in session.read_text().splitlines()]
-    records[0]["message"]["content"] = "deploy to jenkins.zeta.corp\nwords after it, then db01.corp\nand more"
-    session.write_text("".join(json.dumps(r) + "\n" for r in records))
-    ok("import", "--from", "claude-code")
-    lined = next(c["id"] for c in json.loads(ok("list", "--json").stdout) if c["id"] != conv_id)
+    lined = another(user, 4, [{"file": "n.md", "content": "x"}],
+                    asked="deploy to jenkins.zeta.corp\nwords after it, then db01.corp\nand more")
     ok("share", lined, "-o", str(tmp_path / "l.html"))
     page = (tmp_path / "l.html").read_text()
     assert "jenkins" not in page and "db01" not in page and "&lt;host-1&gt;" in page
 
 
 def test_a_key_makes_share_refuse_until_force(user, tmp_path):
-    home, project, conv_id = user
     key = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd"
-    write_session(home, project, "d0000000-0000-4000-8000-000000000002", "2030-02-02T10:00",
-                  [{"file": "env.py", "content": f"KEY = '{key}'\n"}])
-    ok("import", "--from", "claude-code")
-    keyed = next(c["id"] for c in json.loads(ok("list", "--json").stdout) if c["id"] != conv_id)
+    keyed = another(user, 2, [{"file": "env.py", "content": f"KEY = '{key}'\n"}])
     said = fails("share", keyed, "-o", str(tmp_path / "k.html"), code=1)
     assert "looks like a key" in said and "--force" in said and not (tmp_path / "k.html").exists()
     ok("share", keyed, "--force", "-o", str(tmp_path / "k.html"))
@@ -155,12 +156,9 @@ def test_the_first_push_of_a_project_shows_what_it_holds_and_waits_for_yes(user,
 
 
 def test_the_machines_own_host_name_is_masked(user):
-    home, project, conv_id = user
+    project = user[1]
     host = "ana-thinkpad-x1"
-    write_session(home, project, "d0000000-0000-4000-8000-000000000003", "2030-02-03T10:00",
-                  [{"file": "hosts.txt", "content": f"{host} is my laptop; {host}.lan too\n"}])
-    ok("import", "--from", "claude-code")
-    hosted = next(c["id"] for c in json.loads(ok("list", "--json").stdout) if c["id"] != conv_id)
+    hosted = another(user, 3, [{"file": "hosts.txt", "content": f"{host} is my laptop; {host}.lan too\n"}])
     out = subprocess.run(["unshare", "--uts", "sh", "-c", f'hostname {host} && "$0" -m conv export {hosted}',
                           sys.executable], capture_output=True, text=True, cwd=project)  # a host of its own name
     assert out.returncode == 0 and host not in out.stdout and "<host> is my laptop" in out.stdout, out.stderr
