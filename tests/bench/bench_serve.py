@@ -84,7 +84,8 @@ def at(size: int, runs: int) -> list[dict]:
         rows.append(common.row(f"the list's first page @{size}", common.stats(first)))
         body = served.get("/")[1]
         on = body.split('class="more" href="', 1)[1].split('"', 1)[0].replace("&amp;", "&") if 'class="more"' in body \
-            else "/"
+            else "./"
+        on = "/" + on.removeprefix("./")  # the page's links are relative to the server's own path
         rows.append(common.row(f"the list's next page @{size}", common.stats([served.get(on)[0] for _ in range(runs)])))
         searched = [served.get(f"/api/search?q={quote(q)}")[0] for _ in range(max(1, runs // 4)) for q in QUERIES]
         rows.append(common.row(f"a search as typed @{size} (median)", common.stats(searched)))
