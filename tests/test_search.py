@@ -129,3 +129,16 @@ def test_conv_mcps_own_answers_in_a_captured_session_are_not_its_words(tmp_path,
     answer = json.loads(ok("show", agents["id"], "--json").stdout)["turns"][1]
     assert "Frankfurt" not in answer["content"] and "kept beside this turn" in answer["content"]
     assert answer["files"][0]["sent"] is False  # the whole answer, kept
+
+
+def test_a_decision_is_found_by_decide(fake):
+    """Porter stems "decide" and "decision" apart: the conversations that state the webhook decision
+    rank above one that only "decided" to "retry" something else."""
+    for first, answer in (("webhook deliveries", "Decision: webhook retries back off exponentially, five at most."),
+                          ("the CI job is flaky", "We decided the CI job should retry twice before failing."),
+                          ("webhooks again", "The decision on webhooks stands: retries five times, then an alert.")):
+        fake.reply = answer
+        ok("ask", "-n", first)
+    titles = [h["title"] for h in found("what did we decide about the webhook retries?")]
+    assert sorted(titles[:2]) == ["webhook deliveries", "webhooks again"], titles
+    assert len(found("decisions")) == len(found("deciding")) == 3  # every form finds all three

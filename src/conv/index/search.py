@@ -3,7 +3,8 @@ they mean it, and the conversations that hold it, best first.
 
 A query is phrases ("retry policy"), words and prefixes (``retr*``); word
 endings are folded by the full-text index's Porter stemmer ("retries" finds
-"retry"), and the common words of English are not required (unless the query
+"retry"), a word's family where Porter leaves it apart by kin.py ("decide"
+finds "decision"), and the common words of English are not required (unless the query
 is nothing else). Ranking is by conversation, in two tiers: first those with
 a turn that holds every term, then those that hold some; within a tier, the
 BM25 scores of its best three matching turns (each half the one before: a
@@ -18,6 +19,7 @@ ranked pool, still counting toward every-term and coverage where they are."""
 import math
 import re
 
+from .kin import kin
 from .searchable import asked
 
 _TERMS = re.compile(r'"([^"]*)"?|([^\s"]+)')  # a "quoted phrase" (its closing quote may be missing), or a word
@@ -48,12 +50,18 @@ class Query:
             else:
                 words += found
         meant = [w for w in words if w not in STOP] or (words if not (phrases or prefixes) else [])
-        self.terms = [*(f'"{p}"' for p in dict.fromkeys(phrases)), *(f'"{w}"' for w in dict.fromkeys(meant)),
+        self.terms = [*(f'"{p}"' for p in dict.fromkeys(phrases)), *(_with_kin(w) for w in dict.fromkeys(meant)),
                       *(f'"{p}" *' for p in dict.fromkeys(prefixes))]
-        self.marks = [*(w for p in phrases for w in p.split()), *meant, *prefixes]
+        self.marks = [*(w for p in phrases for w in p.split()), *meant, *(k for w in meant for k in kin(w)), *prefixes]
 
     def __bool__(self) -> bool:
         return bool(self.terms)
+
+
+def _with_kin(word: str) -> str:
+    """A word as a term: with its family (kin.py) where Porter leaves one apart, ``("decide" OR "decision")``."""
+    family = [word, *kin(word)]
+    return f'"{word}"' if len(family) == 1 else "(" + " OR ".join(f'"{w}"' for w in family) + ")"
 
 
 def ranked(rows, query: Query, limit: int, where: str, args: dict, pool: int = POOL) -> list[tuple[str, int, float]]:
@@ -109,6 +117,9 @@ def _counts(rows, query: Query) -> dict[str, int]:
     out = {}
     for term in query.terms:
         inner = term.strip('"* ').split()
+        if term.startswith("("):  # a word and its kin: counted as one
+            out[term] = _count(rows, term)
+            continue
         if len(inner) > 1:
             for word in inner:
                 words.setdefault(word, _count(rows, f'"{word}"'))
