@@ -195,7 +195,8 @@ def test_a_title_holding_the_words_wins_over_text_that_mentions_them(fake):
 def test_without_a_terminal_ambiguous_text_names_the_candidates(fake):
     ids = [ask("rebase notes one"), ask("rebase notes two"), ask("python")]
     line = fails("resume", "rebase", code=1, env=SESSION)
-    assert "matches 2 conversations" in line and all(i[:6] in line for i in ids[:2]) and ids[2][:6] not in line
+    assert "'rebase' is in 2 conversations" in line and all(i[:6] in line for i in ids[:2])
+    assert ids[2][:6] not in line
     assert "conv use REF" in line
     line = fails("resume", code=1, env=SESSION)  # no text, no terminal: the latest
     assert "no terminal" in line and all(i[:6] in line for i in ids)
@@ -203,6 +204,27 @@ def test_without_a_terminal_ambiguous_text_names_the_candidates(fake):
     ok("delete", ids[1])  # deleted conversations are not offered
     ok("resume", "rebase", env=SESSION)
     assert followed_up_after_resume(fake) == "rebase notes one"
+
+
+def test_text_is_looked_for_in_every_turn_of_every_conversation_and_counted_by_what_holds_it(fake, tmp_path):
+    """Off a terminal TEXT was matched against the newest 300 conversations' first and last turns only, and
+    fuzzily: "'rebase' matches 23 conversations" where two hold the word."""
+    from test_importers import node
+
+    chats = [{"conversation_id": f"c{n}", "title": f"chat {n}", "create_time": 1000.0 + n, "current_node": "d",
+              "mapping": {"r": node("r", None, ["a"]), "a": node("a", "r", ["b"], "user", "hello", 1000.0 + n),
+                          "b": node("b", "a", ["c"], "assistant",
+                                    "the zanzibar cluster" if n == 0 else "nothing", 1000.5 + n),
+                          "c": node("c", "b", ["d"], "user", "and then?", 1000.6 + n),
+                          "d": node("d", "c", [], "assistant", "fine", 1000.7 + n)}} for n in range(320)]
+    (tmp_path / "conversations.json").write_text(json.dumps(chats))
+    ok("import", "--from", "chatgpt", str(tmp_path / "conversations.json"))
+    done = ok("resume", "zanzibar", env=SESSION)  # the oldest, its middle turn
+    assert '"chat 0"' in done.stderr.decode()
+    for title in ("rebase notes", "the rebase plan", "rubber base", "reborn baseline", "re: base"):
+        ask(title)  # two hold the word; three only resemble it (r-e-b-a-s-e in order)
+    line = fails("resume", "rebase", code=1, env=SESSION)
+    assert "'rebase' is in 2 conversations" in line and "3 more only resemble it" in line, line
 
 
 def test_an_empty_store_says_to_ask_first(fake):

@@ -217,8 +217,8 @@ def resume(
     """Pick a conversation by its title or anything said in it, and make it this terminal's current one.
 
     With TEXT that clearly names one conversation (the only one whose title
-    holds the words, else the only one whose text does, else the only fuzzy
-    match), it is chosen at once; otherwise a picker opens with TEXT typed in:
+    holds the words, else the only one whose text does, any turn of any
+    conversation searched, else the only fuzzy match), it is chosen at once; otherwise a picker opens with TEXT typed in:
     type to search every turn of every conversation (the matching turn shown
     below), Up/Down to move, Enter to choose, Esc to cancel (exit 1). Alt-J in
     the shell plugins opens it with the line typed in."""
@@ -229,7 +229,7 @@ def resume(
     query = " ".join(text or [])
     ws = workspace()
     found = resuming.candidates(ws, clean)
-    ranked = resuming.rank(query, found)
+    ranked = resuming.named(ws, clean, query, found) if query and not pick else resuming.rank(query, found)
     chosen = resuming.clear_choice(ranked) if query and not pick else None
     if chosen is None:
         if not picker.available():

@@ -105,10 +105,6 @@ def searcher(ws: Workspace, printable: Callable[[str], str]):
     conversations a full-text search of every turn finds (the last word, still
     being typed, as a prefix), best first, each with its matching turn to
     preview, then the other fuzzy matches."""
-    from ..index.queries import HIT_END, HIT_START
-
-    now = current(ws).conv_id
-
     def rank_all(query: str, found: list[Candidate]) -> list[Ranked]:
         words = query.split()
         if words and not query.endswith(" ") and not words[-1].endswith("*"):
@@ -118,24 +114,48 @@ def searcher(ws: Workspace, printable: Callable[[str], str]):
         if not words:
             return rank(query, found)
         fuzzy = rank(query, found, ("title", "summary"))  # the turns are the full-text search's
-        try:
-            hits = ws.index.queries.search(" ".join(words), SEARCHED, pool=KEYSTROKE_POOL)
-        except ConvError:
-            hits = []
-        searched = []
-        for hit in hits:
-            text, marks = _marked(printable(hit.snippet), HIT_START, HIT_END)
-            row = hit.row
-            searched.append(Ranked(Candidate(
-                row.id, ws.index.queries.short_id(row.id), row.updated, row.id == now, " ".join(
-                    printable(row.title).split()), text, "", " ".join(printable(row.summary or "").split()),
-                row.status or "active", f"turn {hit.number} ({hit.role}): {text}"), 0, TIER_SEARCH, {"first": marks}))
+        searched = _searched(ws, printable, " ".join(words), SEARCHED, KEYSTROKE_POOL)
         titled = [r for r in fuzzy if r.tier == TIER_TITLE]
         seen = {r.candidate.id for r in titled} | {r.candidate.id for r in searched}
         return [*titled, *(r for r in searched if r.candidate.id not in {t.candidate.id for t in titled}),
                 *(r for r in fuzzy if r.candidate.id not in seen)]
 
     return rank_all
+
+
+NAMED = 100  # conversations a TEXT given on the command line is looked for in, beyond the latest LIMIT
+
+
+def named(ws: Workspace, printable: Callable[[str], str], query: str, found: list[Candidate]) -> list[Ranked]:
+    """What TEXT given on the command line names: ``rank``'s tiers over the
+    latest ``found``, and every conversation of the store a turn of which
+    holds the words (a full-text search) among those whose text holds them."""
+    ranked = rank(query, found)
+    tiers = {r.candidate.id: r.tier for r in ranked}
+    more = [r for r in _searched(ws, printable, query, NAMED) if tiers.get(r.candidate.id, -1) < TIER_TEXT]
+    moved = {r.candidate.id for r in more}
+    return sorted([*(r for r in ranked if r.candidate.id not in moved), *more], key=lambda r: -r.tier)
+
+
+def _searched(ws: Workspace, printable: Callable[[str], str], query: str, limit: int,
+              pool: int | None = None) -> list[Ranked]:
+    """The conversations a full-text search finds, best first, each with its matching turn to preview."""
+    from ..index.queries import HIT_END, HIT_START
+
+    now = current(ws).conv_id
+    try:
+        hits = ws.index.queries.search(query, limit, **({"pool": pool} if pool else {}))
+    except ConvError:
+        return []
+    out = []
+    for hit in hits:
+        text, marks = _marked(printable(hit.snippet), HIT_START, HIT_END)
+        row = hit.row
+        out.append(Ranked(Candidate(
+            row.id, ws.index.queries.short_id(row.id), row.updated, row.id == now, " ".join(
+                printable(row.title).split()), text, "", " ".join(printable(row.summary or "").split()),
+            row.status or "active", f"turn {hit.number} ({hit.role}): {text}"), 0, TIER_SEARCH, {"first": marks}))
+    return out
 
 
 def _marked(snippet: str, start: str, end: str) -> tuple[str, list[int]]:
@@ -162,15 +182,22 @@ def clear_choice(ranked: list[Ranked]) -> Candidate | None:
 
 def unresolved(query: str, ranked: list[Ranked], shown: int = 5) -> RefError:
     """The error when no picker can settle it (no terminal): the best few
-    candidates, so the next try can name one."""
-    names = ", ".join(f'{r.candidate.short} "{_cut(r.candidate.title or "(untitled)", 40)}"' for r in ranked[:shown])
+    candidates, so the next try can name one; counted in their tier (those
+    that hold the words, else those that only resemble them)."""
+    def names(some: list[Ranked]) -> str:
+        return ", ".join(f'{r.candidate.short} "{_cut(r.candidate.title or "(untitled)", 40)}"' for r in some)
+
     if not query:
-        return RefError(f"no terminal to pick on; the latest are {names}",
+        return RefError(f"no terminal to pick on; the latest are {names(ranked[:shown])}",
                         "Give text that names one (conv resume TEXT) or use conv use REF")
     if not ranked:
         return RefError(f"no conversation matches {query!r}", "Give less text, or see conv list")
-    more = f" … ({len(ranked)} in all)" if len(ranked) > shown else ""
-    return RefError(f"{query!r} matches {len(ranked)} conversations: {names}{more}",
+    best = [r for r in ranked if r.tier == ranked[0].tier]
+    said = f"{query!r} resembles" if ranked[0].tier == TIER_FUZZY else f"{query!r} is in"
+    count = f"{len(best)} or more" if len(best) >= NAMED else str(len(best))
+    more = f" … ({count} in all)" if len(best) > shown else ""
+    others = f"; {len(ranked) - len(best)} more only resemble it" if len(ranked) > len(best) else ""
+    return RefError(f"{said} {count} conversations: {names(best[:shown])}{more}{others}",
                     "Give more text, or use conv use REF")
 
 
