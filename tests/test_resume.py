@@ -4,6 +4,7 @@ without a terminal and driven through a pseudo-terminal (pexpect)."""
 import io
 import json
 import os
+import re
 import shlex
 import signal
 import sys
@@ -272,3 +273,54 @@ def test_a_pasted_paragraph_is_searched_once_and_its_newlines_choose_nothing():
     os.close(tty)
     assert chosen.title == "redis notes"
     assert len(searched) <= 3 and all(len(q.split(" ")) <= picker.QUERY_WORDS for q in searched), len(searched)
+
+
+def test_page_keys_home_and_end_move_a_page_or_to_either_end(fake):
+    titles = [f"topic {n:02d}" for n in range(12)]
+    for title in titles:
+        ask(title)  # newest first in the picker: topic 11 … topic 00
+    PAGE_DOWN, PAGE_UP, HOME, END = "\x1b[6~", "\x1b[5~", "\x1b[H", "\x1bOF"
+    for keys, chosen in ((END, "topic 00"), (END + HOME, "topic 11"), (PAGE_DOWN, "topic 01"),
+                         (PAGE_DOWN + PAGE_DOWN, "topic 00"), (END + PAGE_UP, "topic 10"), ("\x1b[4~", "topic 00")):
+        child = spawn()
+        child.expect("12/12")
+        child.send(keys)
+        child.send("\r")
+        child.expect(r'continues \S+ "(topic \d+)"')
+        assert child.match.group(1) == chosen, repr(keys)  # no follow-up: the order stays as it was
+        assert finished(child) == 0
+
+
+def test_rows_say_the_tool_and_the_project(fake, tmp_path):
+    from test_importers import node
+
+    (tmp_path / "conversations.json").write_text(json.dumps([{
+        "conversation_id": "c1", "title": "imported one", "create_time": 1000.0, "current_node": "b", "mapping": {
+            "r": node("r", None, ["a"]), "a": node("a", "r", ["b"], "user", "hello", 1000.0),
+            "b": node("b", "a", [], "assistant", "hi", 1001.0)}}]))
+    ok("import", "--from", "chatgpt", str(tmp_path / "conversations.json"))
+    ask("asked here")
+    child = spawn()
+    child.expect("2/2")
+    child.expect(r"conv · \S+\s+asked here")  # its project's folder
+    child.expect(r"chatgpt\S*\s+imported one")
+    child.send("\x1b")
+    assert finished(child) == 1
+
+
+def test_the_picker_runs_with_stdout_a_pipe_and_draws_again_when_resized(three, fake):
+    """`conv resume | cat` refused the picker though /dev/tty was there; a resize left the rows drawn for the
+    old width until the next key."""
+    child = spawn(command=f"{shlex.quote(sys.executable)} -m conv resume | cat")
+    child.expect("3/3")
+    child.setwinsize(24, 40)
+    child.expect("3/3", timeout=5)  # drawn again at once, no key pressed
+    child.expect("borrow")
+    drawn = child.before + child.after
+    child.expect([pexpect.TIMEOUT], timeout=0.5)
+    drawn += child.before
+    rows = [re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\r", "", line) for line in drawn.split("\n")]
+    assert all(len(row) < 40 for row in rows), rows  # cut to the new width
+    child.send("\r")
+    assert finished(child) == 0
+    assert followed_up_after_resume(fake) == "borrow checker in rust"

@@ -220,7 +220,8 @@ def resume(
     holds the words, else the only one whose text does, any turn of any
     conversation searched, else the only fuzzy match), it is chosen at once; otherwise a picker opens with TEXT typed in:
     type to search every turn of every conversation (the matching turn shown
-    below), Up/Down to move, Enter to choose, Esc to cancel (exit 1). Alt-J in
+    below), Up/Down, PageUp/PageDown, Home/End to move, Enter to choose, Esc to
+    cancel (exit 1). Alt-J in
     the shell plugins opens it with the line typed in."""
     from ..services import resume as resuming
     from ..terminal import picker, render

@@ -10,6 +10,7 @@ searched too (``searcher``: the index's full-text search, the word being typed
 taken as a prefix), and the turn that matched is previewed.
 """
 
+import os
 from collections.abc import Callable
 
 from ..errors import ConvError, RefError
@@ -45,6 +46,7 @@ class Candidate:
     summary: str = ""
     status: str = "active"
     preview: str = ""  # the turn a full-text search matched: "turn 3 (assistant): …", one line
+    where: str = ""  # the tool it is from and its project's folder: "claude-code · api"
 
     def __post_init__(self):
         self.lower = {name: _lower(getattr(self, name)) for name in FIELDS}  # each field lower-cased, computed once
@@ -72,9 +74,14 @@ def candidates(ws: Workspace, printable: Callable[[str], str], limit: int = LIMI
     return [
         Candidate(row.id, ws.index.queries.short_id(row.id), row.updated, row.id == now,
                   line(row.title), line(first), line(last) if last != first else "", line(row.summary or ""),
-                  row.status or "active")
+                  row.status or "active", where=line(_where(row)))
         for row, first, last in rows
     ]
+
+
+def _where(row) -> str:
+    """The tool a conversation is from and its project's folder name, as a picker's row says them."""
+    return " · ".join(x for x in (row.source or "conv", os.path.basename((row.project or "").rstrip("/\\"))) if x)
 
 
 def choose(ws: Workspace, candidate: Candidate) -> None:
@@ -154,7 +161,8 @@ def _searched(ws: Workspace, printable: Callable[[str], str], query: str, limit:
         out.append(Ranked(Candidate(
             row.id, ws.index.queries.short_id(row.id), row.updated, row.id == now, " ".join(
                 printable(row.title).split()), text, "", " ".join(printable(row.summary or "").split()),
-            row.status or "active", f"turn {hit.number} ({hit.role}): {text}"), 0, TIER_SEARCH, {"first": marks}))
+            row.status or "active", f"turn {hit.number} ({hit.role}): {text}", " ".join(printable(_where(row)).split())),
+            0, TIER_SEARCH, {"first": marks}))
     return out
 
 

@@ -1,11 +1,13 @@
 """The terminal picker of ``conv resume``: type to filter (fuzzy, and a
 search of every turn, see services/resume.py; the matching turn previewed
-under the list), Up/Down or Ctrl-P/Ctrl-N to move, Enter to choose, Esc or
-Ctrl-G to cancel, Ctrl-C to interrupt.
+under the list), Up/Down or Ctrl-P/Ctrl-N to move, PageUp/PageDown a page,
+Home/End to the first and the last, Enter to choose, Esc or Ctrl-G to
+cancel, Ctrl-C to interrupt. Each row says the tool and the project.
 
-It reads and draws on /dev/tty, so stdout stays clean, and puts the terminal
-back as it found it however it ends (a choice, a cancel, Ctrl-C, SIGTERM,
-SIGHUP, an exception). Every piece of conversation text it draws goes through
+It reads and draws on /dev/tty, so stdout stays clean (``conv resume | cat``
+picks as well), draws again when the terminal is resized, and puts the
+terminal back as it found it however it ends (a choice, a cancel, Ctrl-C,
+SIGTERM, SIGHUP, an exception). Every piece of conversation text it draws goes through
 ``sanitize.clean``: a title cannot drive the terminal.
 """
 
@@ -42,6 +44,9 @@ SNIPPET_BEFORE = 12  # characters of context shown before a match in the text
 KEYS = {
     "\x1b[A": "up", "\x1bOA": "up", "\x10": "up",
     "\x1b[B": "down", "\x1bOB": "down", "\x0e": "down",
+    "\x1b[5~": "page up", "\x1b[6~": "page down",
+    "\x1b[H": "home", "\x1bOH": "home", "\x1b[1~": "home", "\x1b[7~": "home",
+    "\x1b[F": "end", "\x1bOF": "end", "\x1b[4~": "end", "\x1b[8~": "end",
     "\r": "enter", "\n": "enter",
     "\x1b": "cancel", "\x1b\x1b": "cancel", "\x07": "cancel",
     "\x03": "interrupt",
@@ -51,13 +56,21 @@ KEYS = {
 STYLES = {"id": ("\x1b[36m", "\x1b[39m"), "match": ("\x1b[32m", "\x1b[39m"),
           "dim": ("\x1b[2m", "\x1b[22m"), "bold": ("\x1b[1m", "\x1b[0m")}
 NO_COLOR_STYLES = {"id": ("", ""), "match": ("\x1b[4m", "\x1b[24m")}  # matches underlined instead
-_TOKEN = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1bO.|\x1b.|.", re.S)  # a key: a sequence, Alt+key, or a character
+_TOKEN = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1bO.|\x1b.|.", re.S)
+MOVES = ("up", "down", "page up", "page down", "home", "end")
+WHERE_WIDTH = 24  # columns at most for the tool and project of a row  # a key: a sequence, Alt+key, or a character
 _UNFINISHED = re.compile(rb"\x1b(\[[0-?]*[ -/]*|O)?$")  # bytes that may be the start of a longer key
 
 
 def available() -> bool:
-    """A person at a terminal: both stdin and stdout are one."""
-    return sys.stdin.isatty() and sys.stdout.isatty()
+    """A person at a terminal: stdin or stdout is one (the other may be a pipe), and /dev/tty opens."""
+    if not (sys.stdin.isatty() or sys.stdout.isatty()):
+        return False
+    try:
+        os.close(os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY))
+    except OSError:
+        return False
+    return True
 
 
 def pick(found: list[Candidate], rank: Rank, query: str = "") -> Candidate | None:
@@ -65,10 +78,27 @@ def pick(found: list[Candidate], rank: Rank, query: str = "") -> Candidate | Non
     ``rank(query, found)`` orders them as the query is typed."""
     fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
     try:
-        with terminal_loss_interrupts(), _raw(fd):
-            return _Picker(fd, found, query, rank).run()
+        with terminal_loss_interrupts(), _raw(fd), _resizes() as resized:
+            return _Picker(fd, found, query, rank, resized).run()
     finally:
         os.close(fd)
+
+
+@contextmanager
+def _resizes():
+    """A descriptor that becomes readable when the terminal is resized (SIGWINCH, through Python's wakeup fd)."""
+    read, write = os.pipe()
+    os.set_blocking(read, False)
+    os.set_blocking(write, False)
+    handler = signal.signal(signal.SIGWINCH, lambda *_: None)
+    wakeup = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+    try:
+        yield read
+    finally:
+        signal.set_wakeup_fd(wakeup)
+        signal.signal(signal.SIGWINCH, handler)
+        os.close(read)
+        os.close(write)
 
 
 @contextmanager
@@ -87,9 +117,10 @@ def _raw(fd: int):
 
 
 class _Picker:
-    def __init__(self, fd: int, found: list[Candidate], query: str, rank: Rank):
+    def __init__(self, fd: int, found: list[Candidate], query: str, rank: Rank, resized: int | None = None):
         self.fd, self.found, self.query = fd, found, " ".join(clean(query).split())
-        self.rank = rank
+        self.rank, self.resized = rank, resized
+        self.rows = ROWS  # rows shown at the last draw: a page
         self.ranked: list[Ranked] = rank(self.query, found)
         self.selected = self.top = 0
         self.styles = {**STYLES, **(NO_COLOR_STYLES if os.environ.get("NO_COLOR") else {})}
@@ -103,7 +134,7 @@ class _Picker:
                 for n, key in enumerate(keys):
                     if key == "enter" and n + 1 < len(keys):
                         key = " "  # a newline inside pasted text is a space: only a key pressed alone chooses
-                    if key in ("up", "down", "enter") and typed:
+                    if (key in MOVES or key == "enter") and typed:
                         self._rerank()  # what was typed ahead, searched once
                         typed = False
                     if key == "enter" and self.ranked:
@@ -121,10 +152,18 @@ class _Picker:
     # -- keys ------------------------------------------------------------------
     def _keys(self) -> list[str]:
         """The keys of the next read: named ones (see KEYS) or printable characters."""
+        ready = select.poll()  # not select.select, which refuses a descriptor past 1023
+        ready.register(self.fd, select.POLLIN)
+        if self.resized is not None:
+            ready.register(self.resized, select.POLLIN)
+        if not any(fd == self.fd for fd, _ in ready.poll()):
+            while _drained(self.resized):
+                pass
+            return []  # resized (or another signal, its handler run): drawn again
         data = os.read(self.fd, 1024)
         if not data:
             raise Interrupted(signal.SIGHUP)  # the terminal went away
-        more = select.poll()  # not select.select, which refuses a descriptor past 1023
+        more = select.poll()
         more.register(self.fd, select.POLLIN)
         while _UNFINISHED.search(data) and more.poll(ESC_WAIT * 1000):
             data += os.read(self.fd, 1024)
@@ -138,10 +177,10 @@ class _Picker:
 
     def _apply(self, key: str) -> bool:
         """The key's effect; whether it changed the query (searched once the keys read are all applied)."""
-        if key == "up":
-            self.selected = max(self.selected - 1, 0)
-        elif key == "down":
-            self.selected = min(self.selected + 1, max(len(self.ranked) - 1, 0))
+        if key in MOVES:
+            step = {"up": -1, "down": 1, "page up": -self.rows, "page down": self.rows,
+                    "home": -len(self.ranked), "end": len(self.ranked)}[key]
+            self.selected = min(max(self.selected + step, 0), max(len(self.ranked) - 1, 0))
         elif key in ("backspace", "clear") or len(key) == 1:
             self.query = "" if key == "clear" else self.query[:-1] if key == "backspace" else self.query + key
             return True
@@ -158,6 +197,7 @@ class _Picker:
         cursor is left after the query."""
         size = os.get_terminal_size(self.fd)
         width, rows = max(size.columns - 1, 20), max(min(ROWS, size.lines - 1), 1)
+        self.rows = rows
         self.top = min(max(self.top, self.selected - rows + 1), self.selected)
         shown = self.ranked[self.top: self.top + rows]
         query = self.query
@@ -168,8 +208,10 @@ class _Picker:
         times = [ago(r.candidate.updated) for r in shown]
         id_width = max((len(r.candidate.short) for r in shown), default=0)
         time_width = max(map(len, times), default=0)
+        where_width = min(max((_width(r.candidate.where) for r in shown), default=0), WHERE_WIDTH,
+                          max(width - 60, 0))  # the title keeps 40 columns or so
         for n, (ranked, when) in enumerate(zip(shown, times), self.top):
-            lines.append(self._row(ranked, when, id_width, time_width, width, n == self.selected))
+            lines.append(self._row(ranked, when, (id_width, time_width, where_width), width, n == self.selected))
         preview = self.ranked[self.selected].candidate.preview if self.ranked else ""
         if preview and len(lines) < size.lines:  # the turn the search matched, under the list
             marks = self.ranked[self.selected].marks.get("first", [])
@@ -181,14 +223,21 @@ class _Picker:
         out += f"\r\x1b[{2 + _width(query)}C"
         self._write(out)
 
-    def _row(self, ranked: Ranked, when: str, id_width: int, time_width: int, width: int, selected: bool) -> str:
-        """``> *k3f9x2  5m ago  title  …text``: matched characters highlighted,
-        text from the first question or last turn when a word matched there."""
+    def _row(self, ranked: Ranked, when: str, widths: tuple[int, int, int], width: int, selected: bool) -> str:
+        """``> *k3f9x2  5m ago  claude-code · api  title  …text``: matched
+        characters highlighted, text from the first question or last turn when
+        a word matched there; the tool and project when there is room."""
         c = ranked.candidate
+        id_width, time_width, where_width = widths
         head = ("> " if selected else "  ") + ("*" if c.current else " ")
         room = width - len(head) - id_width - time_width - 4
+        line = head + self._paint("id", c.short.ljust(id_width)) + "  " + when.rjust(time_width) + "  "
+        if where_width:
+            where, used = _fit(c.where, [], where_width, self._match)
+            line += self._paint("dim", where) + " " * (where_width - used + 2)
+            room -= where_width + 2
         title, used = _fit(c.title or "(untitled)", ranked.marks.get("title", []), room, self._match)
-        line = head + self._paint("id", c.short.ljust(id_width)) + "  " + when.rjust(time_width) + "  " + title
+        line += title
         if c.status != "active" and room - used > 10:  # paused or done: worth knowing before taking it up
             line += self._paint("dim", f" [{c.status}]")
             used += len(c.status) + 3
@@ -217,6 +266,14 @@ class _Picker:
         data = text.encode("utf-8", "replace")
         while data:
             data = data[os.write(self.fd, data):]
+
+
+def _drained(fd: int) -> bool:
+    """Whether a read of the non-blocking ``fd`` took something (so there may be more)."""
+    try:
+        return bool(os.read(fd, 512))
+    except BlockingIOError:
+        return False
 
 
 def _fit(text: str, marks: list[int], room: int, mark) -> tuple[str, int]:
