@@ -217,12 +217,12 @@ def resume(
     """Pick a conversation by its title or anything said in it, and make it this terminal's current one.
 
     With TEXT that clearly names one conversation (the only one whose title
-    holds the words, else the only one whose text does, any turn of any
-    conversation searched, else the only fuzzy match), it is chosen at once; otherwise a picker opens with TEXT typed in:
-    type to search every turn of every conversation (the matching turn shown
-    below), Up/Down, PageUp/PageDown, Home/End to move, Enter to choose, Esc to
-    cancel (exit 1). Alt-J in
-    the shell plugins opens it with the line typed in."""
+    holds the words, else the only one any turn of which holds them, else the
+    only fuzzy match), it is chosen at once; otherwise a picker opens with
+    TEXT typed in: type to search every turn of every conversation (the
+    matching turn shown below), Up/Down, PageUp/PageDown, Home/End to move,
+    Enter to choose, Esc to cancel (exit 1). Alt-J in the shell plugins opens
+    it with the line typed in."""
     from ..services import resume as resuming
     from ..terminal import picker, render
     from ..terminal.sanitize import clean
