@@ -202,6 +202,19 @@ def test_a_search_matching_part_of_a_key_never_shows_the_key(fake):
         assert "AbCdEfGh" not in said, (query, said)
 
 
+def test_a_key_in_a_title_or_a_summary_is_masked_in_listings_and_search_hits(fake):
+    """conv list and conv search showed a key in a title (their JSON too) where their snippets and MCP mask it."""
+    key = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-AAAAAA"
+    fake.reply = "noted"
+    conv_id = json.loads(ok("ask", "--json", f"deploy with {key} please",
+                            env={"CONV_ALLOW_SECRETS": "1"}).stdout)["conversation"]
+    ok("summary", conv_id, f"used {key}", env={"CONV_ALLOW_SECRETS": "1"})
+    for args in (("list",), ("list", "--json"), ("search", "deploy"), ("search", "deploy", "--json")):
+        said = ok(*args).stdout.decode()
+        assert "deploy with" in said and "AbCdEfGh" not in said, (args, said)
+    assert key in ok("show", conv_id).stdout.decode()  # the conversation itself, asked for, as it is stored
+
+
 def test_the_index_is_its_owners_alone(fake, conv_home):
     ok("ask", "what is in the index?")
     index = conv_home / "cache" / "index.sqlite"

@@ -5,6 +5,7 @@ from datetime import datetime, timedelta, timezone
 from ..errors import UsageError
 from ..format.model import STATUSES, Conversation, iso
 from ..home import project
+from ..home.secrets import outward
 from ..home.values import duration
 from ..index import Filters, Row
 from ..index.queries import OWN
@@ -23,13 +24,18 @@ class Listed:
     current: bool
     depth: int = 0  # with --tree: how many forks down
 
+    @property
+    def title(self) -> str:
+        """Its title as a listing shows it: what looks like a key masked, as a search's snippet is."""
+        return outward(self.row.title)
+
     def to_dict(self) -> dict:
         r = self.row
         return {
-            "id": r.id, "short": self.short, "title": r.title, "created": r.created, "updated": r.updated,
+            "id": r.id, "short": self.short, "title": self.title, "created": r.created, "updated": r.updated,
             "model": r.model, "provider": r.provider, "agent": r.agent, "tags": r.tags, "status": r.status,
             "turns": r.turns, "current": self.current, "broken": r.broken, "forked_from": r.forked_from,
-            "summary": r.summary, "deleted": r.trashed, "tokens": r.tokens, "cost": r.cost, "wrong": r.wrong,
+            "summary": outward(r.summary or "") or r.summary, "deleted": r.trashed, "tokens": r.tokens, "cost": r.cost, "wrong": r.wrong,
             "source": r.source,
         }
 
@@ -144,7 +150,7 @@ class Searched:
     filtered_by: str = ""  # the filters, as typed (--model sonnet)
 
     def to_list(self) -> list[dict]:
-        return [{"id": h.row.id, "short": short, "title": h.row.title, "source": h.row.source or OWN,
+        return [{"id": h.row.id, "short": short, "title": outward(h.row.title), "source": h.row.source or OWN,
                  "project": h.row.project, "model": h.row.model, "date": h.row.updated, "turn": h.turn,
                  "turn_number": h.number, "role": h.role, "snippet": "".join(t for t, _ in h.spans())}
                 for h, short in self.hits]

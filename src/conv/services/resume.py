@@ -14,6 +14,7 @@ import os
 from collections.abc import Callable
 
 from ..errors import ConvError, RefError
+from ..home.secrets import outward
 from ..records import dataclass
 from .current import current
 from .current import use as make_current
@@ -73,7 +74,7 @@ def candidates(ws: Workspace, printable: Callable[[str], str], limit: int = LIMI
     now = current(ws).conv_id
     return [
         Candidate(row.id, ws.index.queries.short_id(row.id), row.updated, row.id == now,
-                  line(row.title), line(first), line(last) if last != first else "", line(row.summary or ""),
+                  line(outward(row.title)), line(first), line(last) if last != first else "", line(row.summary or ""),
                   row.status or "active", where=line(_where(row)))
         for row, first, last in rows
     ]
@@ -160,7 +161,7 @@ def _searched(ws: Workspace, printable: Callable[[str], str], query: str, limit:
         row = hit.row
         out.append(Ranked(Candidate(
             row.id, ws.index.queries.short_id(row.id), row.updated, row.id == now, " ".join(
-                printable(row.title).split()), text, "", " ".join(printable(row.summary or "").split()),
+                printable(outward(row.title)).split()), text, "", " ".join(printable(row.summary or "").split()),
             row.status or "active", f"turn {hit.number} ({hit.role}): {text}", " ".join(printable(_where(row)).split())),
             0, TIER_SEARCH, {"first": marks}))
     return out

@@ -41,8 +41,8 @@ def listing(items: list, limit: int, asked: str, deleted: bool, total: "Callable
              *([i.row.agent or "-"] if agents else []), *([i.row.source or "conv"] if sources else []),
              render.count(i.row.tokens), render.dollars(i.row.cost) if i.row.tokens else "-",
              "  " * i.depth + ("└ " if i.depth else "")
-             + (f"{i.row.title} [unreadable: {i.row.broken}]" if i.row.broken and i.row.title
-                else f"[unreadable: {i.row.broken}]" if i.row.broken else i.row.title or "-")]
+             + (f"{i.title} [unreadable: {i.row.broken}]" if i.row.broken and i.row.title
+                else f"[unreadable: {i.row.broken}]" if i.row.broken else i.title or "-")]
             for i in items
         ],
     )
@@ -53,6 +53,7 @@ def listing(items: list, limit: int, asked: str, deleted: bool, total: "Callable
 def search(found) -> None:
     """conv search: each hit, where it is (the tool, the project, the model, the turn), and the words around it."""
     from ..format.words import folder, plural
+    from ..home.secrets import outward
 
     if not found.hits:
         asked = found.text if len(found.text) <= 100 else found.text[:100] + "…"  # never a whole pasted page
@@ -65,7 +66,7 @@ def search(found) -> None:
     for hit, short in found.hits:
         where = " · ".join(x for x in (hit.row.source or "conv", folder(hit.row.project or ""), hit.row.model or "",
                                         f"turn {hit.number} ({hit.role})") if x)
-        render.search_hit(short, render.ago(hit.row.updated), hit.row.title or "-", where, hit.spans())
+        render.search_hit(short, render.ago(hit.row.updated), outward(hit.row.title) or "-", where, hit.spans())
 
 
 def conversation_data(conv, turn: int | None = None) -> dict:
