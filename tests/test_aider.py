@@ -7,6 +7,7 @@ turn, never a question; a later run adds one conversation, nothing twice;
 deleting the file changes nothing."""
 
 import json
+import re
 import os
 import subprocess
 
@@ -70,7 +71,10 @@ def test_aider_runs_are_imported_a_chat_each_once_with_its_edit(aider_binary, tm
     first = json.loads(ok("show", every["what is 2+2?"]["id"], "--json").stdout)
     assert [t["content"] for t in first["turns"]] == ["what is 2+2?", "It is 4."]
     assert first["turns"][1]["model"] == "openai/fake-model" and first["imported_from"]["cwd"] == str(project)
-    assert any("Tokens:" in note["text"] for note in first["turns"][1]["injected"])  # aider's words, kept aside
+    report = next(n["text"] for n in first["turns"][1]["injected"] if "Tokens:" in n["text"])  # aider's words, aside
+    sent, received, cost = re.search(r"Tokens: (\d+) sent, (\d+) received\. Cost: \$([\d.]+) message", report).groups()
+    assert first["turns"][1]["usage"] == {"prompt_tokens": int(sent), "completion_tokens": int(received),
+                                          "cost": float(cost)}, report
     edit = json.loads(ok("show", every["change the greeting to hello, world"]["id"], "--json").stdout)["turns"][1]
     assert edit["content"] == EDIT.strip() and any("Applied edit to greet.py" in n["text"] for n in edit["injected"])
 
@@ -125,6 +129,17 @@ def test_what_aider_wrote_itself_is_kept_with_its_turn_and_never_a_question(tmp_
     assert [n["kind"] for n in conv.turns[1].injected] == ["aider", "command", "aider"]
     assert "with a body line" in conv.turns[1].injected[0]["text"]
     assert later.turns[0].content == "again?\nand why?" and later.source_id != conv.source_id
+    assert conv.turns[1].usage == {"prompt_tokens": 2500, "completion_tokens": 34}  # "2.5k sent": as precise as said
+
+
+def test_aiders_token_report_is_the_answers_usage_in_its_classes(tmp_path):
+    history = tmp_path / ".aider.chat.history.md"
+    history.write_text(CHAT.replace("> Tokens: 2.5k sent, 34 received.",
+                                    "> Tokens: 15k sent, 1.2k cache write, 12k cache hit, 345 received.\n"
+                                    "> Cost: $0.0042 message, $0.01 session."))
+    (conv,) = importers.read(sources.source("aider").reader(), history).conversations
+    assert conv.turns[1].usage == {"prompt_tokens": 1800, "cache_write_tokens": 1200, "cache_read_tokens": 12000,
+                                   "completion_tokens": 345, "cost": 0.0042}
 
 
 def test_a_hostile_history_is_read_as_far_as_it_can_be(tmp_path, conv_home):

@@ -7,7 +7,10 @@ aider 0.86.2), which aider appends to as it goes:
   that is a command, ``/tokens``, ``/undo``, is kept with the turn before it,
   ``injected``, never a question: ``/ask X`` is logged again as ``#### X``);
 - lines ``> `` are aider's own output (its banner and model, edits applied,
-  commits, tokens and cost): kept with the turn they follow (injected); a
+  commits, tokens and cost): kept with the turn they follow (injected), its
+  ``Tokens: 2.5k sent, 1.2k cache write, 3k cache hit, 34 received. Cost:
+  $0.01 message`` read as the answer's usage too (to the precision aider
+  prints: 2.5k is 2,500; sent counts the cache classes in, taken out); a
   multi-line message of aider's marks only its first line, so unmarked lines
   before the first question and straight after a ``> Commit`` are aider's too;
 - the other lines are the model's answer, its thinking between aider's
@@ -41,6 +44,9 @@ ANSWERED = ("/ask ", "/code ", "/architect ", "/context ")  # commands whose wor
 # an edit of aider's "diff" format: the file's name on its own line, then a fence holding SEARCH/REPLACE blocks
 EDITED = re.compile(r"^([^\n`]+?)\n```[^\n]*\n((?:<{7} SEARCH\n.*?^>{7} REPLACE\n)+)```", re.S | re.M)
 APPLIED = re.compile(r"^Applied edit to (.+)$", re.M)
+_COUNT = r"(\d+(?:\.\d+)?k?)"  # aider's format_tokens: 34, 2.5k, 12k
+USED = re.compile(rf"^Tokens: {_COUNT} sent(?:, {_COUNT} cache write)?(?:, {_COUNT} cache hit)?, {_COUNT} received\."
+                  r"(?:\s+Cost: \$(\d+(?:\.\d+)?) message)?", re.M)
 
 
 class Aider(Reader):
@@ -133,6 +139,7 @@ def _turns(text: str) -> tuple[list, str | None]:
         elif kind == "aider":
             turns.injected("aider", said)
             _applied(turns, set(APPLIED.findall(said)))
+            _used(turns, USED.search(said))
         else:
             for thought in THINKING.findall(said):
                 turns.thought(thought.strip(), None, str(n))
@@ -152,6 +159,25 @@ def _edited(turns: AgentTurns, answer: str, source_id: str) -> None:
             edit = {"kind": "write", "path": path, "after": new} if not old.strip() else \
                 {"kind": "replace", "path": path, "before": old, "after": new}
             turns.turns[-1].edits.append({**edit, "tool": "aider", "pending": True})
+
+
+def _used(turns: AgentTurns, found: "re.Match | None") -> None:
+    """aider's tokens and cost of the answer just given, as its usage (the first report after it)."""
+    answer = turns.turns[-1] if turns.turns else None
+    if found is None or answer is None or answer.role != "assistant" or answer.usage:
+        return
+    sent, write, hit, received = (_tokens(found[n]) for n in range(1, 5))
+    usage = {"prompt_tokens": max(sent - write - hit, 0), "cache_write_tokens": write, "cache_read_tokens": hit,
+             "completion_tokens": received}
+    answer.usage = {k: v for k, v in usage.items() if v or k in ("prompt_tokens", "completion_tokens")}
+    if found[5] is not None:
+        answer.usage["cost"] = float(found[5])
+
+
+def _tokens(text: str | None) -> int:
+    if not text:
+        return 0
+    return round(float(text[:-1]) * 1000) if text.endswith("k") else int(text)
 
 
 def _applied(turns: AgentTurns, applied: set) -> None:
