@@ -297,3 +297,24 @@ def test_with_nothing_connected_the_status_names_every_tool_conv_connects(tmp_pa
 
     every = " | ".join(s.name for s in sources.every("settings"))
     assert "claude-code | codex" in every and f"connect one with: conv connect {every} | all" in said, said
+
+
+def test_settings_with_comments_are_left_as_they_are_with_the_entry_to_merge_in_by_hand(tmp_path, monkeypatch):
+    """Gemini CLI and Qwen Code read // and /* */ comments in settings.json; conv refused such a file with
+    nothing to paste, and would have lost the comments writing it back."""
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path))
+    settings = tmp_path / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    text = '{\n  // my theme, keep it\n  "theme": "GitHub", /* and this */\n  "note": "// not a comment"\n}\n'
+    settings.write_text(text)
+    said = fails("connect", "gemini", code=1)
+    assert "has // or /* */ comments" in said and "Merge in by hand {" in said, said
+    assert settings.read_text() == text
+    entry = json.loads(said[said.index("Merge in by hand ") + len("Merge in by hand "):said.rindex(", or fix it")])
+    assert entry["hooks"]["AfterAgent"][0]["hooks"][0]["command"].endswith("capture gemini")
+    merged = text.replace('"theme"', json.dumps(entry)[1:-1] + ',\n  "theme"')
+    settings.write_text(merged)  # as the user pastes it
+    assert "already connected" in ok("connect", "gemini").stdout.decode()
+    assert settings.read_text() == merged
+    state = json.loads(ok("connect", "--json").stdout)
+    assert next(t for t in state["tools"] if t["tool"] == "gemini")["connected"] == [str(settings)]

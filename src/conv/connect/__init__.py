@@ -71,7 +71,13 @@ def connect(source, project: Path | None = None, only_present: bool = False) -> 
         text = before.decode("utf-8") if before is not None else None
         stores = [capture_parts(line, name)[0] for line in module.captures(text)]
         others = [store for store in stores if store != this_store()]
-        after = files.same_endings(module.added(text, capture_command(name), server_command()), text).encode()
+        try:
+            after = files.same_endings(module.added(text, capture_command(name), server_command()), text).encode()
+        except Unparsable:
+            if not module.holds(text, capture_command(name), server_command()):
+                raise  # merged in by hand where conv would not write (comments): connected, conv's record none
+            return Change(name, str(file), "already", events=list(module.events),
+                          also=module.register(server_command(), project))
         records = record.records()
         mine = records.setdefault(name, {}).get(str(file))
         done = ("already" if after == before else "put back" if mine and not stores
@@ -87,7 +93,7 @@ def connect(source, project: Path | None = None, only_present: bool = False) -> 
         if done != "already":
             _write(file, after, records, name, mine)
     except (Unparsable, UnicodeDecodeError) as exc:
-        return Change(name, str(file), "refused", reason(exc), AGAIN)
+        return Change(name, str(file), "refused", reason(exc), _by_hand(module, name))
     except ConvError as exc:
         return Change(name, str(file), "refused", exc.message, exc.hint)
     also_before = {f: (files.read(f), files.missing(f)) for f in module.also_written(project)}
@@ -193,6 +199,17 @@ def _write(file: Path, data: bytes, records: dict, name: str, mine: dict | None)
         except OSError:
             pass
         raise
+
+
+def _by_hand(module, name: str) -> str:
+    """What to do with settings conv will not rewrite: the entry to merge in by hand, when it is JSON."""
+    from .json_settings import one_line
+
+    try:
+        entry = one_line(module.added(None, capture_command(name), server_command()))
+    except (Unparsable, ConvError):
+        entry = None
+    return f"Merge in by hand {entry}, or fix it and connect again" if entry else AGAIN
 
 
 def reason(exc: Exception) -> str:

@@ -22,12 +22,37 @@ def parsed(text: str | None) -> dict:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
+        if uncommented(text) != text:
+            raise Unparsable("it has // or /* */ comments, which conv would lose writing it back") from None
         raise Unparsable(f"it is not JSON ({exc.msg.lower()}, line {exc.lineno})") from None
     except RecursionError:
         raise Unparsable("it is JSON nested too deeply") from None
     if not isinstance(doc, dict):
         raise Unparsable("it is not a JSON object")
     return doc
+
+
+_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.S)  # a string (kept), or a comment
+
+
+def uncommented(text: str | None) -> str | None:
+    """``text`` without its // and /* */ comments when that makes it a JSON object (Gemini CLI and Qwen Code
+    allow them): read so, never written so. Else ``text`` as it is."""
+    if not text or ("//" not in text and "/*" not in text):
+        return text
+    bare = _COMMENT.sub(lambda m: m[0] if m[0].startswith('"') else "", text)
+    try:
+        return bare if isinstance(json.loads(bare), dict) else text
+    except (json.JSONDecodeError, RecursionError):
+        return text
+
+
+def one_line(text: str) -> str | None:
+    """A JSON file conv would write, as one line to paste by hand (None: it is no JSON)."""
+    try:
+        return json.dumps(json.loads(text), ensure_ascii=False, separators=(", ", ": "))
+    except (json.JSONDecodeError, RecursionError):
+        return None
 
 
 def dumped(doc: dict, text: str | None) -> str:

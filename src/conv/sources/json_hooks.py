@@ -3,7 +3,7 @@ out as Claude Code's (Claude Code, Qwen Code and Gemini CLI), over
 connect/json_settings.py's layout."""
 
 from ..connect import Unparsable
-from ..connect.json_settings import Hooks, dumped, parsed, put_server, server_in, take_server
+from ..connect.json_settings import Hooks, dumped, parsed, put_server, server_in, take_server, uncommented
 from ..connect.mcp_entry import SERVER, described, registered
 from .contract import Settings
 
@@ -29,6 +29,7 @@ class HooksSettings(Settings):
 
     def holds(self, text: str | None, command: list[str], server: dict) -> bool:
         """Whether ``text`` has conv's entries as ``added`` would write them (every event, this conv, this store)."""
+        text = uncommented(text)  # merged in by hand where conv would not write (json_settings.parsed)
         return parsed(self.added(text, command, server)) == parsed(text)
 
     def removed(self, text: str) -> str:
@@ -38,7 +39,7 @@ class HooksSettings(Settings):
         return dumped(doc, text) if hooks or server else text
 
     def captures(self, text: str | None) -> list[list[str]]:
-        return self.hooks.captures(parsed(text))
+        return self.hooks.captures(parsed(uncommented(text)))
 
     def register(self, server: dict, project) -> str:
         """conv mcp is in the settings (``added`` wrote it): said as it is there."""
@@ -53,6 +54,6 @@ class HooksSettings(Settings):
 
         try:
             data = files.read(self.settings_file(project))
-            return described(server_in(parsed(data.decode("utf-8") if data else None)), server)
+            return described(server_in(parsed(uncommented(data.decode("utf-8") if data else None))), server)
         except (Unparsable, UnicodeDecodeError, ConvError):
             return ""
