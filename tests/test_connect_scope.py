@@ -193,6 +193,25 @@ def test_removing_a_project_connection_leaves_the_users_own_exclude_lines(tmp_pa
     assert exclude.read_bytes() == b"# mine\r\n*.log\r\n"
 
 
+def test_a_project_file_the_tool_only_marked_with_its_format_goes_with_the_connection(tmp_path, monkeypatch):
+    """Qwen Code writes "$version": 2 into every settings file it reads; conv --project --remove then left
+    .qwen/settings.json holding only that, and let .qwen/ back into git: an untracked file nobody made."""
+    project = project_at(tmp_path / "proj")
+    monkeypatch.chdir(project)
+    ok("connect", "qwen", "--project")
+    settings = project / ".qwen" / "settings.json"
+    doc = json.loads(settings.read_text())
+    settings.write_text(json.dumps({"$version": 2, **doc}, indent=2) + "\n")  # as Qwen Code 0.24 rewrites it
+    ok("connect", "qwen", "--project", "--remove")
+    assert not (project / ".qwen").exists()
+    assert git(project, "status", "--porcelain") == ""
+    ok("connect", "qwen", "--project")
+    doc = json.loads(settings.read_text())
+    settings.write_text(json.dumps({"$version": 2, "model": {"name": "mine"}, **doc}, indent=2) + "\n")
+    ok("connect", "qwen", "--project", "--remove")
+    assert json.loads(settings.read_text()) == {"$version": 2, "model": {"name": "mine"}}  # the user's: kept
+
+
 def test_the_capture_backlog_is_said_by_the_status(claude, store_path):
     ok("connect", "claude-code")
     store_path.parent.mkdir(parents=True, exist_ok=True)

@@ -125,7 +125,10 @@ def disconnect(source, project: Path | None = None) -> Change:
         else:
             after = files.same_endings(module.removed(now.decode("utf-8")), now.decode("utf-8")).encode()
             done = "absent" if after == now else "removed"
-            if done == "removed":
+            if done == "removed" and mine is not None and mine.get("before") is None \
+                    and module.leftover(after.decode("utf-8")):
+                files.remove(file, mine.get("made") or [])  # conv's file, the tool's own marks alone added since
+            elif done == "removed":
                 files.write(file, after)
     except (Unparsable, UnicodeDecodeError) as exc:
         return Change(name, str(file), "refused", reason(exc), AGAIN)

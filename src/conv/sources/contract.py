@@ -51,6 +51,11 @@ class Settings(ABC):
     def removed(self, text: str) -> str:
         """``text`` with conv's entries out (as it is when there were none)."""
 
+    def leftover(self, text: str) -> bool:
+        """Whether ``text``, conv's entries taken out, holds nothing but what the tool writes into any file of
+        its own accord: a file conv made is then removed by ``--remove`` (and its folder let back into git)."""
+        return not text.strip()
+
     @abstractmethod
     def captures(self, text: str | None) -> list[list[str]]:
         """The conv capture lines ``text`` holds, each once."""

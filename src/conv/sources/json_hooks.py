@@ -16,6 +16,7 @@ class HooksSettings(Settings):
     with the hooks. A tool says where the file is (``settings_file``)."""
 
     server_here = True
+    own_keys: frozenset = frozenset()  # what the tool adds to a settings file by itself
 
     def __init__(self, source, events: tuple, keys: dict):
         self.events, self.hooks = events, Hooks(source.name, events, keys)
@@ -40,6 +41,12 @@ class HooksSettings(Settings):
 
     def captures(self, text: str | None) -> list[list[str]]:
         return self.hooks.captures(parsed(uncommented(text)))
+
+    def leftover(self, text: str) -> bool:
+        try:
+            return set(parsed(text)) <= self.own_keys
+        except Unparsable:
+            return False
 
     def register(self, server: dict, project) -> str:
         """conv mcp is in the settings (``added`` wrote it): said as it is there."""
