@@ -7,8 +7,8 @@ turn, never a question; a later run adds one conversation, nothing twice;
 deleting the file changes nothing."""
 
 import json
-import re
 import os
+import re
 import subprocess
 
 import pytest

@@ -67,7 +67,8 @@ def test_a_teammate_imports_the_project_conversations_pushed_beside_the_code(fak
     ok("ask", "-c", "and how do I test it?", env=alice_home, cwd=alice)
     first = git(remote, "rev-parse", ref).strip()
     ok("push", "--project", "--yes", env=alice_home, cwd=alice)
-    git(remote, "merge-base", "--is-ancestor", first, ref)  # the ref goes forward, it is not replaced
+    assert git(remote, "rev-parse", ref).strip() != first
+    assert git(remote, "rev-list", "--count", ref).strip() == "1"  # what it holds now, no history to keep
     again = json.loads(ok("import", "--from", "project", "--json", env=bob_home, cwd=bob).stdout)
     assert (again["added"], again["turns_added"], again["forks"]) == (0, 2, [])  # Alice's line continues Bob's
     assert len(json.loads(ok("show", listed[0]["short"], "--json", env=bob_home).stdout)["turns"]) == 4
@@ -194,11 +195,10 @@ def test_a_second_machine_pushing_keeps_what_the_first_pushed(fake, team, tmp_pa
     ref = "refs/conv/alice@example.com"
     ok("ask", "asked at the desk", env=desk, cwd=alice)
     ok("push", "--project", "--yes", env=desk, cwd=alice)
-    first = git(remote, "rev-parse", ref).strip()
     ok("ask", "asked on the laptop", env=lap, cwd=laptop)
     pushed = json.loads(ok("push", "--project", "--yes", "--json", env=lap, cwd=laptop).stdout)
     assert pushed["kept_from_elsewhere"] == 1
-    git(remote, "merge-base", "--is-ancestor", first, ref)  # forward, never forced
+    assert git(remote, "rev-list", "--count", ref).strip() == "1"  # replaced, what the first pushed kept in it
     now = git(remote, "rev-parse", ref).strip()
     ok("push", "--project", "--yes", env=lap, cwd=laptop)
     assert git(remote, "rev-parse", ref).strip() == now  # nothing new: the ref stays where it is
@@ -228,9 +228,8 @@ git update-ref {ref} "$(git commit-tree "$now^{{tree}}" -p "$now" -m 'pushed mea
     ok("ask", "-c", "second", env=home, cwd=alice)
     ok("push", "--project", "--yes", env=home, cwd=alice)
     assert (remote / "raced").exists()
-    history = git(remote, "log", "--format=%s", ref)
-    assert "pushed meanwhile" in history  # taken in, not overwritten
-    tip = git(remote, "ls-tree", "-r", "--name-only", ref).split()
+    assert git(remote, "log", "--format=%s", ref).strip() == "conv: the conversations of app"  # fetched again, then
+    tip = git(remote, "ls-tree", "-r", "--name-only", ref).split()  # pushed over the one that came meanwhile
     assert len(tip) == 5  # conversation.md and the four turns
 
 
@@ -543,3 +542,14 @@ def test_every_email_is_written_as_a_name_git_and_the_reader_take(email):
     name = name_of(email)
     assert NAME_RE.match(name) or len(name) > 200, name  # past 200, a push says the e-mail is too long
     assert subprocess.run(["git", "check-ref-format", f"refs/conv/{name}"]).returncode == 0, name
+
+
+def test_a_remote_refusing_the_push_is_said_in_its_own_words(fake, team, tmp_path):
+    remote, alice, _ = team
+    (home,) = homes(tmp_path, "alice")
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'refs/conv are not allowed here, ask the admins' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    ok("ask", "first", env=home, cwd=alice)
+    said = fails("push", "--project", "--yes", env=home, cwd=alice, code=4)
+    assert "refs/conv are not allowed here, ask the admins" in said and "\n" not in said.strip()

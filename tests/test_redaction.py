@@ -162,3 +162,57 @@ def test_the_machines_own_host_name_is_masked(user):
     out = subprocess.run(["unshare", "--uts", "sh", "-c", f'hostname {host} && "$0" -m conv export {hosted}',
                           sys.executable], capture_output=True, text=True, cwd=project)  # a host of its own name
     assert out.returncode == 0 and host not in out.stdout and "<host> is my laptop" in out.stdout, out.stderr
+
+
+def _remote_objects(remote) -> str:
+    """Every object the remote holds, as text: what a teammate (or anyone with read access) can read."""
+    listed = git(remote, "rev-list", "--objects", "--all").split("\n")
+    return "\n".join(git(remote, "cat-file", "-p", line.split()[0]) for line in listed if line.strip())
+
+
+def test_a_push_masks_every_file_keeps_no_history_and_each_project_apart(user, tmp_path):
+    """Found by a hostile teammate: a tool's whole output kept beside its turn went out raw; one project's
+    push carried the history of every project pushed before, and skipped the next project's preview; a purged
+    conversation stayed in the ref's history."""
+    home, project, conv_id = user
+    session = write_session(home, project, "d0000000-0000-4000-8000-000000000009", "2030-02-09T10:00",
+                            [{"file": "run.sh", "content": "make"}])
+    records = [json.loads(line) for line in session.read_text().splitlines()]
+    long = "".join(f"line {n}: {home}/.cache/pip host db.prod.internal ip 10.20.30.40 by {USER['email']}\n"
+                   for n in range(60))  # past what a turn keeps: the whole output is kept beside it
+    records[2]["message"]["content"][0]["content"] = long
+    session.write_text("".join(json.dumps(r) + "\n" for r in records))
+    ok("import", "--from", "claude-code")
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(project, "remote", "add", "origin", str(remote))
+    preview = ok("push", "--project", "--preview").stdout.decode()
+    ok("push", "--project", "--yes")
+    ref = f"refs/conv/{USER['email']}"
+    kept = [f for f in git(remote, "ls-tree", "-r", "--name-only", ref).split() if f.endswith(".txt")]
+    assert kept, "the whole output is on the ref beside its turn"
+    held = _remote_objects(remote)
+    assert not [value for value in _mine(home, project) if value in held], preview
+    assert git(remote, "rev-list", "--count", ref).strip() == "1"  # what it holds now, no history
+
+    other = home / "work" / "other"
+    git(home / "work", "init", "-q", "-b", "main", str(other))
+    git(other, "config", "user.email", USER["email"])
+    other_remote = tmp_path / "other.git"
+    git(tmp_path, "init", "-q", "--bare", str(other_remote))
+    git(other, "remote", "add", "origin", str(other_remote))
+    another(user, 3, [{"file": "o.py", "content": "x = 1"}])
+    write_session(home, other, "d0000000-0000-4000-8000-000000000007", "2030-02-07T10:00",
+                  [{"file": "o.py", "content": "y = 2"}])
+    ok("import", "--from", "claude-code")
+    said = subprocess.run([sys.executable, "-m", "conv", "push", "--project"], capture_output=True, cwd=other)
+    assert said.returncode == 1 and b"first push" in said.stderr  # a project of its own: its own preview
+    ok("push", "--project", "--yes", cwd=other)
+    assert "billing" not in _remote_objects(other_remote)  # nothing of the first project's pushes
+
+    ok("delete", conv_id)
+    ok("clean", "--purge", conv_id, "--yes")
+    ok("push", "--project")
+    git(remote, "reflog", "expire", "--expire=now", "--all")
+    git(remote, "gc", "-q", "--prune=now")
+    assert "settings.py" not in _remote_objects(remote)  # the purged conversation's text is gone from the remote

@@ -35,8 +35,8 @@ class Listed:
             "id": r.id, "short": self.short, "title": self.title, "created": r.created, "updated": r.updated,
             "model": r.model, "provider": r.provider, "agent": r.agent, "tags": r.tags, "status": r.status,
             "turns": r.turns, "current": self.current, "broken": r.broken, "forked_from": r.forked_from,
-            "summary": outward(r.summary or "") or r.summary, "deleted": r.trashed, "tokens": r.tokens, "cost": r.cost, "wrong": r.wrong,
-            "source": r.source,
+            "summary": outward(r.summary or "") or r.summary, "deleted": r.trashed, "tokens": r.tokens,
+            "cost": r.cost, "wrong": r.wrong, "source": r.source,
         }
 
 

@@ -34,16 +34,24 @@ class Redacting:
         return Redactor(mine, self.rules, self.report, keep)
 
     def files(self, keep: tuple[str, ...] = ()):
-        """A conversation's files (name -> bytes) as they may leave (conv push --project): conversation.md
-        read for where it ran, each text masked on its own, its placeholders numbered within it, so that a
-        file is masked the same way whatever comes beside it (a line met again is the same bytes)."""
+        """A conversation's files (name -> bytes) as they may leave (conv push --project): every text file
+        masked (the turns, a tool's whole output kept beside one, a file sent), conversation.md read for
+        where it ran and masked first, then the rest in name order, their placeholders numbered through the
+        conversation: a turn added later numbers only what is new, so what was pushed before stays the same
+        bytes."""
         def masked(conv_id: str, files: dict[str, bytes]) -> dict[str, bytes]:
             try:
                 conv = Conversation.from_text(files[META_FILE].decode("utf-8"))
             except (KeyError, StoreError, UnicodeDecodeError):  # the ref's own files are checked elsewhere
                 conv = Conversation(id=conv_id, created="")
-            return {name: self.of(conv, keep)(data.decode("utf-8", "replace"), f"{conv_id} {name}").encode()
-                    if name.endswith(".md") else data for name, data in sorted(files.items())}
+            redactor = self.of(conv, keep)
+            out = {}
+            for name in sorted(files, key=lambda name: (name != META_FILE, name)):
+                try:
+                    out[name] = redactor(files[name].decode("utf-8"), f"{conv_id} {name}").encode()
+                except UnicodeDecodeError:  # a file sent that is no text (an image): as it is
+                    out[name] = files[name]
+            return out
         return masked
 
 

@@ -159,11 +159,11 @@ def _searched(ws: Workspace, printable: Callable[[str], str], query: str, limit:
     for hit in hits:
         text, marks = _marked(printable(hit.snippet), HIT_START, HIT_END)
         row = hit.row
+        line = lambda some: " ".join(printable(some).split())  # noqa: E731
         out.append(Ranked(Candidate(
-            row.id, ws.index.queries.short_id(row.id), row.updated, row.id == now, " ".join(
-                printable(outward(row.title)).split()), text, "", " ".join(printable(row.summary or "").split()),
-            row.status or "active", f"turn {hit.number} ({hit.role}): {text}", " ".join(printable(_where(row)).split())),
-            0, TIER_SEARCH, {"first": marks}))
+            row.id, ws.index.queries.short_id(row.id), row.updated, row.id == now, line(outward(row.title)), text,
+            "", line(row.summary or ""), row.status or "active", f"turn {hit.number} ({hit.role}): {text}",
+            line(_where(row))), 0, TIER_SEARCH, {"first": marks}))
     return out
 
 

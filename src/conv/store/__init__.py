@@ -165,6 +165,14 @@ class Store:
 
         return raw_files(self._snapshot(None), conv_id)
 
+    def every_file(self, conv_id: str) -> dict[str, bytes]:
+        """Every file of a conversation's folder (its turns, a tool's output kept whole, files sent), name ->
+        bytes: what ``conv push --project`` sends of it."""
+        from .layout import folder
+
+        snap = self._snapshot(None)
+        return {name: snap.blob(sha) for name, sha in snap.files(folder(conv_id)).items()}
+
     def history(self, known: Callable[[str], bool]) -> Iterator[tuple[CommitInfo, set[str]]]:
         """Commits not yet ``known``, newest first, each with the conversations it touched (message or tree diff)."""
         from ..format import ids

@@ -5,11 +5,14 @@ the project's remote only by ``conv push --project``; ``conv import --from
 project`` brings everyone's in. conv's notes on the project's commits
 (``refs/notes/conv``, conv origin --note) travel with them.
 
-A push goes forward, never forced: the ref as the remote has it now is
+A push replaces the ref with one commit of what it holds now, no history
+(side_refs.py), but loses nothing: the ref as the remote has it now is
 fetched and checked, what it holds that this store does not (another
 machine's push under the same name) is kept, lines that went apart are kept
-apart (publishing.py), and the commit goes on top of the remote's; if the
-remote moved meanwhile, it is all done again.
+apart (publishing.py), and it is pushed only over what was fetched; if the
+remote moved meanwhile, it is all done again. What this store published is
+kept per project (``refs/conv-published/KEY/NAME``): one project's push
+never carries another's.
 
 A teammate's ref is untrusted input: its files are listed and read in the
 project's repository, checked (``check``: importers/project.py) and only
@@ -62,7 +65,7 @@ class ProjectRefs:
 
     def published_before(self, project: str) -> bool:
         """Whether this store has pushed the conversations of ``project`` under this person's name before."""
-        return self.git.storage.ref(f"{PUBLISHED}{side_refs.side_name(project)}") is not None
+        return self.git.storage.ref(_published(project, side_refs.side_name(project))) is not None
 
     def publish(self, conv_ids: list[str], project: str, remote: str | None, check: Check,
                 masked: Masked | None = None, force: bool = False) -> Pushed:
@@ -85,11 +88,14 @@ class ProjectRefs:
                                if after else ({}, []))
             out = Pushed(ref, remote, said=said + checked)
             placed = composed(self.git, conv_ids, theirs, name, out, masked, force)
+            if not placed and after is None:  # every one held back: no empty ref goes out
+                out.moved = False
+                return out
             # the project's name, not where it is (a home folder, a login: the message leaves with the ref)
             message = f"conv: the conversations of {os.path.basename(project.rstrip('/')) or 'a project'}"
-            made = self.git.side_commit(f"{PUBLISHED}{name}", placed, message)
+            made = self.git.side_commit(_published(project, name), placed, message)
             out.moved = side_refs.place(str(self.git.path), made, project, name, after, message) != after
-            if remote is None or not out.moved or side_refs.push(project, remote, name):
+            if remote is None or not out.moved or side_refs.push(project, remote, name, after):
                 out.said += _notes(project, remote, push=True)
                 return out
         raise SyncError(f"{ref} on {remote} kept moving while conv pushed", "Run it again")
@@ -135,6 +141,11 @@ class ProjectRefs:
         for name, folders in images.items():  # the base of the next import: only once the branch has it all
             self.git.side_commit(f"{FETCHED}{name}", image(folders, snap), f"conv: what was brought in of {name}")
         return out
+
+
+def _published(project: str, name: str) -> str:
+    """The store's ref of what it last published of ``project`` under ``name``."""
+    return f"{PUBLISHED}{side_refs.project_key(project)}/{name}"
 
 
 def _notes(project: str, remote: str | None, push: bool) -> list[str]:

@@ -1,8 +1,10 @@
 """Side refs in a project's own repository (``refs/conv/NAME``), moved with
 the git CLI: the project's copies of its remote's side refs brought up to
 date, their trees listed and files read (nothing of them enters the store
-until store/project_refs.py has had them checked), a commit of the store's
-placed on one after the remote's last and pushed forward, never forced.
+until store/project_refs.py has had them checked), and a person's own ref
+placed as one commit of what it holds now, no history (what they deleted
+or purged leaves the remote with its garbage), pushed only over the commit
+the remote was seen to hold (a lease).
 Never a branch, never fetched by a plain clone or fetch, never pushed unless
 asked."""
 
@@ -103,38 +105,47 @@ def blobs(project: str, shas: list[str]) -> dict[str, bytes]:
 
 def place(store: str, made: str, project: str, name: str, after: str | None, message: str) -> str:
     """A commit in the project whose tree is the store's commit ``made``'s,
-    after ``after`` (the side ref as the remote last had it) and ``made``,
-    set as ``refs/conv/NAME`` only if the ref is still at ``after``: that commit."""
+    with no parent, set as ``refs/conv/NAME`` only if the ref is still at
+    ``after`` (the side ref as the remote last had it): that commit
+    (``after`` itself when it holds the same tree)."""
     ref = f"{SIDE}{name}"
     _git("-C", project, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", store, made,
          what=f"cannot write {ref} in {project}")
-    commit = made
-    if after is not None:
-        trees = _git("-C", project, "rev-parse", f"{made}^{{tree}}", f"{after}^{{tree}}",
-                     what=f"cannot read {ref} in {project}").stdout.split()
-        if trees[0] == trees[1]:
-            return after  # the remote holds it all already: nothing to push
-        commit = _git("-C", project, "commit-tree", f"{made}^{{tree}}", "-p", after, "-p", made, "-m", message,
-                      what=f"cannot write {ref} in {project}").stdout.strip()
-    _git("-C", project, "update-ref", ref, commit, after or "0" * len(commit), what=f"{ref} moved meanwhile")
-    return commit
+    tree = _git("-C", project, "rev-parse", f"{made}^{{tree}}", what=f"cannot read {ref} in {project}").stdout.strip()
+    if after is not None and _git("-C", project, "rev-parse", f"{after}^{{tree}}",
+                                  what=f"cannot read {ref} in {project}").stdout.strip() == tree:
+        return after  # the remote holds it all already: nothing to push
+    commit = _git("-C", project, "commit-tree", tree, "-m", message, what=f"cannot write {ref} in {project}").stdout
+    _git("-C", project, "update-ref", ref, commit.strip(), after or "0" * 40, what=f"{ref} moved meanwhile")
+    return commit.strip()
 
 
-def push(project: str, remote: str, name: str) -> bool:
-    """``refs/conv/NAME`` to ``remote``, fast-forward only: False when the remote moved on (fetch and try again)."""
+def push(project: str, remote: str, name: str, seen: str | None) -> bool:
+    """``refs/conv/NAME`` to ``remote`` over ``seen`` only (what the remote held when fetched; None: nothing):
+    False when it moved on meanwhile (fetch and try again)."""
     ref = f"{SIDE}{name}"
-    done = _git("-C", project, "push", "--quiet", "--no-verify", remote, f"{ref}:{ref}",
-                what=f"cannot push {ref} to {remote}", check=False)
+    done = _git("-C", project, "push", "--quiet", "--no-verify", f"--force-with-lease={ref}:{seen or ''}", remote,
+                f"+{ref}:{ref}", what=f"cannot push {ref} to {remote}", check=False)
     if done.returncode and "exists; cannot create" in done.stderr:  # a ref nested under this one's name
         raise SyncError(f"{remote} holds refs under {ref}/, so {ref} cannot be pushed",
                         f"Remove them: git -C {project} push {remote} --delete REF (git ls-remote {remote} "
                         f"'{ref}/*' names them)")
     if done.returncode and any(why in done.stderr for why in _MOVED):
         return False
-    if done.returncode:
-        raise SyncError(f"cannot push {ref} to {remote}: {git_reason(done.stderr)}",
-                        "Is the repository there and the remote reachable?")
+    if done.returncode:  # a hook's or a host's no: in its own words
+        said = [line[len("remote:"):].strip() for line in done.stderr.splitlines() if line.startswith("remote:")]
+        why = "; ".join(line for line in said if line)[:300] or git_reason(done.stderr)
+        raise SyncError(f"cannot push {ref} to {remote}: {why}", "Is the repository there and the remote reachable?")
     return True
+
+
+def project_key(project: str) -> str:
+    """This machine's name for a project (its git folder's, hashed): what the store keeps of each apart."""
+    import hashlib
+
+    common = _git("-C", project, "rev-parse", "--path-format=absolute", "--git-common-dir",
+                  what=f"cannot read {project}").stdout.strip()
+    return hashlib.sha256(os.path.realpath(common).encode()).hexdigest()[:16]
 
 
 def side_name(project: str, quiet: bool = False) -> str:
