@@ -15,9 +15,11 @@ PLANTED = {  # kind -> lines, each holding one value of that kind (the value bet
              "on WSL: [[/mnt/c/Users/analima]]/src", "macOS keeps it in [[/Users/analima]]/Library",
              "a URL's path: ?file=[[%2Fhome%2Fanalima]]%2Fnotes.txt", 'JSON escapes it: "[[\\/home\\/analima]]\\/x"',
              "Windows ignores case: [[c:/users/ANALIMA]]/Desktop",
-             'escaped twice: "[[\\\\/home\\\\/analima]]\\\\/x"'],
+             'escaped twice: "[[\\\\/home\\\\/analima]]\\\\/x"',
+             'a Write of JSON, in JSON: "[[C:\\\\\\\\Users\\\\\\\\analima]]\\\\\\\\x"'],
     "project": ["pytest [[/home/analima/work/billing]]/tests -x", "cd [[/home/analima/work/billing]] && make"],
-    "user": ["whoami printed [[analima]]", "chown [[analima]]:staff build/", "saved [[analima]]-notes.md"],
+    "user": ["whoami printed [[analima]]", "chown [[analima]]:staff build/", "saved [[analima]]-notes.md",
+             "tail -f /var/log/[[analima]].log"],
     "host": ["ssh into [[ana-thinkpad]] worked", "prompt: analima@[[ana-thinkpad]]:~$",
              "see [[ana-thinkpad]]-screenshot.png"],
     "git": ["Author: [[Ana Lima]] <x>", "git config user.email [[ana.lima@acme-billing.io]]"],
@@ -27,9 +29,13 @@ PLANTED = {  # kind -> lines, each holding one value of that kind (the value bet
            "nameserver [[2a02:1234:5678::53]]", "bind [[fe80::1c2d:3eff:fe4f:5a6b]] on eth0",
            "ssh root@[[10.20.30.40]] -p 22", "mapped: [[::ffff:10.1.2.3]]."],
     "internal-host": ["deploy to [[api.prod.internal]] now", "jenkins at https://[[ci.acme.corp]]/job/x",
-                      "printer [[laser-2.lan]] is down", "mDNS: [[ana-pi.local]]"],
+                      "printer [[laser-2.lan]] is down", "mDNS: [[ana-pi.local]]",
+                      "git clone git@[[gitlab.acme.internal]]:team/billing.git"],
     "key": ["export OPENAI_API_KEY=[[sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd]]",
-            "aws [[AKIAIOSFODNN7EXAMPLQ]] leaked", "git clone https://[[ana:hunter2secret]]@git.example.org/x.git"],
+            "aws [[AKIAIOSFODNN7EXAMPLQ]] leaked", "git clone https://[[ana:hunter2secret]]@git.example.org/x.git",
+            "PGPASSWORD=[[Sup3rS3cretPw]] psql -h db", 'db_password: "[[hunter2x!]]"',
+            "curl 'https://api.example.org/v1?user=ana&token=[[s3cr3tT0kenValue123]]'",
+            "title cut short: deploy with [[ghp_a1B2c3D4e5F6g]]…"],
 }
 
 CLEAN = [
@@ -51,6 +57,8 @@ CLEAN = [
     "ls /home/ and /Users/Shared are fine; C:\\Program Files\\App is no one's home.",
     "version 10.0.19045.3803 of Windows; v1.2.3.4 tagged; semver ^1.2.3 and ~2.0.0.",
     "Python slices: a[1::2], b[::3], grid[10::20]; a dict {1: 2}; x[::-1] reversed.",
+    "password = get_password(); token: str; api_key=os.environ['KEY']; PASSWORD=$PGPASSWORD; max_tokens=1024",
+    "@pytest.mark.local runs it here; the secret is patience; TOKEN_LIMIT=4096; ?key=value in the docs",
 ]
 
 

@@ -39,6 +39,12 @@ def test_a_login_that_is_a_word_of_code_is_not_masked_in_code():
                                                                        "as <user>"
 
 
+def test_a_pattern_that_could_take_forever_is_refused_as_it_is_set():
+    for pattern in ("(a+)+", "(a|aa)+$", "(?:a|a)+y"):  # a near miss of each took minutes of every push
+        assert "repeats a repetition or alternatives" in fails("config", "set", "redact.patterns", pattern, code=2)
+    ok("config", "set", "redact.patterns", "acme-(prod|dev)")
+
+
 def test_a_folder_kept_whole_keeps_what_is_inside_it_whole_too():
     redactor = Redactor(Mine(homes=("/tmp/h/analima",), login="analima"), keep=("/tmp/h",))  # handoff's folder
     assert redactor("cd /tmp/h/analima/work/app, then ~") == "cd /tmp/h/analima/work/app, then ~"

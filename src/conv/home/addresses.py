@@ -115,10 +115,12 @@ def _documented(address) -> bool:
 
 
 def internal_hosts(pattern: re.Pattern, text: str) -> Iterable[tuple[int, int]]:
-    """Host names under an internal domain (``pattern``: ``internal``'s), not a name in code (threading.local)."""
+    """Host names under an internal domain (``pattern``: ``internal``'s), not a name in code (threading.local,
+    @pytest.mark.local); after a user's ``@`` too (git@gitlab.acme.internal, which no e-mail takes)."""
     for m in pattern.finditer(text):
         start = _before(text, m.start() + 1, ".-", 253)
-        if start is None or start and text[start - 1] in "_@" or text[start] in ".-" \
+        after_at = start is not None and start > 1 and text[start - 1] == "@" and text[start - 2].isalnum()
+        if start is None or start and text[start - 1] in "_@" and not after_at or text[start] in ".-" \
                 or not _HOST_BACK.fullmatch(text, start, m.start() + 1):
             continue
         if text[start:m.start()].split(".", 1)[0].lower() not in _CODE_OWNERS and text[m.end():m.end() + 1] != "(":

@@ -78,10 +78,37 @@ _PEM = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----.*?(?
 
 @cache
 def _shapes() -> list:
-    """The hook's patterns, a private key taken whole (BEGIN to END, or to the end of the text), each as a
-    function giving (start, end) of what it finds."""
+    """The hook's patterns, a private key taken whole (BEGIN to END, or to the end of the text), and what
+    leaves the machine must not carry though the hook lets it into the store (a password set in a command
+    or a URL's query, a key's start where a title was cut), each as a function giving (start, end) of what
+    it finds."""
     return [("a private key", _finder(_PEM)), *((what, _finder(p)) for what, p in _hook().PATTERNS
-                                                 if what != "a private key")]
+                                                 if what != "a private key"),
+            ("a password or token set", _assigned), ("a key cut short", _finder(_CUT_KEY))]
+
+
+# A value given to a name that says it is a secret (PGPASSWORD=…, db_password: "…", ?token=…): six characters
+# or more, a digit or a sign among them, no call, no variable or template it only names ($X, ${x}, {{ x }}, <x>).
+_ASSIGNED = (re.compile(r"(?:pass(?:word|wd|phrase)|secret|token|(?:api|secret|private|access)_?key)[\"']?[ \t]*"
+                        r"[:=][ \t]*[\"']?(?![$<{*%])([^\s\"',;()\[\]]{6,})"),
+             re.compile(r"[?&](?:access_token|token|api_?key|key|secret|password|sig|signature)=([^\s\"'&#]{6,})"))
+# (matched in the text lowered: a case-blind expression is ten times slower to scan)
+_CUT_KEY = re.compile(r"(?:sk-|gh[pousr]_|github_pat_|xox[abposr]-|glpat-|AKIA|ASIA|AIza|hf_|npm_)[A-Za-z0-9_-]{6,}"
+                      r"(?=…)")  # a title or a snippet cut inside a key: too short for its shape
+
+
+def _assigned(text: str):
+    lower = text.lower()
+    if len(lower) != len(text):  # a letter lowered to two: the positions would not be the text's
+        lower = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+    for m in (m for pattern in _ASSIGNED for m in pattern.finditer(lower)):
+        value = text[m.start(1):m.end(1)]
+        if any(not c.isalpha() and c != "_" for c in value) and not value.endswith((".", ":")) \
+                and not _DOTTED_NAME.fullmatch(value):
+            yield m.span(1)
+
+
+_DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")  # os.environ, settings.SECRET: code naming a value
 
 
 def _finder(pattern: re.Pattern):

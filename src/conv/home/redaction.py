@@ -27,7 +27,8 @@ GENERIC_USERS = frozenset({"root", "admin", "user", "ubuntu", "debian", "runner"
                            "dev", "guest", "test"})  # a login everyone has: a word of prose, not a person
 SAMPLES, CONTEXT = 3, 24  # per kind; characters of context each side
 GENERIC_HOSTS = frozenset({"localhost", "ubuntu", "debian", "raspberrypi", "devbox", "runner"})
-_CODE_AFTER = re.compile(r"\.[A-Za-z_]|\(")  # what follows a name in code (app.route, app(): no login there)
+_CODE_AFTER = re.compile(r"(?:\.[A-Za-z_]\w*)+[(\[]|\(")  # what follows a name in code (app.route(, app():
+# no login there; ana.log or ana.silva is the login, as a file or a name)
 
 
 def _alone(text: str, start: int, end: int, kind: str) -> bool:
@@ -188,7 +189,7 @@ def _login(mine: Mine) -> str:
     return mine.login if len(mine.login) >= 3 and mine.login.lower() not in GENERIC_USERS else ""
 
 
-_HOME_BEFORE = re.compile(r"(?:[A-Za-z]:|/mnt/[A-Za-z]|/[A-Za-z])?(?:\\\\|\\|/|%2F)(?:home|users)(?:\\\\|\\|/|%2F)\Z",
+_HOME_BEFORE = re.compile(r"(?:[A-Za-z]:|/mnt/[A-Za-z]|/[A-Za-z])?(?:\\{1,4}|/|%2F)(?:home|users)(?:\\{1,4}|/|%2F)\Z",
                           re.IGNORECASE)  # what comes before the login in a home folder, on any system
 
 

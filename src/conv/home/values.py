@@ -184,7 +184,8 @@ def folders(value: Any) -> tuple[str, ...]:
     return found
 
 
-_NESTED = re.compile(r"\((?:[^()\\]|\\.)*[+*}]\)[+*{]")  # a group that repeats, repeated
+_NESTED = re.compile(r"\((?:[^()\\]|\\.)*[+*}]\)[+*{]"  # a group that repeats, repeated; or alternatives that
+                     r"|\((?:[^()\\]|\\.)*\|(?:[^()\\]|\\.)*\)[+*{]")  # may overlap, repeated ((a|aa)+)
 
 
 def expressions(value: Any) -> tuple[str, ...]:
@@ -198,7 +199,8 @@ def expressions(value: Any) -> tuple[str, ...]:
         if re.compile(pattern).fullmatch(""):
             raise ValueError(f"{pattern!r} matches nothing as well: give one that needs a character")
         if _NESTED.search(pattern):  # (a+)+ takes exponential time on a near miss: every export would hang
-            raise ValueError(f"{pattern!r} repeats a repetition: write it without, e.g. (a+)+ as a+")
+            raise ValueError(f"{pattern!r} repeats a repetition or alternatives: write it without, e.g. (a+)+ as "
+                             "a+, (a|aa)+ as a+")
     return found
 
 

@@ -77,8 +77,11 @@ def previewed(ws: Workspace, path: str | None = None) -> "Report":
 
 
 def _remote(root: str) -> tuple[str, ...]:
+    """The project's remote, left whole (teammates find the project by it), unless it is a folder of this
+    machine's (/home/ana/repos/app.git, file://…): that is the user's, masked as any."""
     remote = (project.here(root) or {}).get("remote")
-    return (remote,) if remote else ()
+    local = not remote or remote.startswith(("/", "~", ".", "file:", "\\")) or remote[1:3] in (":\\", ":/")
+    return () if local else (remote,)
 
 
 def first_push(ws: Workspace, path: str | None = None) -> bool:
