@@ -123,7 +123,7 @@ def _leak(mine: Side, read: Callable[[str], bytes]) -> str | None:
     for sha in mine.files.values():
         text = read(sha).decode("utf-8", "replace")
         if spans(text):
-            return "a secret conv knows (a key or token of its config or environment)"
+            return "a secret (a key or token of conv's config or environment, a password in a URL, a header's value)"
         if what := key_shaped(text):
             return f"what looks like {what}"
     return None
