@@ -142,3 +142,25 @@ def test_a_decision_is_found_by_decide(fake):
     titles = [h["title"] for h in found("what did we decide about the webhook retries?")]
     assert sorted(titles[:2]) == ["webhook deliveries", "webhooks again"], titles
     assert len(found("decisions")) == len(found("deciding")) == 3  # every form finds all three
+
+
+def test_a_title_is_searched_as_its_turns_are(fake):
+    """A title a tool or the user gave, said in no turn, found nothing."""
+    fake.reply = "Start with the database, then the workers."
+    conv_id = json.loads(ok("ask", "--json", "what order do we bring things up in?").stdout)["conversation"]
+    ok("title", conv_id, "Zanzibar outage runbook")
+    fake.reply = "The runbook is in the wiki."
+    ok("ask", "-n", "where is the runbook for outages?")
+    assert [h["id"] for h in found("zanzibar")] == [conv_id]
+    assert conv_id in [h["id"] for h in found("outage runbook")]  # beside the one that says it
+    ok("title", conv_id, "Kept elsewhere")
+    assert found("zanzibar") == []  # the title it had is no longer searched
+
+
+def test_an_emoji_is_a_word_of_its_own(fake):
+    fake.reply = "Shipped it 🚀 to production, all green ✅."
+    ok("ask", "-n", "did the release go out?")
+    fake.reply = "Not yet ⏳."
+    ok("ask", "-n", "and the hotfix?")
+    assert [h["title"] for h in found("🚀")] == ["did the release go out?"]
+    assert [h["title"] for h in found("⏳")] == ["and the hotfix?"]

@@ -35,7 +35,8 @@ class Builder:
         self.store = store
         self._next_rowid = 0  # the turn rows' next rowid, asked of SQLite once per catch-up
         # to write at flush
-        self._rows: dict[str, list[tuple]] = {"turns": [], "fts": [], "conversations": [], "written": []}
+        self._rows: dict[str, list[tuple]] = {"turns": [], "fts": [], "conversations": [], "written": [],
+                                              "titles": []}
 
     def catch_up(self, changed: set[str], head: str, given: "dict[str, tuple] | None" = None) -> None:
         """Reindex the ``changed`` conversations, record new commits, and mark
@@ -95,6 +96,10 @@ class Builder:
         self.db.executemany("INSERT INTO turn_fts (rowid, content) VALUES (?, ?)", rows["fts"])
         self.db.executemany(f"INSERT OR REPLACE INTO conversations ({Row.COLUMNS}) VALUES ({', '.join('?' * 19)})",
                             rows["conversations"])
+        titled = [(title_number(conv_id), searchable(title), conv_id) for conv_id, title in rows["titles"]]
+        self.db.executemany("DELETE FROM title_fts WHERE rowid = ?", [(number,) for number, _, _ in titled])
+        self.db.executemany("INSERT INTO title_fts (rowid, title, conv_id) VALUES (?, ?, ?)",
+                            [row for row in titled if row[1]])
 
     def _reindex(self, found: Found, known: "dict[str, _Known]") -> None:
         """One conversation's row and its turns: ``known`` are its turn rows."""
@@ -102,9 +107,11 @@ class Builder:
         if found.files is None:  # gone for good
             db.execute("DELETE FROM conversations WHERE id = ?", (conv_id,))
             db.execute("DELETE FROM turns WHERE conv_id = ?", (conv_id,))
+            self._rows["titles"].append((conv_id, ""))
             return
         if found.error is not None:  # there but unreadable: listed as broken, never hidden
             db.execute("DELETE FROM turns WHERE conv_id = ?", (conv_id,))
+            self._rows["titles"].append((conv_id, ""))
             self._rows["conversations"].append(
                 (conv_id, "", "", "", None, None, None, "[]", "active", 0, found.error, None, None, int(found.trashed),
                  0, None, 0, None, None))
@@ -142,6 +149,7 @@ class Builder:
         place = _place(found)
         # listed with its readable turns, and the model it goes on with: its last answer's
         broken = "; ".join(f"{path}: {why}" for path, why in conv.unreadable.items()) or None
+        self._rows["titles"].append((conv.id, conv.title))
         self._rows["conversations"].append(
             (conv.id, conv.title, conv.created, updated, going_on_with(turns, conv.model), conv.provider, conv.agent,
              json.dumps(conv.tags), conv.status, len(turns), broken, forked, conv.summary, int(found.trashed),
@@ -165,6 +173,14 @@ class Builder:
 TURN_COLUMNS = ("rowid, conv_id, name, role, sha, usage, feedback, model, prompt_tokens, cache_write_tokens, "
                 "cache_read_tokens, completion_tokens, reasoning_tokens, cost, summed, project, remote, source, "
                 "trashed")
+
+
+def title_number(conv_id: str) -> int:
+    """The row a conversation's title has in title_fts: a number its id hashes to (a conversation's row in
+    its own table is renumbered each time it is replaced)."""
+    import hashlib
+
+    return int.from_bytes(hashlib.blake2b(conv_id.encode(), digest_size=7).digest(), "big")
 
 
 def _place(found: Found) -> tuple:

@@ -10,7 +10,7 @@ from pathlib import Path
 from ..errors import StoreError
 from .searchable import searchable
 
-SCHEMA = 18  # bump when the tables change: an old cache is rebuilt, never migrated
+SCHEMA = 19  # bump when the tables change: an old cache is rebuilt, never migrated
 BUSY_SECONDS = 30
 
 # The index keeps no turn text: turn_body(sha), a function conv registers on
@@ -56,6 +56,9 @@ CREATE VIRTUAL TABLE turn_fts USING fts5(
     content, content='turn_text', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2'
 );
 CREATE VIEW turn_text AS SELECT rowid, turn_words(sha) AS content FROM turns;
+-- each conversation's title (build.py keeps it, by a number its id hashes to), searched as its turns are
+CREATE VIRTUAL TABLE title_fts USING fts5(title, conv_id UNINDEXED,
+                                          tokenize='porter unicode61 remove_diacritics 2');
 CREATE TABLE history (sha TEXT NOT NULL, conv_id TEXT, time INTEGER, message TEXT);
 CREATE INDEX history_sha ON history (sha);
 CREATE INDEX history_conv ON history (conv_id, time);
@@ -110,7 +113,7 @@ def ensure_schema(db: sqlite3.Connection) -> None:
         if meta(db, "schema") != str(SCHEMA):
             for kind in ("trigger", "view", "table"):
                 for (name,) in db.execute(f"SELECT name FROM sqlite_master WHERE type = '{kind}'").fetchall():
-                    if not name.startswith("turn_fts_"):  # shadow tables go with their FTS table
+                    if not name.startswith(("turn_fts_", "title_fts_")):  # shadow tables go with their FTS table
                         db.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
             for statement in _statements(TABLES):
                 db.execute(statement)

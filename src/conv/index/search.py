@@ -71,7 +71,7 @@ def ranked(rows, query: Query, limit: int, where: str, args: dict, pool: int = P
     total = rows("SELECT count(*) FROM turns")[0][0] or 1
     counts = _counts(rows, query)
     if not any(counts.values()):
-        return []
+        return _titled_only(rows, query, where, args, limit)
     ranked_terms = [t for t in query.terms if 0 < counts[t] <= COMMON] or [t for t in query.terms if counts[t]]
     latest = all(counts[t] > COMMON for t in ranked_terms)  # only common terms: the latest of their turns
     while True:
@@ -94,6 +94,7 @@ def ranked(rows, query: Query, limit: int, where: str, args: dict, pool: int = P
     for ts in turns.values():
         ts.sort()  # the best first; among equals, the earliest turn
     strength = {c: sum(-s * DECAY ** n for n, (s, _, _) in enumerate(ts[:3])) for c, ts in turns.items()}
+    _titled(rows, query, where, args, limit, turns, updated, strength)
     candidates = sorted(strength, key=lambda c: -strength[c])[:max(CANDIDATES, limit)]
     cover = _coverage(rows, query, counts, total, candidates)
     whole = _every_term(rows, query, counts, [rid for c in candidates for _, _, rid in turns[c]])
@@ -106,6 +107,37 @@ def ranked(rows, query: Query, limit: int, where: str, args: dict, pool: int = P
         rid = next((r for _, _, r in turns[conv_id] if r in whole), turns[conv_id][0][2])
         out.append((conv_id, rid, score[conv_id]))
     return out
+
+
+TITLED = 50  # conversations whose title holds every term, looked for beside the turns
+
+
+def _titled(rows, query: Query, where: str, args: dict, limit: int, turns: dict, updated: dict,
+            strength: dict) -> None:
+    """The conversations whose title holds every term (no turn of which matched: a title a tool or the user
+    gave, "deploy runbook", said nowhere in it) added to the ranked ones, after them: each at its first turn,
+    as strong as the weakest turn found."""
+    found = rows(f"""SELECT f.conv_id, c.updated, (SELECT rowid FROM turns t WHERE t.conv_id = f.conv_id
+                                                   ORDER BY t.name LIMIT 1), (SELECT name FROM turns t
+                                                   WHERE t.conv_id = f.conv_id ORDER BY t.name LIMIT 1)
+                     FROM title_fts f JOIN conversations c ON c.id = f.conv_id
+                     WHERE title_fts MATCH :titled AND {where} LIMIT :most""",
+                 {**args, "titled": " AND ".join(query.terms), "most": max(TITLED, limit)})
+    weakest = min(strength.values(), default=1.0) / 2
+    for conv_id, when, rid, name in found:
+        if conv_id not in turns and rid is not None:
+            turns[conv_id] = [(-weakest, name, rid)]
+            updated[conv_id] = when or ""
+            strength[conv_id] = weakest
+
+
+def _titled_only(rows, query: Query, where: str, args: dict, limit: int) -> list[tuple[str, int, float]]:
+    """No turn holds a term: the conversations whose title holds every one, the latest first."""
+    turns: dict = {}
+    updated: dict = {}
+    _titled(rows, query, where, args, limit, turns, updated, {})
+    order = sorted(turns, key=lambda c: updated[c], reverse=True)[:limit]
+    return [(conv_id, turns[conv_id][0][2], 0.5) for conv_id in order]
 
 
 def _counts(rows, query: Query) -> dict[str, int]:
