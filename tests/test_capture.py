@@ -105,6 +105,39 @@ def test_a_session_lands_once_however_many_hooks_end_together(claude):
     assert log.count("1 new") == 3
 
 
+def _workers() -> list[str]:
+    """The capture workers of this test's store now running (their command lines)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            line = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            env = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"--work" in line and f"CONV_HOME={os.environ['CONV_HOME']}".encode() in env:
+            found.append(pid)
+    return found
+
+
+def test_a_hook_starts_no_worker_while_one_works_and_its_job_is_taken_all_the_same(claude):
+    """Thirty hooks at once started thirty workers, each a Python start fighting the hooks for the cores:
+    the slowest hook took four times a bare start. While a worker holds the lock, a hook only queues."""
+    import fcntl
+
+    folder = Path(os.environ["CONV_HOME"]) / "state" / "capture"
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # as a worker holds it
+        assert hook("claude-code", stdin=handed(claude[0])).returncode == 0
+        deadline = time.monotonic() + 1.5
+        while time.monotonic() < deadline:
+            assert not _workers(), "a worker was started while one held the lock"
+            time.sleep(0.02)
+        assert not queue_empty()  # queued, for the holder to take when it looks again
+    assert hook("claude-code", stdin=handed(claude[1])).returncode == 0  # no holder now: a worker starts
+    until(lambda: queue_empty() and len(listed()) == 2)
+
+
 def test_nothing_is_captured_for_an_agent_not_connected(claude):
     ok("connect", "claude-code", "--remove")
     assert hook("claude-code", stdin=handed(claude[0])).returncode == 0

@@ -6,7 +6,12 @@ hands it. Measured:
   * the hook's return time (what the agent waits for; budget 100 ms median);
   * the time from the hook's start until the exchange is in the store (the
     background worker's commit, seen in its log; budget 2 s), for a new
-    session of 50 messages and for one grown by 4 messages (a ``--continue``).
+    session of 50 messages and for one grown by 4 messages (a ``--continue``);
+  * thirty hooks at once (thirty sessions or sub-agents stopping together):
+    the slowest one's return, beside thirty bare ``conv --version`` started
+    at once (budget: twice theirs), and until all thirty are in the store;
+  * a new session's way into the store with every core busy (a load of two
+    busy processes a core), against the same budget of 2 s.
 
 The sessions have the shape the real Claude Code writes (bench_import_claude_code.py).
 
@@ -98,15 +103,90 @@ def at(size: int, runs: int) -> list[dict]:
     ]
 
 
+AT_ONCE = 30
+
+
+def at_once(size: int) -> list[dict]:
+    """Thirty hooks started together, each handed its own new session; and thirty bare starts, for comparison."""
+    home = common.store_home(size)
+    claude = home.parent / f"capture-once-{size}"
+    shutil.rmtree(claude, ignore_errors=True)
+    sessions(claude / "projects", AT_ONCE, 20)
+    env = {**common.child_env(home), "CLAUDE_CONFIG_DIR": str(claude)}
+    subprocess.run(common.conv("connect", "claude-code"), env=env, check=True, capture_output=True)
+    hook = shlex.split(json.loads((claude / "settings.json").read_text())["hooks"]["Stop"][-1]["hooks"][0]["command"])
+    log = home / "state" / "capture" / "log"
+    files = sorted((claude / "projects").glob("*/*.jsonl"))
+    before = {f: (log.read_text().count(f"{f}: ") if log.exists() else 0) for f in files}
+
+    def together(commands: list[tuple[list[str], bytes]]) -> list[float]:
+        start = time.perf_counter()
+        running = [subprocess.Popen(c, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env) for c, _ in commands]
+        for proc, (_, handed) in zip(running, commands):
+            proc.stdin.write(handed)
+            proc.stdin.close()
+        took = []
+        for proc in running:
+            proc.wait()
+            took.append(time.perf_counter() - start)
+        return took
+
+    bare = together([(common.conv("--version"), b"")] * AT_ONCE)
+    handed = [json.dumps({"session_id": f.stem, "transcript_path": str(f), "cwd": "/home/dev",
+                          "hook_event_name": "Stop", "stop_hook_active": False}).encode() for f in files]
+    start = time.perf_counter()
+    hooks = together([(hook, h) for h in handed])
+    for f in files:
+        landed(log, f, before[f], within=120)
+    stored = time.perf_counter() - start
+    subprocess.run(common.conv("connect", "claude-code", "--remove"), env=env, check=True, capture_output=True)
+    slowest_bare = max(bare)
+    return [
+        common.row(f"{AT_ONCE} conv --version at once: the slowest @{size}", common.stats([slowest_bare])),
+        common.row(f"{AT_ONCE} hooks at once: the slowest returns @{size}", common.stats([max(hooks)]),
+                   2 * slowest_bare * 1000),
+        common.row(f"  all {AT_ONCE} sessions in the store @{size}", common.stats([stored])),
+    ]
+
+
+def under_load(size: int, runs: int) -> list[dict]:
+    """A new session's way into the store while two busy processes a core keep every core at work."""
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * (os.cpu_count() or 1))]
+    try:
+        home = common.store_home(size)
+        claude = home.parent / f"capture-load-{size}"
+        shutil.rmtree(claude, ignore_errors=True)
+        sessions(claude / "projects", runs, 50)
+        env = {**common.child_env(home), "CLAUDE_CONFIG_DIR": str(claude)}
+        subprocess.run(common.conv("connect", "claude-code"), env=env, check=True, capture_output=True)
+        hook = shlex.split(json.loads((claude / "settings.json").read_text())["hooks"]["Stop"][-1]["hooks"][0]
+                           ["command"])
+        log = home / "state" / "capture" / "log"
+        done = [capture_once(hook, env, f, log) for f in sorted((claude / "projects").glob("*/*.jsonl"))]
+        subprocess.run(common.conv("connect", "claude-code", "--remove"), env=env, check=True, capture_output=True)
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    load = os.getloadavg()[0]
+    return [common.row(f"hook returns, every core busy (load {load:.1f}) @{size}",
+                       common.stats([r for r, _ in done]), HOOK_BUDGET),
+            common.row(f"  in the store, every core busy @{size}", common.stats([s for _, s in done]),
+                       LANDED_BUDGET)]
+
+
 def main(argv=None) -> list[dict]:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=20)
     p.add_argument("--sizes", default="10,10000")
     a = p.parse_args(argv)
     print(f"bench_capture: load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    p_sizes = [int(s) for s in a.sizes.split(",")]
     rows = []
-    for size in (int(s) for s in a.sizes.split(",")):
+    for size in p_sizes:
         rows += at(size, a.runs)
+    rows += at_once(p_sizes[-1])
+    rows += under_load(p_sizes[-1], max(3, a.runs // 4))
     return rows
 
 

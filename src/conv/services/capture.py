@@ -46,7 +46,8 @@ def hand_over(name: str, handed: dict) -> None:
         stem = f"{time.time_ns()}-{os.getpid()}"
         (queue / f".{stem}").write_text(json.dumps(job))
         os.replace(queue / f".{stem}", queue / f"{stem}.json")  # whole or not there
-        start_worker([])
+        if not worker_running():  # one that is looks at the queue again before it ends: it takes this job
+            start_worker([])
     except Unusable as exc:
         keep_to_say(exc.message, exc.hint or f"conv import --from {name} takes in its sessions")
     except Exception as exc:  # noqa: BLE001 - the tool must never see conv fail
@@ -65,6 +66,23 @@ def _set_aside(job: dict) -> None:
         (place / f"{time.time_ns()}-{os.getpid()}.json").write_text(json.dumps(job))
     except OSError:
         pass  # nowhere at all: what was said names the import to run
+
+
+def worker_running() -> bool:
+    """Whether a worker holds the workers' lock (capture_worker.work): thirty hooks at once then start no
+    thirty workers, each a Python start fighting the hooks for the cores (the slowest hook took 4 times a
+    bare start)."""
+    import fcntl
+
+    try:
+        with open(_dir() / "lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def start_worker(args: list[str]) -> None:
