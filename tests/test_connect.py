@@ -318,3 +318,29 @@ def test_settings_with_comments_are_left_as_they_are_with_the_entry_to_merge_in_
     assert settings.read_text() == merged
     state = json.loads(ok("connect", "--json").stdout)
     assert next(t for t in state["tools"] if t["tool"] == "gemini")["connected"] == [str(settings)]
+
+
+def test_check_runs_each_hook_as_its_tool_would_and_says_what_would_be_lost(claude, tmp_path, monkeypatch):
+    """Qwen Code before 0.2x read conv's hook timeout of 10 as milliseconds and killed it at once: every
+    exchange lost for six sessions while conv connect said "connected"."""
+    monkeypatch.setenv("QWEN_HOME", str(tmp_path / "qwen"))
+    ok("connect", "claude-code")
+    ok("connect", "qwen")
+    said = ok("connect", "--check").stdout.decode()
+    assert "claude-code:" in said and "qwen:" in said and said.count("ok: conv took it in") == 2, said
+    assert json.loads(ok("list", "--json").stdout) == []  # a check's payload captures nothing
+    qwen = tmp_path / "qwen" / "settings.json"
+    doc = json.loads(qwen.read_text())
+    for groups in doc["hooks"].values():
+        groups[-1]["hooks"][0]["timeout"] = 10  # as an older conv wrote it
+    qwen.write_text(json.dumps(doc))
+    lost = fails("connect", "qwen", "--check", code=1)
+    assert "killed after 10 ms" in lost and "every exchange would be lost" in lost, lost
+    doc = json.loads(claude.read_text())
+    for groups in doc["hooks"].values():
+        hook = groups[-1]["hooks"][0]
+        hook["command"] = hook["command"].replace(hook["command"].split()[2], str(tmp_path / "gone" / "conv"))
+    claude.write_text(json.dumps(doc))  # the virtualenv conv was installed in, since removed
+    gone = json.loads(run_conv("connect", "claude-code", "--check", "--json").stdout)["checked"]
+    assert [c["ok"] for c in gone] == [False] and "is not there" in gone[0]["said"], gone
+    assert "nothing to check" in ok("connect", "codex", "--check").stderr.decode()

@@ -15,6 +15,7 @@ from .exchange import PANEL
              "  conv connect claude-code          # its hooks in ~/.claude/settings.json\n\n"
              "  conv connect codex                # its notify in ~/.codex/config.toml\n\n"
              "  conv connect gemini               # its hooks in ~/.gemini/settings.json\n\n"
+             "  conv connect --check              # run each hook as its tool would: what would be lost\n\n"
              "  conv connect all --remove         # the settings as they were",
              help=f"Have coding agents ({tools.said('settings', titles=True, last='and')}) hand each exchange to "
                   "conv as it happens, through their own hooks (Codex: its notify program); each also gets conv mcp "
@@ -32,6 +33,9 @@ def connect(
                                                             ".github/hooks/conv.json, .pi/extensions/, "
                                                             ".opencode/plugin/, .clinerules/hooks/), not "
                                                             "user-wide.")] = False,
+    check: Annotated[bool, typer.Option("--check", help="Run each connected tool's hook (or AGENT's) as the tool "
+                                                        "runs it, held to the time the tool gives it, and say "
+                                                        "what would be lost (exit 1 if anything).")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     from ..errors import UsageError
@@ -40,6 +44,15 @@ def connect(
     from ..terminal import views
 
     ws = workspace()
+    if check:
+        if remove or project:
+            raise UsageError("--check goes alone (it checks every connection of the tool)",
+                             "e.g. conv connect --check, or conv connect qwen --check")
+        found = connections.check(agent)
+        views.emit(found, json_out, view.checks)
+        if not all(c.ok for c in found.checked):
+            raise typer.Exit(1)
+        return
     if agent is None:
         if remove or project:
             raise UsageError("--remove and --project go with an agent", "e.g. conv connect claude-code --remove")

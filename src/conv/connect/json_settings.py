@@ -112,6 +112,13 @@ class Hooks:
                     found.append(line)
         return found
 
+    def timeouts(self, doc: dict) -> list:
+        """The timeouts conv's hooks in ``doc`` set, as written (None where one sets none)."""
+        hooks = doc.get("hooks")
+        return [group["hooks"][0].get("timeout") for event in self.events
+                for group in (hooks.get(event) if isinstance(hooks, dict) and isinstance(hooks.get(event), list)
+                              else []) if self._ours(group)]
+
     def _ours(self, group) -> bool:
         """A matcher group holding only one hook, conv's capture (an older conv's path or another store's too)."""
         if not isinstance(group, dict) or not isinstance(group.get("hooks"), list) or len(group["hooks"]) != 1:

@@ -21,6 +21,11 @@ def folder():
     return paths.state_dir() / "capture"
 
 
+def checks():
+    """Where a hook notes a ``conv connect --check`` payload it was handed (one file per check, by its nonce)."""
+    return folder() / "checked"
+
+
 def aside(made: bool = True):
     """This user's folder in the system's temporary one, for this state folder (made private, never a link).
     Found without tempfile, hashlib or zlib (15 ms of imports on every command's path, where it is looked for):

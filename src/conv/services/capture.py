@@ -31,6 +31,8 @@ def hand_over(name: str, handed: dict) -> None:
     the worker, and start it. Never raises: a failure is kept to be said."""
     job = None
     try:
+        if _checking(handed):
+            return
         from ..home.connected import connected, covers
 
         if not connected(name):
@@ -56,6 +58,19 @@ def hand_over(name: str, handed: dict) -> None:
         keep_to_say(f"capturing the {name} session {session} failed: {why}", again(name, (job or {}).get("file")))
         if job is not None:
             _set_aside(job)
+
+
+def _checking(handed: dict) -> bool:
+    """Whether ``handed`` is ``conv connect --check``'s payload (connect/check.py): then noted by its nonce for
+    the check to find, and nothing captured."""
+    from ..home.to_say import checks
+
+    nonce = handed.get("conv_check")
+    if not (isinstance(nonce, str) and len(nonce) == 16 and all(c in "0123456789abcdef" for c in nonce)):
+        return False
+    checks().mkdir(parents=True, exist_ok=True)
+    (checks() / nonce).touch()
+    return True
 
 
 def _set_aside(job: dict) -> None:

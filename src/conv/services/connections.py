@@ -51,6 +51,25 @@ def state(ws: Workspace) -> Connected:
                      bool(_setting(ws, "import.auto")), last_logged())
 
 
+@dataclass
+class Checks:
+    checked: list  # connect/check.Checked, one a capture line of a connected tool
+    tools: list  # the tools looked at
+
+    def to_dict(self) -> dict:
+        return {"checked": [c.to_dict() for c in self.checked], "tools": self.tools}
+
+
+def check(tool: str | None) -> Checks:
+    """Each connected tool's hook (``tool``'s alone, when given) run as the tool runs it (connect/check.py)."""
+    from ..connect.check import checked
+
+    chosen = sources.every("settings") if tool in (None, ALL) else _chosen(tool)
+    found = {status.tool: status.connected for status in statuses(chosen)}
+    return Checks([c for source in chosen for c in checked(source, found.get(source.name, []))],
+                  [source.name for source in chosen])
+
+
 def change(ws: Workspace, tool: str, remove: bool, here: bool) -> Changed:
     """Connect (or with ``remove`` disconnect) ``tool`` (``all``: each on this
     machine), user-wide or, ``here``, for this project alone."""

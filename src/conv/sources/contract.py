@@ -51,6 +51,11 @@ class Settings(ABC):
     def removed(self, text: str) -> str:
         """``text`` with conv's entries out (as it is when there were none)."""
 
+    def limit(self, text: str | None) -> float | None:
+        """The seconds the tool lets conv's hook in ``text`` run before it kills it, read the strictest way a
+        version of the tool reads it (None: none conv knows of). ``conv connect --check`` holds a hook to it."""
+        return None
+
     def leftover(self, text: str) -> bool:
         """Whether ``text``, conv's entries taken out, holds nothing but what the tool writes into any file of
         its own accord: a file conv made is then removed by ``--remove`` (and its folder let back into git)."""

@@ -17,6 +17,8 @@ class HooksSettings(Settings):
 
     server_here = True
     own_keys: frozenset = frozenset()  # what the tool adds to a settings file by itself
+    timeout_unit = 1.0  # seconds in a unit of the tool's "timeout", read the strictest way any version reads it
+    default_timeout = 60.0  # seconds the tool gives a hook that sets none
 
     def __init__(self, source, events: tuple, keys: dict):
         self.events, self.hooks = events, Hooks(source.name, events, keys)
@@ -41,6 +43,15 @@ class HooksSettings(Settings):
 
     def captures(self, text: str | None) -> list[list[str]]:
         return self.hooks.captures(parsed(uncommented(text)))
+
+    def limit(self, text: str | None) -> float | None:
+        try:
+            written = self.hooks.timeouts(parsed(uncommented(text)))
+        except Unparsable:
+            return None
+        found = [t * self.timeout_unit if isinstance(t, (int, float)) and not isinstance(t, bool) and t > 0
+                 else self.default_timeout for t in written]
+        return min(found) if found else None
 
     def leftover(self, text: str) -> bool:
         try:

@@ -66,3 +66,12 @@ def changed(done) -> None:
             plain(f"{change.tool}: {change.also}")
     if done.unhooked and any(c.done not in ("refused", "skipped") for c in done.changes):
         notice(CATCH_UP.format(tools=", ".join(done.unhooked)))
+
+
+def checks(done) -> None:
+    """conv connect --check: one line a hook run, what it would lose said; a word when nothing is connected."""
+    for check in done.checked:
+        line = f"{check.tool}: {folder(check.file)}: {check.said}"
+        plain(line) if check.ok else error(line)
+    if not done.checked:
+        notice(f"nothing to check: {', '.join(done.tools)} not connected (conv connect TOOL connects one)")

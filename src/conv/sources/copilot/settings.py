@@ -63,6 +63,13 @@ class CopilotSettings(Settings):
                 hooks.pop(event, None)
         return dumped(doc, text)
 
+    def limit(self, text: str | None) -> float | None:
+        hooks = parsed(text).get("hooks")
+        found = [e.get("timeoutSec") for event in self.events for e in (_entries(hooks, event) if isinstance(
+            hooks, dict) else ()) if _ours(e)]
+        seconds = [t for t in found if isinstance(t, (int, float)) and not isinstance(t, bool) and t > 0]
+        return min(seconds) if seconds else None
+
     def captures(self, text: str | None) -> list[list[str]]:
         hooks, found = parsed(text).get("hooks"), []
         for event in self.events:

@@ -17,6 +17,8 @@ MILLISECONDS = 10_000  # the most Gemini CLI waits for conv's hook, which return
 
 class GeminiSettings(HooksSettings):
     program = "gemini"
+    timeout_unit = 0.001  # its hooks' timeouts are in milliseconds
+
     def settings_file(self, project: Path | None) -> Path:
         return (project / ".gemini" if project is not None else home()) / "settings.json"
 
