@@ -228,7 +228,7 @@ git update-ref {ref} "$(git commit-tree "$now^{{tree}}" -p "$now" -m 'pushed mea
     ok("ask", "-c", "second", env=home, cwd=alice)
     ok("push", "--project", "--yes", env=home, cwd=alice)
     assert (remote / "raced").exists()
-    assert git(remote, "log", "--format=%s", ref).strip() == "conv: the conversations of app"  # fetched again, then
+    assert git(remote, "log", "--format=%s", ref).strip() == "conv: this project's conversations"  # fetched again, then
     tip = git(remote, "ls-tree", "-r", "--name-only", ref).split()  # pushed over the one that came meanwhile
     assert len(tip) == 5  # conversation.md and the four turns
 
@@ -514,7 +514,7 @@ def test_a_token_conv_knows_of_is_never_pushed(fake, team, tmp_path):
     fake.set(reply=f"the header you sent was {token}")
     ok("ask", "what did I send?", env={**a, "CORP_API_TOKEN": token}, cwd=alice)
     said = ok("push", "--project", "--yes", env={**a, "CORP_API_TOKEN": token}, cwd=alice).stderr.decode()
-    assert "holds a secret conv knows" in said and token not in said
+    assert "holds a secret (a key or token" in said and token not in said
 
 
 @pytest.mark.parametrize("email, name", [("anna@example.lock", "anna@example%2Elock"),
@@ -553,3 +553,69 @@ def test_a_remote_refusing_the_push_is_said_in_its_own_words(fake, team, tmp_pat
     ok("ask", "first", env=home, cwd=alice)
     said = fails("push", "--project", "--yes", env=home, cwd=alice, code=4)
     assert "refs/conv are not allowed here, ask the admins" in said and "\n" not in said.strip()
+
+
+def test_two_machines_that_mask_apart_push_in_turn_without_forks_or_moves(fake, team, tmp_path):
+    """One person's machines mask the same turn apart (each knows its own host name; here, its own
+    redact.words): each push made forks of the other's bytes, the ref moving every time, 14 forks in 6 pushes."""
+    remote, alice, _ = team
+    laptop = alice  # the same project at the same place on both machines (as a home folder synced would have it)
+    desk, lap = homes(tmp_path, "desk", "laptop")
+    store = tmp_path / "store.git"
+    git(tmp_path, "init", "-q", "--bare", str(store))
+    ok("config", "set", "redact.words", "thinkpad", env=desk)  # what this machine alone knows to mask
+    ok("ask", "the build on thinkpad fails", env=desk, cwd=alice)
+    for home in (desk, lap):
+        ok("remote", "add", "origin", str(store), env=home)
+    ok("sync", env=desk)
+    ok("sync", env=lap)
+    ref = "refs/conv/alice@example.com"
+    pushes = []
+    for home, where in ((desk, alice), (lap, laptop), (desk, alice), (lap, laptop)):
+        pushes.append(json.loads(ok("push", "--project", "--yes", "--json", env=home, cwd=where).stdout))
+    assert [p["forks"] for p in pushes] == [0, 0, 0, 0] and [p["pushed"] for p in pushes][1:] == [False] * 3
+    files = git(remote, "ls-tree", "-r", "--name-only", ref).split()
+    assert sum(f.endswith("conversation.md") for f in files) == 1
+    assert "thinkpad" not in "".join(git(remote, "show", f"{ref}:{f}") for f in files)  # as the first push masked
+    conv_id = json.loads(ok("list", "--json", env=lap).stdout)[0]["id"]
+    term = {**lap, "CONV_SESSION": "laptop-terminal"}
+    ok("use", conv_id, env=term)
+    ok("ask", "-c", "and on the laptop?", env=term, cwd=laptop)
+    pushed = json.loads(ok("push", "--project", "--yes", "--json", env=lap, cwd=laptop).stdout)
+    assert (pushed["forks"], pushed["pushed"]) == (0, True)
+    assert len(git(remote, "ls-tree", "-r", "--name-only", ref).split()) == 5  # the new turns joined the line
+
+
+def test_a_teammates_placeholders_are_never_given_to_another_value(fake, team, tmp_path):
+    remote, alice, bob = team
+    a, b = homes(tmp_path, "alice", "bob")
+    fake.set(reply="ok")
+    ok("ask", "the database is at 10.6.6.6", env=a, cwd=alice)
+    ok("push", "--project", "--yes", env=a, cwd=alice)
+    ok("import", "--from", "project", env=b, cwd=bob)
+    ok("use", json.loads(ok("list", "--json", env=b).stdout)[0]["id"], env={**b, "CONV_SESSION": "t"})
+    ok("ask", "-c", "and the cache at 10.8.8.8", env={**b, "CONV_SESSION": "t"}, cwd=bob)
+    ok("push", "--project", "--yes", env=b, cwd=bob)
+    theirs = "refs/conv/bob@example.com"
+    text = "".join(git(remote, "show", f"{theirs}:{f}") for f in git(remote, "ls-tree", "-r", "--name-only",
+                                                                     theirs).split())
+    assert "10.6.6.6" not in text and "10.8.8.8" not in text
+    assert "at <ip-1>" in text and "cache at <ip-2>" in text  # one number, one address
+
+
+def test_the_lease_refuses_to_push_over_what_came_meanwhile(team, tmp_path):
+    from conv.store.repo import side_refs
+
+    remote, alice, _ = team
+    ref = "refs/conv/alice@example.com"
+    head = git(alice, "rev-parse", "HEAD").strip()
+    tree = git(alice, "rev-parse", "HEAD^{tree}").strip()
+    first = git(alice, "commit-tree", tree, "-m", "one").strip()
+    git(alice, "update-ref", ref, first)
+    assert side_refs.push(str(alice), "origin", "alice@example.com", None)
+    meanwhile = git(remote, "commit-tree", tree, "-p", head, "-m", "another machine's").strip()
+    git(remote, "update-ref", ref, meanwhile)  # pushed by another machine after this one fetched
+    mine = git(alice, "commit-tree", tree, "-m", "mine").strip()
+    git(alice, "update-ref", ref, mine)
+    assert side_refs.push(str(alice), "origin", "alice@example.com", first) is False  # fetch and try again
+    assert git(remote, "rev-parse", ref).strip() == meanwhile

@@ -27,6 +27,7 @@ GENERIC_USERS = frozenset({"root", "admin", "user", "ubuntu", "debian", "runner"
                            "dev", "guest", "test"})  # a login everyone has: a word of prose, not a person
 SAMPLES, CONTEXT = 3, 24  # per kind; characters of context each side
 GENERIC_HOSTS = frozenset({"localhost", "ubuntu", "debian", "raspberrypi", "devbox", "runner"})
+_PLACEHOLDER = re.compile(r"<(?:email|ip|host)-\d+>")
 _CODE_AFTER = re.compile(r"(?:\.[A-Za-z_]\w*)+[(\[]|\(")  # what follows a name in code (app.route(, app():
 # no login there; ana.log or ana.silva is the login, as a file or a name)
 
@@ -89,6 +90,7 @@ class Redactor:
         self.report = report if report is not None else Report()
         self._keep = tuple(k for k in keep if k)  # texts left whole (the project's remote, on its own side ref)
         self._numbers: dict[tuple[str, str], str] = {}
+        self._taken: set[str] = set()  # placeholders given, or in the texts already (``taken``)
         self._exact = _exact_rules(mine, rules)
         self._login = _login(mine).lower()  # /home/LOGIN and C:\\Users\\LOGIN however they are spelled
         self._internal = addresses.internal(rules.hosts)
@@ -147,13 +149,23 @@ class Redactor:
         for pattern in self._patterns:
             yield "words", lambda t, p=pattern: ((m.start(), m.end()) for m in p.finditer(t))
 
+    def taken(self, texts) -> None:
+        """The placeholders ``texts`` hold already (masked by someone else: a teammate's turns in a conversation
+        one continued) are numbers this redactor gives no other value."""
+        for text in texts:
+            if "<" in text:
+                self._taken.update(_PLACEHOLDER.findall(text))
+
     def _number(self, kind: str, value: str) -> str:
         if kind == "words":
             return "<redacted>"
         key = (kind, value.lower())
         if key not in self._numbers:
-            self._numbers[key] = f"<{'host' if kind == 'internal-host' else kind}-" \
-                                 f"{sum(k == kind for k, _ in self._numbers) + 1}>"
+            name, n = "host" if kind == "internal-host" else kind, sum(k == kind for k, _ in self._numbers) + 1
+            while f"<{name}-{n}>" in self._taken:
+                n += 1
+            self._numbers[key] = f"<{name}-{n}>"
+            self._taken.add(self._numbers[key])
         return self._numbers[key]
 
 

@@ -184,8 +184,34 @@ def folders(value: Any) -> tuple[str, ...]:
     return found
 
 
-_NESTED = re.compile(r"\((?:[^()\\]|\\.)*[+*}]\)[+*{]"  # a group that repeats, repeated; or alternatives that
-                     r"|\((?:[^()\\]|\\.)*\|(?:[^()\\]|\\.)*\)[+*{]")  # may overlap, repeated ((a|aa)+)
+def _nested(pattern: str) -> bool:
+    """Whether ``pattern`` repeats what itself repeats or chooses ((a+)+, ((a+))+, (\\w+\\s?)+, (a|aa)+): on a near
+    miss such an expression takes exponential time, and every push or export would hang on one line. Read
+    from the pattern as the re module parses it, not from its spelling."""
+    from re import _constants as c
+    from re import _parser
+
+    repeats, choices = (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT), (c.BRANCH,)
+
+    def varies(items) -> bool:  # holds a repetition of more than one, or a choice
+        for op, av in items:
+            if op in repeats and (av[1] != av[0] or varies(av[2])) or op in choices:
+                return True
+            if op == c.SUBPATTERN and varies(av[3]) or op in repeats and varies(av[2]):
+                return True
+        return False
+
+    def walk(items) -> bool:
+        for op, av in items:
+            if op in repeats and av[1] > 1 and op != c.POSSESSIVE_REPEAT and varies(av[2]):
+                return True
+            inner = av[3] if op == c.SUBPATTERN else av[2] if op in repeats else \
+                [x for branch in av[1] for x in branch] if op == c.BRANCH else ()
+            if walk(inner):
+                return True
+        return False
+
+    return walk(_parser.parse(pattern))
 
 
 def expressions(value: Any) -> tuple[str, ...]:
@@ -198,7 +224,7 @@ def expressions(value: Any) -> tuple[str, ...]:
             raise ValueError(f"{pattern!r} is no regular expression ({exc})") from None
         if re.compile(pattern).fullmatch(""):
             raise ValueError(f"{pattern!r} matches nothing as well: give one that needs a character")
-        if _NESTED.search(pattern):  # (a+)+ takes exponential time on a near miss: every export would hang
+        if _nested(pattern):
             raise ValueError(f"{pattern!r} repeats a repetition or alternatives: write it without, e.g. (a+)+ as "
                              "a+, (a|aa)+ as a+")
     return found

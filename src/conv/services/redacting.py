@@ -45,6 +45,7 @@ class Redacting:
             except (KeyError, StoreError, UnicodeDecodeError):  # the ref's own files are checked elsewhere
                 conv = Conversation(id=conv_id, created="")
             redactor = self.of(conv, keep)
+            redactor.taken(data.decode("utf-8", "replace") for data in files.values())
             out = {}
             for name in sorted(files, key=lambda name: (name != META_FILE, name)):
                 try:

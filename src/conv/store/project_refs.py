@@ -21,7 +21,6 @@ was brought in of each ref is kept as a commit of its own
 (``refs/conv-project/NAME``): the base the next import of it meets the
 user's lines against, as sync uses its tracking ref."""
 
-import os
 from collections.abc import Callable
 
 from ..errors import SyncError, UsageError
@@ -91,8 +90,7 @@ class ProjectRefs:
             if not placed and after is None:  # every one held back: no empty ref goes out
                 out.moved = False
                 return out
-            # the project's name, not where it is (a home folder, a login: the message leaves with the ref)
-            message = f"conv: the conversations of {os.path.basename(project.rstrip('/')) or 'a project'}"
+            message = "conv: this project's conversations"  # no folder name: it may hold a login
             made = self.git.side_commit(_published(project, name), placed, message)
             out.moved = side_refs.place(str(self.git.path), made, project, name, after, message) != after
             if remote is None or not out.moved or side_refs.push(project, remote, name, after):

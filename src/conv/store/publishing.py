@@ -72,24 +72,30 @@ def composed(git: GitStore, conv_ids: list[str], theirs: dict[str, dict[str, byt
 
 def _meet(conv_id: str, mine: Side, ref: dict[str, Side], read: Callable) -> int:
     """This machine's line of ``conv_id`` and the ref's, both this person's,
-    met in ``ref`` as sync meets two machines' lines (merge.merged): the
-    longer when one holds the other; when they went apart, the one whose
+    met in ``ref`` as sync meets two machines' lines (merge.merged), files
+    known by their names: the longer when one holds the other; when they
+    went apart, the one whose
     first turn of its own is older keeps the conversation and the other goes
     to its fork, named by that turn's first file as sync names it (so whoever
     pushes, and whether the machines met by sync or here, the fork is the same).
     How many forks that made or grew."""
     theirs = ref[conv_id]
-    mine_own = sorted(n for n, s in mine.others.items() if theirs.others.get(n) != s)
-    theirs_own = sorted(n for n, s in theirs.others.items() if mine.others.get(n) != s)
-    if not theirs_own or not mine_own:
-        ref[conv_id] = mine if not theirs_own else theirs
+    # A file both hold is one turn (a turn's name is its time and a random part): the ref's bytes, as pushed,
+    # stay, however this machine masks it now (another machine of this person's knows another host name,
+    # an earlier title numbered its placeholders otherwise); only files one of them alone holds are new.
+    mine_own = sorted(n for n in mine.others if n not in theirs.others)
+    theirs_own = sorted(n for n in theirs.others if n not in mine.others)
+    if not mine_own:
+        return 0  # nothing new of this machine's: the ref as it is
+    if not theirs_own:
+        ref[conv_id] = Side(ROOT, {**mine.files, **theirs.others})
         return 0
     stays, moves, first = (theirs, mine, mine_own[0]) if theirs_own[0] < mine_own[0] else (mine, theirs, theirs_own[0])
     fork_id = fork_name(conv_id, first)
     ref[conv_id] = stays
-    if fork_id in ref and not set(ref[fork_id].turns.items()) <= set(moves.turns.items()):
+    if fork_id in ref and not set(ref[fork_id].turns) <= set(moves.turns):
         return _meet(fork_id, Side(ROOT, {**moves.others, META_FILE: ref[fork_id].files[META_FILE]}), ref, read)
-    shared = [n for n in sorted(moves.turns) if stays.turns.get(n) == moves.turns[n]]
+    shared = [n for n in sorted(moves.turns) if n in stays.turns]
     conv = Conversation.from_text(read(moves.files[META_FILE]).decode())
     meta = ref[fork_id].files[META_FILE] if fork_id in ref else fork_text(conv, conv_id, fork_id, first,
                                                                             shared[-1] if shared else "", "")

@@ -125,7 +125,7 @@ def push(project: str, remote: str, name: str, seen: str | None) -> bool:
     False when it moved on meanwhile (fetch and try again)."""
     ref = f"{SIDE}{name}"
     done = _git("-C", project, "push", "--quiet", "--no-verify", f"--force-with-lease={ref}:{seen or ''}", remote,
-                f"+{ref}:{ref}", what=f"cannot push {ref} to {remote}", check=False)
+                f"{ref}:{ref}", what=f"cannot push {ref} to {remote}", check=False)  # no +: it would void the lease
     if done.returncode and "exists; cannot create" in done.stderr:  # a ref nested under this one's name
         raise SyncError(f"{remote} holds refs under {ref}/, so {ref} cannot be pushed",
                         f"Remove them: git -C {project} push {remote} --delete REF (git ls-remote {remote} "
@@ -135,7 +135,9 @@ def push(project: str, remote: str, name: str, seen: str | None) -> bool:
     if done.returncode:  # a hook's or a host's no: in its own words
         said = [line[len("remote:"):].strip() for line in done.stderr.splitlines() if line.startswith("remote:")]
         why = "; ".join(line for line in said if line)[:300] or git_reason(done.stderr)
-        raise SyncError(f"cannot push {ref} to {remote}: {why}", "Is the repository there and the remote reachable?")
+        raise SyncError(f"cannot push {ref} to {remote}: {why}",
+                        f"Each push replaces {ref} with one commit (no history): the remote must let refs/conv/* "
+                        "be replaced")
     return True
 
 
