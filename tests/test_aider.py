@@ -140,6 +140,11 @@ def test_aiders_token_report_is_the_answers_usage_in_its_classes(tmp_path):
     (conv,) = importers.read(sources.source("aider").reader(), history).conversations
     assert conv.turns[1].usage == {"prompt_tokens": 1800, "cache_write_tokens": 1200, "cache_read_tokens": 12000,
                                    "completion_tokens": 345, "cost": 0.0042}
+    history.write_text(CHAT.replace("> Tokens: 2.5k sent, 34 received.",  # a call aider made again (a reflection)
+                                    "> Tokens: 500 sent, 10 received. Cost: $0.50 message, $0.50 session.\n"
+                                    "> Tokens: 700 sent, 20 received. Cost: $0.70 message, $1.20 session."))
+    (conv,) = importers.read(sources.source("aider").reader(), history).conversations
+    assert conv.turns[1].usage == {"prompt_tokens": 1200, "completion_tokens": 30, "cost": 1.2}
 
 
 def test_a_hostile_history_is_read_as_far_as_it_can_be(tmp_path, conv_home):

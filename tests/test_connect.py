@@ -318,6 +318,9 @@ def test_settings_with_comments_are_left_as_they_are_with_the_entry_to_merge_in_
     assert settings.read_text() == merged
     state = json.loads(ok("connect", "--json").stdout)
     assert next(t for t in state["tools"] if t["tool"] == "gemini")["connected"] == [str(settings)]
+    said = fails("connect", "gemini", "--remove", code=1)
+    assert "Take out by hand the hooks that run" in said and "capture gemini" in said, said
+    assert settings.read_text() == merged
 
 
 def test_check_runs_each_hook_as_its_tool_would_and_says_what_would_be_lost(claude, tmp_path, monkeypatch):

@@ -226,6 +226,24 @@ def test_text_is_looked_for_in_every_turn_of_every_conversation_and_counted_by_w
         ask(title)  # two hold the word; three only resemble it (r-e-b-a-s-e in order)
     line = fails("resume", "rebase", code=1, env=SESSION)
     assert "'rebase' is in 2 conversations" in line and "3 more only resemble it" in line, line
+    ask("resolve a merge conflict in git")  # holds "git", not "rebase": no conversation holding the words
+    assert "'git rebase' is in 2" not in fails("resume", "git rebase", code=1, env=SESSION)
+    for title in ("Topic 350", "Topic 250"):
+        ask(title)
+    line = fails("resume", "topic 50", code=1, env=SESSION)  # "50" in "350" is no word: they only resemble it
+    assert "'topic 50' resembles 2 conversations" in line, line
+
+
+def test_the_pickers_rows_mask_a_key_in_the_text_as_in_the_title(fake):
+    from conv.services.resume import candidates
+    from conv.services.workspace import Workspace
+    from conv.terminal.sanitize import clean
+
+    key = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-AAAAAA"
+    fake.reply = f"it fails with {key} in the header"
+    ok("ask", "why does the auth fail?", env={"CONV_ALLOW_SECRETS": "1"})
+    (found,) = candidates(Workspace(notice=lambda line: None), clean)
+    assert "AbCdEfGh" not in found.first + found.last + found.title + found.summary, found
 
 
 def test_an_empty_store_says_to_ask_first(fake):

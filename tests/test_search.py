@@ -142,6 +142,9 @@ def test_a_decision_is_found_by_decide(fake):
     titles = [h["title"] for h in found("what did we decide about the webhook retries?")]
     assert sorted(titles[:2]) == ["webhook deliveries", "webhooks again"], titles
     assert len(found("decisions")) == len(found("deciding")) == 3  # every form finds all three
+    fake.reply = "The pension plan pays out at 67; my muscles tend to ache."
+    ok("ask", "-n", "retirement")
+    assert [h["title"] for h in found("pending")] == [] and [h["title"] for h in found("tension")] == []
 
 
 def test_a_title_is_searched_as_its_turns_are(fake):

@@ -20,6 +20,7 @@ keep leaves the settings as they were. status.py reads it all back."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from ..errors import ConvError
@@ -131,7 +132,9 @@ def disconnect(source, project: Path | None = None) -> Change:
             elif done == "removed":
                 files.write(file, after)
     except (Unparsable, UnicodeDecodeError) as exc:
-        return Change(name, str(file), "refused", reason(exc), AGAIN)
+        return Change(name, str(file), "refused", reason(exc), f"Take out by hand the hooks that run "
+                      f"{shlex.join(capture_command(name))} (and conv's MCP server, named conv), or fix it and run "
+                      "this again")
     except ConvError as exc:
         return Change(name, str(file), "refused", exc.message, exc.hint)
     records.get(name, {}).pop(str(file), None)

@@ -9,6 +9,7 @@ that pairs a word with one English lacks only costs a term nothing holds."""
 _PAIRS = (("ide", "ision"), ("ude", "usion"), ("ode", "osion"), ("ribe", "ription"), ("olve", "olution"),
           ("eive", "eption"), ("end", "ension"), ("and", "ansion"))
 _INFLECTED = ("ing", "ed", "es", "s", "d", "")  # a verb's endings, tried longest first
+STEM_LEAST = 3  # letters before the ending: "pension" is no p-end, "tension" no t-end, "side" no s-ide
 
 
 def kin(word: str) -> list[str]:
@@ -16,7 +17,7 @@ def kin(word: str) -> list[str]:
     word = word.lower()
     for verb, noun in _PAIRS:
         for ending in (noun + "s", noun):
-            if word.endswith(ending) and len(word) > len(ending):
+            if word.endswith(ending) and len(word) >= len(ending) + STEM_LEAST:
                 return [word[: -len(ending)] + verb]
     for ending in _INFLECTED:
         if not word.endswith(ending):
@@ -24,6 +25,6 @@ def kin(word: str) -> list[str]:
         base = word[: len(word) - len(ending)]
         for stem in (base, base + "e"):  # "deciding": decid, decide
             for verb, noun in _PAIRS:
-                if stem.endswith(verb) and len(stem) > len(verb):
+                if stem.endswith(verb) and len(stem) >= len(verb) + STEM_LEAST:
                     return [stem[: -len(verb)] + noun]
     return []

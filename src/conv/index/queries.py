@@ -226,17 +226,17 @@ class Queries:
             wave = [r.id for r in rows]
         return list(found.values())
 
-    def search(self, text: str, limit: int = 20, filters: Filters | None = None, pool: int | None = None) -> list[Hit]:
-        """The conversations that hold what ``text`` asks, best first
-        (index/search.py says how a query is read and ranked), each with its
-        best matching turn and a snippet around the match; ``pool``: how many
-        matching turns to score at least (fewer: sooner, as a keystroke needs)."""
+    def search(self, text: str, limit: int = 20, filters: Filters | None = None, pool: int | None = None,
+               every: bool = False) -> list[Hit]:
+        """The conversations that hold what ``text`` asks, best first (index/search.py says how a query is read
+        and ranked), each with its best matching turn and a snippet around the match; ``pool``: how many matching
+        turns to score at least (fewer: sooner, as a keystroke needs); ``every``: only those holding every term."""
         from .search import POOL, Query, ranked
 
         query = Query(text)
         if not query:
             return []
-        found = ranked(self._rows, query, min(limit, HITS_MOST), *(filters or Filters()).sql(), pool=pool or POOL)
+        found = ranked(self._rows, query, min(limit, HITS_MOST), *(filters or Filters()).sql(), pool or POOL, every)
         if not found:
             return []
         columns = ", ".join("c." + col.strip() for col in Row.COLUMNS.split(","))

@@ -64,10 +64,12 @@ def _with_kin(word: str) -> str:
     return f'"{word}"' if len(family) == 1 else "(" + " OR ".join(f'"{w}"' for w in family) + ")"
 
 
-def ranked(rows, query: Query, limit: int, where: str, args: dict, pool: int = POOL) -> list[tuple[str, int, float]]:
+def ranked(rows, query: Query, limit: int, where: str, args: dict, pool: int = POOL,
+           every: bool = False) -> list[tuple[str, int, float]]:
     """(conversation id, its best turn's rowid, its score) of the best ``limit``
     conversations that pass ``where`` (a Filters' SQL, the conversations as
-    ``c``), scoring at least ``pool`` matching turns; ``rows(sql, args)`` reads the cache."""
+    ``c``), scoring at least ``pool`` matching turns (``every``: only those a
+    turn or the title of which holds every term); ``rows(sql, args)`` reads the cache."""
     total = rows("SELECT count(*) FROM turns")[0][0] or 1
     counts = _counts(rows, query)
     if not any(counts.values()):
@@ -94,7 +96,7 @@ def ranked(rows, query: Query, limit: int, where: str, args: dict, pool: int = P
     for ts in turns.values():
         ts.sort()  # the best first; among equals, the earliest turn
     strength = {c: sum(-s * DECAY ** n for n, (s, _, _) in enumerate(ts[:3])) for c, ts in turns.items()}
-    _titled(rows, query, where, args, limit, turns, updated, strength)
+    titled = _titled(rows, query, where, args, limit, turns, updated, strength)
     candidates = sorted(strength, key=lambda c: -strength[c])[:max(CANDIDATES, limit)]
     cover = _coverage(rows, query, counts, total, candidates)
     whole = _every_term(rows, query, counts, [rid for c in candidates for _, _, rid in turns[c]])
@@ -102,6 +104,8 @@ def ranked(rows, query: Query, limit: int, where: str, args: dict, pool: int = P
     score = {c: strength[c] / top_s + cover.get(c, 0) / top_c for c in candidates}
     order = sorted(candidates, key=lambda c: updated[c], reverse=True)  # among equals, the latest first
     order.sort(key=lambda c: (not any(rid in whole for _, _, rid in turns[c]), -score[c]))
+    if every:  # a turn holding every term, or the title (_titled: a turn of no term at all)
+        order = [c for c in order if c in titled or any(rid in whole for _, _, rid in turns[c])]
     out = []
     for conv_id in order[:limit]:
         rid = next((r for _, _, r in turns[conv_id] if r in whole), turns[conv_id][0][2])
@@ -113,10 +117,10 @@ TITLED = 50  # conversations whose title holds every term, looked for beside the
 
 
 def _titled(rows, query: Query, where: str, args: dict, limit: int, turns: dict, updated: dict,
-            strength: dict) -> None:
-    """The conversations whose title holds every term (no turn of which matched: a title a tool or the user
-    gave, "deploy runbook", said nowhere in it) added to the ranked ones, after them: each at its first turn,
-    as strong as the weakest turn found."""
+            strength: dict) -> set[str]:
+    """The conversations whose title holds every term; those no turn of which matched (a title a tool or the
+    user gave, "deploy runbook", said nowhere in it) added to the ranked ones, after them: each at its first
+    turn, as strong as the weakest turn found."""
     found = rows(f"""SELECT f.conv_id, c.updated, (SELECT rowid FROM turns t WHERE t.conv_id = f.conv_id
                                                    ORDER BY t.name LIMIT 1), (SELECT name FROM turns t
                                                    WHERE t.conv_id = f.conv_id ORDER BY t.name LIMIT 1)
@@ -129,6 +133,7 @@ def _titled(rows, query: Query, where: str, args: dict, limit: int, turns: dict,
             turns[conv_id] = [(-weakest, name, rid)]
             updated[conv_id] = when or ""
             strength[conv_id] = weakest
+    return {conv_id for conv_id, *_ in found}
 
 
 def _titled_only(rows, query: Query, where: str, args: dict, limit: int) -> list[tuple[str, int, float]]:

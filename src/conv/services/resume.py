@@ -11,11 +11,12 @@ taken as a prefix), and the turn that matched is previewed.
 """
 
 import os
+import re
 from collections.abc import Callable
 
 from ..errors import ConvError, RefError
 from ..home.secrets import outward
-from ..records import dataclass
+from ..records import dataclass, replace
 from .current import current
 from .current import use as make_current
 from .workspace import Workspace
@@ -74,8 +75,8 @@ def candidates(ws: Workspace, printable: Callable[[str], str], limit: int = LIMI
     now = current(ws).conv_id
     return [
         Candidate(row.id, ws.index.queries.short_id(row.id), row.updated, row.id == now,
-                  line(outward(row.title)), line(first), line(last) if last != first else "", line(row.summary or ""),
-                  row.status or "active", where=line(_where(row)))
+                  line(outward(row.title)), line(outward(first)), line(outward(last)) if last != first else "",
+                  line(outward(row.summary or "")), row.status or "active", where=line(_where(row)))
         for row, first, last in rows
     ]
 
@@ -138,21 +139,30 @@ def named(ws: Workspace, printable: Callable[[str], str], query: str, found: lis
     """What TEXT given on the command line names: ``rank``'s tiers over the
     latest ``found``, and every conversation of the store a turn of which
     holds the words (a full-text search) among those whose text holds them."""
-    ranked = rank(query, found)
+    words = query.lower().split()
+    ranked = [r if r.tier == TIER_FUZZY or _as_words(words, r.candidate, r.tier) else replace(r, tier=TIER_FUZZY)
+              for r in rank(query, found)]  # "50" is in "Topic 350", but not as a word: that only resembles it
     tiers = {r.candidate.id: r.tier for r in ranked}
-    more = [r for r in _searched(ws, printable, query, NAMED) if tiers.get(r.candidate.id, -1) < TIER_TEXT]
+    more = [r for r in _searched(ws, printable, query, NAMED, every=True) if tiers.get(r.candidate.id, -1) < TIER_TEXT]
     moved = {r.candidate.id for r in more}
     return sorted([*(r for r in ranked if r.candidate.id not in moved), *more], key=lambda r: -r.tier)
 
 
+def _as_words(words: list[str], c: Candidate, tier: int) -> bool:
+    """Whether each word begins a word where ``rank`` found it as typed (the title, or some field)."""
+    fields = ("title",) if tier == TIER_TITLE else FIELDS
+    return all(any(re.search(r"(?<!\w)" + re.escape(w), c.lower[name]) for name in fields) for w in words)
+
+
 def _searched(ws: Workspace, printable: Callable[[str], str], query: str, limit: int,
-              pool: int | None = None) -> list[Ranked]:
-    """The conversations a full-text search finds, best first, each with its matching turn to preview."""
+              pool: int | None = None, every: bool = False) -> list[Ranked]:
+    """The conversations a full-text search finds (``every``: those holding every word), best first, each with
+    its matching turn to preview."""
     from ..index.queries import HIT_END, HIT_START
 
     now = current(ws).conv_id
     try:
-        hits = ws.index.queries.search(query, limit, **({"pool": pool} if pool else {}))
+        hits = ws.index.queries.search(query, limit, pool=pool, every=every)
     except ConvError:
         return []
     out = []
@@ -162,7 +172,7 @@ def _searched(ws: Workspace, printable: Callable[[str], str], query: str, limit:
         line = lambda some: " ".join(printable(some).split())  # noqa: E731
         out.append(Ranked(Candidate(
             row.id, ws.index.queries.short_id(row.id), row.updated, row.id == now, line(outward(row.title)), text,
-            "", line(row.summary or ""), row.status or "active", f"turn {hit.number} ({hit.role}): {text}",
+            "", line(outward(row.summary or "")), row.status or "active", f"turn {hit.number} ({hit.role}): {text}",
             line(_where(row))), 0, TIER_SEARCH, {"first": marks}))
     return out
 

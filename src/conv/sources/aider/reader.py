@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ...errors import UsageError
+from ...format.usage import added
 from ...importers import ImportedConversation
 from ...importers.agent import AgentTurns
 from ...importers.boundary import Loaded, Reader
@@ -139,7 +140,8 @@ def _turns(text: str) -> tuple[list, str | None]:
         elif kind == "aider":
             turns.injected("aider", said)
             _applied(turns, set(APPLIED.findall(said)))
-            _used(turns, USED.search(said))
+            for report in USED.finditer(said):
+                _used(turns, report)
         else:
             for thought in THINKING.findall(said):
                 turns.thought(thought.strip(), None, str(n))
@@ -162,16 +164,18 @@ def _edited(turns: AgentTurns, answer: str, source_id: str) -> None:
 
 
 def _used(turns: AgentTurns, found: "re.Match | None") -> None:
-    """aider's tokens and cost of the answer just given, as its usage (the first report after it)."""
+    """aider's tokens and cost of the answer just given, added to its usage (aider reports each call it
+    makes, and starts its counts again after each report)."""
     answer = turns.turns[-1] if turns.turns else None
-    if found is None or answer is None or answer.role != "assistant" or answer.usage:
+    if found is None or answer is None or answer.role != "assistant":
         return
     sent, write, hit, received = (_tokens(found[n]) for n in range(1, 5))
     usage = {"prompt_tokens": max(sent - write - hit, 0), "cache_write_tokens": write, "cache_read_tokens": hit,
              "completion_tokens": received}
-    answer.usage = {k: v for k, v in usage.items() if v or k in ("prompt_tokens", "completion_tokens")}
+    usage = {k: v for k, v in usage.items() if v or k in ("prompt_tokens", "completion_tokens")}
     if found[5] is not None:
-        answer.usage["cost"] = float(found[5])
+        usage["cost"] = float(found[5])
+    answer.usage = added(answer.usage, usage)
 
 
 def _tokens(text: str | None) -> int:
