@@ -342,3 +342,17 @@ def test_the_picker_runs_with_stdout_a_pipe_and_draws_again_when_resized(three, 
     child.send("\r")
     assert finished(child) == 0
     assert followed_up_after_resume(fake) == "borrow checker in rust"
+
+
+def test_the_count_says_how_many_conversations_there_are_not_how_many_are_offered(fake, tmp_path):
+    from test_importers import node
+
+    chats = [{"conversation_id": f"c{n}", "title": f"chat {n}", "create_time": 1000.0 + n, "current_node": "b",
+              "mapping": {"r": node("r", None, ["a"]), "a": node("a", "r", ["b"], "user", "hello", 1000.0 + n),
+                          "b": node("b", "a", [], "assistant", "fine", 1000.5 + n)}} for n in range(305)]
+    (tmp_path / "conversations.json").write_text(json.dumps(chats))
+    ok("import", "--from", "chatgpt", str(tmp_path / "conversations.json"))
+    child = spawn()
+    child.expect("300/305")  # the newest 300 offered; typing searches all 305
+    child.send("\x1b")
+    assert finished(child) == 1

@@ -235,7 +235,7 @@ def resume(
     if chosen is None:
         if not picker.available():
             raise resuming.unresolved(query, ranked)
-        chosen = picker.pick(found, resuming.searcher(ws, clean), query)
+        chosen = picker.pick(found, resuming.searcher(ws, clean), query, ws.index.queries.counted())
     if chosen is None:
         render.notice("nothing chosen")
         raise typer.Exit(1)

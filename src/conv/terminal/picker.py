@@ -73,13 +73,14 @@ def available() -> bool:
     return True
 
 
-def pick(found: list[Candidate], rank: Rank, query: str = "") -> Candidate | None:
+def pick(found: list[Candidate], rank: Rank, query: str = "", total: int | None = None) -> Candidate | None:
     """The candidate chosen, or None when cancelled (Ctrl-C raises Interrupted);
-    ``rank(query, found)`` orders them as the query is typed."""
+    ``rank(query, found)`` orders them as the query is typed; ``total``: the
+    conversations there are (the count's denominator: the search reaches them all)."""
     fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
     try:
         with terminal_loss_interrupts(), _raw(fd), _resizes() as resized:
-            return _Picker(fd, found, query, rank, resized).run()
+            return _Picker(fd, found, query, rank, resized, total).run()
     finally:
         os.close(fd)
 
@@ -117,9 +118,10 @@ def _raw(fd: int):
 
 
 class _Picker:
-    def __init__(self, fd: int, found: list[Candidate], query: str, rank: Rank, resized: int | None = None):
+    def __init__(self, fd: int, found: list[Candidate], query: str, rank: Rank, resized: int | None = None,
+                 total: int | None = None):
         self.fd, self.found, self.query = fd, found, " ".join(clean(query).split())
-        self.rank, self.resized = rank, resized
+        self.rank, self.resized, self.total = rank, resized, max(total or 0, len(found))
         self.rows = ROWS  # rows shown at the last draw: a page
         self.ranked: list[Ranked] = rank(self.query, found)
         self.selected = self.top = 0
@@ -203,7 +205,7 @@ class _Picker:
         query = self.query
         while _width(query) > width // 2:
             query = query[1:]  # a long query shows its end
-        count = f"  {len(self.ranked)}/{len(self.found)}"
+        count = f"  {len(self.ranked)}/{self.total}"
         lines = [f"> {query}" + self._paint("dim", count if 2 + _width(query) + len(count) <= width else "")]
         times = [ago(r.candidate.updated) for r in shown]
         id_width = max((len(r.candidate.short) for r in shown), default=0)
