@@ -172,3 +172,35 @@ def test_an_answer_of_the_same_words_as_an_earlier_one_is_waited_for_after_the_q
     with open(session, "a") as more:
         more.write(json.dumps(records(user("one"), model("Same."), user("two"), model("Same."))[-1]) + "\n")
     assert hook.settled(job, str(session))
+
+
+def test_a_question_with_an_at_file_is_typed_as_it_was_and_the_files_text_kept_beside_it(tmp_path):
+    """Qwen Code appends the text of a question's @file to it, in parts of their own (as its readManyFiles
+    writes them); the file's whole text was stored as the question."""
+    asked = {"type": "user", "provenance": "real_user", "message": {"role": "user", "parts": [
+        {"text": "what does @notes.txt say?"}, {"text": "\n--- Content from referenced files ---"},
+        {"text": "\nContent from @notes.txt:\n"}, {"text": "the build fails on arm64\n"},
+        {"text": "\n--- End of content ---"}]}}
+    session = tmp_path / "s1.jsonl"
+    session.write_text("".join(json.dumps(r) + "\n" for r in records(asked, model("It says the build fails."))))
+    (conv,) = importers.read(sources.source("qwen").reader(), session).conversations
+    assert [t.content for t in conv.turns] == ["what does @notes.txt say?", "It says the build fails."]
+    assert [n["kind"] for n in conv.turns[0].injected] == ["referenced files"]
+    assert "the build fails on arm64" in conv.turns[0].injected[0]["text"]
+
+
+def test_the_real_qwen_codes_at_file_question_is_stored_as_typed(qwen_code, tmp_path):
+    project, home = tmp_path / "proj", tmp_path / "user"
+    project.mkdir()
+    (project / "notes.txt").write_text("the build fails on arm64\n")
+    (home / ".qwen").mkdir(parents=True)
+    (home / ".qwen" / "settings.json").write_text(THEIRS)
+    with FakeServer(reply="It says arm64.") as server:
+        Qwen(qwen_code, project, home, server)("-p", "what does @notes.txt say?")
+        assert "the build fails on arm64" in json.dumps(server.requests)  # the model was sent the file
+    ok("import", "--from", "qwen", str(home / ".qwen" / "projects"), env={"HOME": str(home)})
+    (listed,) = json.loads(ok("list", "--json").stdout)
+    question = json.loads(ok("show", listed["id"], "--json").stdout)["turns"][0]
+    assert question["content"] == "what does @notes.txt say?" and listed["title"] == "what does @notes.txt say?"
+    assert [n["kind"] for n in question["injected"]] == ["referenced files"]
+    assert "the build fails on arm64" in question["injected"][0]["text"]

@@ -13,7 +13,9 @@ tool's answer (``functionResponse``). ``system`` records are Qwen Code's
 own: a slash command typed in the TUI (``slash_command``), a compression's
 summary (``chat_compression``), both kept with the turn before them
 (``injected``), never a question; the rest (telemetry, snapshots of files)
-are not the conversation. The turns are made as for Claude Code (agent.py);
+are not the conversation. A question's ``@file`` is typed as it was, the
+files' text Qwen Code appended to it (from ``--- Content from referenced
+files ---`` on) kept beside it (injected), as Gemini CLI's is. The turns are made as for Claude Code (agent.py);
 a tool reached through Qwen Code's ``tool_call`` (as its MCP tools are) is
 named by the tool it called."""
 
@@ -29,6 +31,8 @@ from ...importers.session_tree import forks
 from ...importers.shape import Anything, Count, Flag, ListOf, Maybe, Record, Tagged, Text, Time
 from ...importers.tool_calls import Tools, replace, shell, write
 from . import SOURCE, sessions
+
+REFERENCED = "--- Content from referenced files ---"  # the part Qwen Code begins a question's @file text with
 
 _PART = Record({"text": Text, "thought": Flag,
                 "functionCall": Record({"id": Text, "name": Text, "args": Anything}),
@@ -92,11 +96,15 @@ def _turns(chain: list[dict]) -> list:
             continue
         parts = r["message"]["parts"]
         if kind == "user":
-            text = "\n\n".join(p["text"] for p in parts if p["text"] and not p["thought"])
+            texts = [p["text"] for p in parts if p["text"] and not p["thought"]]
+            at = next((n for n, t in enumerate(texts) if t.lstrip("\n").startswith(REFERENCED)), len(texts))
+            text, files = "\n\n".join(texts[:at]), "".join(texts[at:])
             if r["provenance"] not in (None, TYPED):
-                turns.injected(r["provenance"].replace("_", " "), text)
+                turns.injected(r["provenance"].replace("_", " "), "\n\n".join(texts))
             elif text.strip():
                 turns.typed(text, time, source_id)
+                if files:
+                    turns.injected("referenced files", files)
             continue
         if kind == "assistant":
             if r["model"]:
