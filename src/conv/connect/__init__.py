@@ -92,8 +92,11 @@ def connect(source, project: Path | None = None, only_present: bool = False) -> 
             records[name][str(file)] = entry
             _save(records)  # first: a record conv cannot keep leaves the settings as they were
         if done != "already":
-            _write(file, after, records, name, mine)
+            _write(file, after, records, name, mine, 0o700 if module.executable else 0o600)
     except (Unparsable, UnicodeDecodeError) as exc:
+        if "comments" in reason(exc) and not module.allows_comments:
+            return Change(name, str(file), "refused", reason(exc), f"{source.title} reads no comments there: the "
+                          "file does not load, hooks and all. Take them out, then connect again")
         return Change(name, str(file), "refused", reason(exc), _by_hand(module, name))
     except ConvError as exc:
         return Change(name, str(file), "refused", exc.message, exc.hint)
@@ -191,10 +194,10 @@ def _save(records: dict) -> None:
                         f"Make {record.folder()} writable, then connect again") from None
 
 
-def _write(file: Path, data: bytes, records: dict, name: str, mine: dict | None) -> None:
-    """The settings written; when they cannot be, the record as it was."""
+def _write(file: Path, data: bytes, records: dict, name: str, mine: dict | None, mode: int) -> None:
+    """The settings written (a new file with ``mode``); when they cannot be, the record as it was."""
     try:
-        files.write(file, data)
+        files.write(file, data, mode)
     except ConvError:
         if mine is None:
             records[name].pop(str(file), None)
@@ -209,11 +212,12 @@ def _write(file: Path, data: bytes, records: dict, name: str, mine: dict | None)
 
 def _by_hand(module, name: str) -> str:
     """What to do with settings conv will not rewrite: the entry to merge in by hand, when it is JSON."""
-    from .json_settings import one_line
+    import json
 
     try:
-        entry = one_line(module.added(None, capture_command(name), server_command()))
-    except (Unparsable, ConvError):
+        entry = json.dumps(json.loads(module.added(None, capture_command(name), server_command())),
+                           ensure_ascii=False, separators=(", ", ": "))
+    except (Unparsable, ConvError, ValueError):
         entry = None
     return f"Merge in by hand {entry}, or fix it and connect again" if entry else AGAIN
 

@@ -49,15 +49,15 @@ def missing(file: Path) -> list[str]:
     return [str(p) for p in reversed([target.parent, *target.parent.parents]) if not p.exists()]
 
 
-def write(file: Path, data: bytes) -> None:
-    """``data`` into the settings file whole (beside, then renamed over)."""
+def write(file: Path, data: bytes, new_mode: int = 0o600) -> None:
+    """``data`` into the settings file whole (beside, then renamed over); a new file gets ``new_mode``."""
     target = real(file)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
             mode = target.stat().st_mode & 0o7777
         except FileNotFoundError:
-            mode = 0o600
+            mode = new_mode
         if not mode & 0o200:  # made read-only on purpose (root could write it all the same)
             raise ConvError(f"{file} is read-only (mode {mode:04o})",
                             f"Make it writable (chmod u+w {file}) if conv may change it, then connect again")

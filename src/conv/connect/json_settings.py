@@ -47,14 +47,6 @@ def uncommented(text: str | None) -> str | None:
         return text
 
 
-def one_line(text: str) -> str | None:
-    """A JSON file conv would write, as one line to paste by hand (None: it is no JSON)."""
-    try:
-        return json.dumps(json.loads(text), ensure_ascii=False, separators=(", ", ": "))
-    except (json.JSONDecodeError, RecursionError):
-        return None
-
-
 def dumped(doc: dict, text: str | None) -> str:
     """``doc`` as JSON in the file's own indent (two spaces for a new file)."""
     found = re.search(r"\n([ \t]+)\S", text or "")

@@ -31,12 +31,12 @@ def hand_over(name: str, handed: dict) -> None:
     the worker, and start it. Never raises: a failure is kept to be said."""
     job = None
     try:
-        if _checking(handed):
-            return
         from ..home.connected import connected, covers
 
         if not connected(name):
             return  # not connected by this user (a teammate's project settings naming conv): nothing is captured
+        if _checking(name, handed):
+            return
         found = sources.source(name).hook().job(handed)
         if found is None or not covers(name, found.get("cwd")):
             return  # no session, or one of a project this tool is not connected for
@@ -60,16 +60,18 @@ def hand_over(name: str, handed: dict) -> None:
             _set_aside(job)
 
 
-def _checking(handed: dict) -> bool:
+def _checking(name: str, handed: dict) -> bool:
     """Whether ``handed`` is ``conv connect --check``'s payload (connect/check.py): then noted by its nonce for
     the check to find, and nothing captured."""
+    from ..home.connected import covers
     from ..home.to_say import checks
 
     nonce = handed.get("conv_check")
     if not (isinstance(nonce, str) and len(nonce) == 16 and all(c in "0123456789abcdef" for c in nonce)):
         return False
-    checks().mkdir(parents=True, exist_ok=True)
-    (checks() / nonce).touch()
+    if covers(name, handed.get("cwd")):  # as a capture goes on: connected for where it ran
+        checks().mkdir(parents=True, exist_ok=True)
+        (checks() / nonce).touch()
     return True
 
 

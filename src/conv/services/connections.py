@@ -65,8 +65,7 @@ def check(tool: str | None) -> Checks:
     from ..connect.check import checked
 
     chosen = sources.every("settings") if tool in (None, ALL) else _chosen(tool)
-    found = {status.tool: status.connected for status in statuses(chosen)}
-    return Checks([c for source in chosen for c in checked(source, found.get(source.name, []))],
+    return Checks([c for source, status in zip(chosen, statuses(chosen)) for c in checked(source, status)],
                   [source.name for source in chosen])
 
 

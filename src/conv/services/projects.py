@@ -72,7 +72,7 @@ def previewed(ws: Workspace, path: str | None = None) -> "Report":
     redacting = Redacting(ws)
     masked = redacting.files(keep=_remote(root))
     for row in ws.index.refresh().recent(None, Filters(here=root)):
-        masked(row.id, ws.store.every_file(row.id))
+        masked(row.id, {path.rsplit("/", 1)[-1]: data for path, data in ws.store.raw_files(row.id, every=True)})
     return redacting.report
 
 
@@ -101,7 +101,7 @@ def bring_in(ws: Workspace, remote: str | None = None, path: str | None = None) 
         bytes again (a teammate's line met with this person's, never a fork of what was masked)."""
         if not ws.store.has(conv_id):
             return files
-        here = ws.store.every_file(conv_id)
+        here = {path.rsplit("/", 1)[-1]: data for path, data in ws.store.raw_files(conv_id, every=True)}
         pushed = masked(conv_id, here)
         return {n: here[n] if n in here and pushed.get(n) == data else data for n, data in files.items()}
 

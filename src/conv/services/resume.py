@@ -10,7 +10,6 @@ searched too (``searcher``: the index's full-text search, the word being typed
 taken as a prefix), and the turn that matched is previewed.
 """
 
-import os
 import re
 from collections.abc import Callable
 
@@ -66,8 +65,7 @@ def candidates(ws: Workspace, printable: Callable[[str], str], limit: int = LIMI
     """The conversations to choose from, most recently updated first (an
     empty store offers nothing), their texts made ``printable`` (the
     terminal's cleaning: what is matched is what is shown) and one line each."""
-    def line(text: str) -> str:
-        return " ".join(printable(text).split())
+    line = lambda text: " ".join(printable(text).split())  # noqa: E731
 
     rows = ws.index.refresh().recent_with_text(limit, TEXT_CHARS)
     if not rows:
@@ -83,7 +81,7 @@ def candidates(ws: Workspace, printable: Callable[[str], str], limit: int = LIMI
 
 def _where(row) -> str:
     """The tool a conversation is from and its project's folder name, as a picker's row says them."""
-    return " · ".join(x for x in (row.source or "conv", os.path.basename((row.project or "").rstrip("/\\"))) if x)
+    return " · ".join(x for x in (row.source or "conv", re.split(r"[/\\]", (row.project or "").rstrip("/\\"))[-1]) if x)
 
 
 def choose(ws: Workspace, candidate: Candidate) -> None:

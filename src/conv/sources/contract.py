@@ -33,6 +33,8 @@ class Settings(ABC):
     ``connect.Unparsable``."""
 
     events: tuple = ()  # what the tool runs conv's hook on, as it names them
+    executable = False  # the settings file is itself the hook the tool runs (made owner-executable)
+    allows_comments = False  # the tool reads // and /* */ comments in its JSON settings
     program: str = ""  # the tool's command: on PATH, the tool is on this machine before it made its folder
 
     @abstractmethod

@@ -32,7 +32,7 @@ class HooksSettings(Settings):
 
     def holds(self, text: str | None, command: list[str], server: dict) -> bool:
         """Whether ``text`` has conv's entries as ``added`` would write them (every event, this conv, this store)."""
-        text = uncommented(text)  # merged in by hand where conv would not write (json_settings.parsed)
+        text = self._readable(text)  # merged in by hand where conv would not write (json_settings.parsed)
         return parsed(self.added(text, command, server)) == parsed(text)
 
     def removed(self, text: str) -> str:
@@ -42,16 +42,21 @@ class HooksSettings(Settings):
         return dumped(doc, text) if hooks or server else text
 
     def captures(self, text: str | None) -> list[list[str]]:
-        return self.hooks.captures(parsed(uncommented(text)))
+        return self.hooks.captures(parsed(self._readable(text)))
 
     def limit(self, text: str | None) -> float | None:
         try:
-            written = self.hooks.timeouts(parsed(uncommented(text)))
+            written = self.hooks.timeouts(parsed(self._readable(text)))
         except Unparsable:
             return None
         found = [t * self.timeout_unit if isinstance(t, (int, float)) and not isinstance(t, bool) and t > 0
                  else self.default_timeout for t in written]
         return min(found) if found else None
+
+    def _readable(self, text: str | None) -> str | None:
+        """``text`` as the tool reads it: its comments none, where it allows them (Claude Code does not: a file
+        with one does not load there, hooks and all)."""
+        return uncommented(text) if self.allows_comments else text
 
     def leftover(self, text: str) -> bool:
         try:
@@ -72,6 +77,6 @@ class HooksSettings(Settings):
 
         try:
             data = files.read(self.settings_file(project))
-            return described(server_in(parsed(uncommented(data.decode("utf-8") if data else None))), server)
+            return described(server_in(parsed(self._readable(data.decode("utf-8") if data else None))), server)
         except (Unparsable, UnicodeDecodeError, ConvError):
             return ""

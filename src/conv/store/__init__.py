@@ -159,19 +159,11 @@ class Store:
 
         return attachment(self._snapshot(None), conv_id, file)
 
-    def raw_files(self, conv_id: str) -> list[tuple[str, bytes]]:
-        """(path in the store, bytes) of its Markdown files (not the files sent with turns), conversation.md first."""
+    def raw_files(self, conv_id: str, every: bool = False) -> list[tuple[str, bytes]]:
+        """(path, bytes) of its Markdown files, conversation.md first (``every``: all, as push --project sends)."""
         from .layout import raw_files
 
-        return raw_files(self._snapshot(None), conv_id)
-
-    def every_file(self, conv_id: str) -> dict[str, bytes]:
-        """Every file of a conversation's folder (its turns, a tool's output kept whole, files sent), name ->
-        bytes: what ``conv push --project`` sends of it."""
-        from .layout import folder
-
-        snap = self._snapshot(None)
-        return {name: snap.blob(sha) for name, sha in snap.files(folder(conv_id)).items()}
+        return raw_files(self._snapshot(None), conv_id, every)
 
     def history(self, known: Callable[[str], bool]) -> Iterator[tuple[CommitInfo, set[str]]]:
         """Commits not yet ``known``, newest first, each with the conversations it touched (message or tree diff)."""

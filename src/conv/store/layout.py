@@ -103,10 +103,10 @@ def files_in(snap: Snapshot, conv_id: str, root: str = ROOT) -> dict[str, str]:
     return files
 
 
-def raw_files(snap: Snapshot, conv_id: str) -> list[tuple[str, bytes]]:
-    """(path in the store, bytes) of a conversation's Markdown files (not the files
-    sent with turns), conversation.md first."""
-    files = files_in(snap, conv_id)
+def raw_files(snap: Snapshot, conv_id: str, every: bool = False) -> list[tuple[str, bytes]]:
+    """(path in the store, bytes) of a conversation's Markdown files (``every``: its
+    folder's every file, the files sent with turns too), conversation.md first."""
+    files = snap.files(folder(conv_id)) if every else files_in(snap, conv_id)
     where = folder(conv_id)
     return [(f"{where}/{name}", snap.blob(files[name])) for name in sorted(files, key=lambda n: (n != META_FILE, n))]
 

@@ -21,6 +21,7 @@ HEAD = "#!/bin/sh\n# conv's capture of each Cline turn: conv connect cline --rem
 class ClineSettings(Settings):
     program = "cline"
     events = ("TaskComplete",)
+    executable = True  # "executable shell scripts", as Cline's docs have them
 
     def settings_file(self, project: Path | None) -> Path:
         return (project / ".clinerules" if project is not None else self.installed()) / "hooks" / HOOK_FILE

@@ -17,6 +17,7 @@ MILLISECONDS = 10_000  # the most Gemini CLI waits for conv's hook, which return
 
 class GeminiSettings(HooksSettings):
     program = "gemini"
+    allows_comments = True  # its settings.json may hold // and /* */ comments
     timeout_unit = 0.001  # its hooks' timeouts are in milliseconds
 
     def settings_file(self, project: Path | None) -> Path:

@@ -21,6 +21,7 @@ MILLISECONDS = 10_000
 class QwenSettings(HooksSettings):
     program = "qwen"
     own_keys = frozenset({"$version"})  # its settings' format, written into every file it reads (2 since 0.1x)
+    allows_comments = True  # its settings.json may hold // and /* */ comments
     timeout_unit = 0.001  # milliseconds, as every version before 0.2x reads a hook's timeout
 
     def settings_file(self, project: Path | None) -> Path:
