@@ -159,8 +159,7 @@ class _Picker:
         if self.resized is not None:
             ready.register(self.resized, select.POLLIN)
         if not any(fd == self.fd for fd, _ in ready.poll()):
-            while _drained(self.resized):
-                pass
+            os.read(self.resized, 4096)  # readable, so it does not wait: the signals' bytes, all of them
             return []  # resized (or another signal, its handler run): drawn again
         data = os.read(self.fd, 1024)
         if not data:
@@ -268,14 +267,6 @@ class _Picker:
         data = text.encode("utf-8", "replace")
         while data:
             data = data[os.write(self.fd, data):]
-
-
-def _drained(fd: int) -> bool:
-    """Whether a read of the non-blocking ``fd`` took something (so there may be more)."""
-    try:
-        return bool(os.read(fd, 512))
-    except BlockingIOError:
-        return False
 
 
 def _fit(text: str, marks: list[int], room: int, mark) -> tuple[str, int]:
