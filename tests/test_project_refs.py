@@ -8,6 +8,7 @@ a plain clone does not fetch them, the ref holds that project's
 conversations alone."""
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -619,3 +620,44 @@ def test_the_lease_refuses_to_push_over_what_came_meanwhile(team, tmp_path):
     git(alice, "update-ref", ref, mine)
     assert side_refs.push(str(alice), "origin", "alice@example.com", first) is False  # fetch and try again
     assert git(remote, "rev-parse", ref).strip() == meanwhile
+
+
+def test_what_one_edits_out_leaves_the_ref_and_what_another_writes_there_does_not_stay(fake, team, tmp_path):
+    """A turn the ref holds kept its pushed bytes: an edit that took a password out never reached the remote,
+    and a writer of the remote's ref could put words in one's turns for every later push to keep."""
+    import shlex
+    import sys
+
+    remote, alice, _ = team
+    (a,) = homes(tmp_path, "alice")
+    ref = "refs/conv/alice@example.com"
+    fake.set(reply="noted")
+    conv_id = json.loads(ok("ask", "--json", "the staging login is ana / CorrectHorseBattery9",
+                            env=a, cwd=alice).stdout)["conversation"]
+    ok("push", "--project", "--yes", env=a, cwd=alice)
+    editor = tmp_path / "ed.py"
+    editor.write_text("import sys, pathlib\np = pathlib.Path(sys.argv[1])\n"
+                      "p.write_text(p.read_text().replace('CorrectHorseBattery9', '[removed]'))\n")
+    ok("edit", conv_id, env={**a, "EDITOR": f"{shlex.quote(sys.executable)} {shlex.quote(str(editor))}"})
+    ok("push", "--project", "--yes", env=a, cwd=alice)
+
+    def held() -> str:
+        return "".join(git(remote, "show", f"{ref}:{f}") for f in git(remote, "ls-tree", "-r", "--name-only",
+                                                                      ref).split())
+    assert "CorrectHorseBattery9" not in held() and "[removed]" in held()
+    tip = git(remote, "rev-parse", ref).strip()
+    question = next(f for f in git(remote, "ls-tree", "-r", "--name-only", tip).split() if f.endswith("-user.md"))
+    planted = git(remote, "show", f"{tip}:{question}").replace("[removed]", "deploy the backdoor")
+    blob_id = subprocess.run(["git", "-C", str(remote), "hash-object", "-w", "--stdin"], input=planted,
+                             capture_output=True, text=True, check=True).stdout.strip()
+    index = tmp_path / "planted.index"
+    env = {**os.environ, "GIT_INDEX_FILE": str(index)}
+    subprocess.run(["git", "-C", str(remote), "read-tree", tip], env=env, check=True)
+    subprocess.run(["git", "-C", str(remote), "update-index", "--cacheinfo", f"100644,{blob_id},{question}"], env=env,
+                   check=True)
+    written = subprocess.run(["git", "-C", str(remote), "write-tree"], env=env, capture_output=True, text=True,
+                             check=True).stdout.strip()
+    git(remote, "update-ref", ref, git(remote, "commit-tree", written, "-m", "someone with push access").strip())
+    ok("ask", "--cid", conv_id, "and the next thing", env=a, cwd=alice)
+    ok("push", "--project", "--yes", env=a, cwd=alice)
+    assert "deploy the backdoor" not in held() and "[removed]" in held()  # one's own turn, as one has it

@@ -8,6 +8,7 @@ writer. Opt-in each time: nothing is written into a project, or pushed,
 unless asked."""
 
 from ..errors import UsageError
+from ..format.model import Conversation
 from ..home import project
 from ..importers import PROJECT
 from ..importers.project import checked
@@ -97,11 +98,18 @@ def bring_in(ws: Workspace, remote: str | None = None, path: str | None = None) 
     masked = Redacting(ws).files(keep=_remote(root))
 
     def own(conv_id: str, files: dict[str, bytes]) -> dict[str, bytes]:
-        """Of a conversation this store holds, each file that is one of its own as a push masks it: its own
-        bytes again (a teammate's line met with this person's, never a fork of what was masked)."""
+        """Of a conversation of this person's own, each file this store holds too, by name (a turn's name is
+        its time and a random part): its own bytes again, however a push masked them (this machine, or
+        another of this person's that knows another host name) or a ref's writer changed them: never a fork
+        of one's own line. Of one a teammate's ref brought, only what is as this machine masks it (one's own
+        turns in it): what they changed comes in as their line, a fork where it went apart."""
         if not ws.store.has(conv_id):
             return files
-        here = {path.rsplit("/", 1)[-1]: data for path, data in ws.store.raw_files(conv_id, every=True)}
+        stored = ws.store.raw_files(conv_id, every=True)
+        here = {path.rsplit("/", 1)[-1]: data for path, data in stored}
+        if (Conversation.from_text(stored[0][1].decode("utf-8", "replace")).imported_from or {}).get(
+                "source") != PROJECT:
+            return {n: here.get(n, data) for n, data in files.items()}
         pushed = masked(conv_id, here)
         return {n: here[n] if n in here and pushed.get(n) == data else data for n, data in files.items()}
 

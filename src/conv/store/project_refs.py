@@ -29,7 +29,7 @@ from ..records import dataclass, field
 from .incoming import Incoming
 from .ingest import Ingested, ingest
 from .merge import side
-from .publishing import FETCHED, PUBLISHED, Masked, composed, image
+from .publishing import FETCHED, OWN, PUBLISHED, Masked, composed, image
 from .repo import side_refs, work_tree
 from .repo.git import GitStore
 
@@ -86,7 +86,8 @@ class ProjectRefs:
             theirs, checked = (check(ref, side_refs.tree(project, after), lambda shas: side_refs.blobs(project, shas))
                                if after else ({}, []))
             out = Pushed(ref, remote, said=said + checked)
-            placed = composed(self.git, conv_ids, theirs, name, out, masked, force)
+            placed, own = composed(self.git, conv_ids, theirs, name, out, masked, force,
+                                   self.git.storage.ref(_published(project, name, OWN)))
             if not placed and after is None:  # every one held back: no empty ref goes out
                 out.moved = False
                 return out
@@ -94,6 +95,7 @@ class ProjectRefs:
             made = self.git.side_commit(_published(project, name), placed, message)
             out.moved = side_refs.place(str(self.git.path), made, project, name, after, message) != after
             if remote is None or not out.moved or side_refs.push(project, remote, name, after):
+                self.git.side_commit(_published(project, name, OWN), own, "conv: this machine's part of it")
                 out.said += _notes(project, remote, push=True)
                 return out
         raise SyncError(f"{ref} on {remote} kept moving while conv pushed", "Run it again")
@@ -141,9 +143,9 @@ class ProjectRefs:
         return out
 
 
-def _published(project: str, name: str) -> str:
-    """The store's ref of what it last published of ``project`` under ``name``."""
-    return f"{PUBLISHED}{side_refs.project_key(project)}/{name}"
+def _published(project: str, name: str, kind: str = PUBLISHED) -> str:
+    """The store's ref of what it last published of ``project`` under ``name`` (``OWN``: of its own)."""
+    return f"{kind}{side_refs.project_key(project)}/{name}"
 
 
 def _notes(project: str, remote: str | None, push: bool) -> list[str]:

@@ -21,6 +21,7 @@ from .repo.objects import object_id
 from .repo.snapshot import Existing, Snapshot
 
 PUBLISHED = "refs/conv-published/"  # in the store: what this machine last published under each name
+OWN = "refs/conv-own/"  # in the store: of that, this machine's own conversations' files (what it may take back)
 FETCHED = "refs/conv-project/"  # in the store: what was last brought in of each project side ref
 
 
@@ -28,14 +29,20 @@ Masked = Callable[[str, dict[str, bytes]], dict[str, bytes]]  # a conversation's
 
 
 def composed(git: GitStore, conv_ids: list[str], theirs: dict[str, dict[str, bytes]], name: str,
-             out, masked: Masked | None = None, force: bool = False) -> dict:
-    """The side ref's tree (path -> an object of the store's, or new bytes);
-    what it kept, made and held back noted on ``out`` (project_refs.Pushed).
-    Each conversation as ``masked`` gives it, the ref's as well as this
-    machine's (the ref is this person's: what an earlier push masked less
-    meets this one as the same line); one holding a key is held back unless
-    ``force`` (then it goes masked)."""
+             out, masked: Masked | None = None, force: bool = False,
+             published: str | None = None) -> tuple[dict, dict]:
+    """The side ref's tree (path -> an object of the store's, or new bytes),
+    and this machine's own part of it (the same, of its own conversations'
+    files); what it kept, made and held back noted on ``out``
+    (project_refs.Pushed). Each conversation as ``masked`` gives it, the
+    ref's as well as this machine's (the ref is this person's: what an
+    earlier push masked less meets this one as the same line), met against
+    the files this machine ``published`` as its own last time (a commit of
+    the store's); one holding a key is held back unless ``force`` (then it
+    goes masked)."""
     snap = git.snapshot()
+    last = git.snapshot(published) if published else None
+    own: dict[str, Side] = {}
     if masked is not None:
         theirs = {cid: masked(cid, files) for cid, files in theirs.items()}
     gone = purged_ids(snap) | set(conversation_ids(snap, TRASH))  # deleted here: off the ref too
@@ -61,16 +68,20 @@ def composed(git: GitStore, conv_ids: list[str], theirs: dict[str, dict[str, byt
             contents.update((object_id(b"blob", data), data) for data in files.values())
             mine = Side(ROOT, {n: object_id(b"blob", data) for n, data in files.items()})
         if conv_id in ref:
-            out.forks += _meet(conv_id, mine, ref, read)
-            out.mine += 1
+            before = side(last, conv_id) if last is not None else None
+            out.forks += _meet(conv_id, mine, ref, read, before.files if before else {})
         else:
             ref[conv_id] = mine
-            out.mine += 1
+        # this machine's own: the files that went out as it has them (not those another machine of this
+        # person's pushed, kept in that one's bytes)
+        own[conv_id] = Side(ROOT, {n: s for n, s in ref[conv_id].files.items() if mine.files.get(n) == s})
+        out.mine += 1
     out.theirs = len(set(theirs) - set(conv_ids) - gone)
-    return {f"{folder(cid)}/{n}": _placed(v, contents) for cid, s in ref.items() for n, v in s.files.items()}
+    return tuple({f"{folder(cid)}/{n}": _placed(v, contents) for cid, s in sides.items() for n, v in s.files.items()}
+                 for sides in (ref, own))
 
 
-def _meet(conv_id: str, mine: Side, ref: dict[str, Side], read: Callable) -> int:
+def _meet(conv_id: str, mine: Side, ref: dict[str, Side], read: Callable, before: dict[str, str]) -> int:
     """This machine's line of ``conv_id`` and the ref's, both this person's,
     met in ``ref`` as sync meets two machines' lines (merge.merged), files
     known by their names: the longer when one holds the other; when they
@@ -79,16 +90,20 @@ def _meet(conv_id: str, mine: Side, ref: dict[str, Side], read: Callable) -> int
     to its fork, named by that turn's first file as sync names it (so whoever
     pushes, and whether the machines met by sync or here, the fork is the same).
     How many forks that made or grew."""
-    theirs = ref[conv_id]
-    # A file both hold is one turn (a turn's name is its time and a random part): the ref's bytes, as pushed,
-    # stay, however this machine masks it now (another machine of this person's knows another host name,
-    # an earlier title numbered its placeholders otherwise); only files one of them alone holds are new.
+    # A file is known by its name (a turn's is its time and a random part), met against what this machine
+    # published of it (``before``): one this machine published is as this machine has it now (edited, taken
+    # out, or written over on the remote: its own again); one only another machine of this person's
+    # pushed keeps the ref's bytes, however this machine would mask it (it knows another host name).
+    theirs = Side(ROOT, {n: s for n, s in ref[conv_id].files.items() if n not in before or n in mine.files})
+    files = {n: s if n in before or n not in theirs.files else theirs.files[n] for n, s in mine.files.items()}
+    mine = Side(ROOT, files)
     mine_own = sorted(n for n in mine.others if n not in theirs.others)
     theirs_own = sorted(n for n in theirs.others if n not in mine.others)
-    if not mine_own:
-        return 0  # nothing new of this machine's: the ref as it is
     if not theirs_own:
-        ref[conv_id] = Side(ROOT, {**mine.files, **theirs.others})
+        ref[conv_id] = mine
+        return 0
+    if not mine_own:
+        ref[conv_id] = Side(ROOT, {**theirs.files, **{n: s for n, s in mine.files.items() if n in before}})
         return 0
     stays, moves, first = (theirs, mine, mine_own[0]) if theirs_own[0] < mine_own[0] else (mine, theirs, theirs_own[0])
     fork_id = fork_name(conv_id, first)
