@@ -1,5 +1,5 @@
 """The coding agents' own interactive TUIs, driven as a person uses them:
-the real Claude Code and Codex (from npm, tests/real_tools.py) in a tmux
+the real Claude Code, Codex and Gemini CLI (from npm, tests/real_tools.py) in a tmux
 pane (shells.Tmux), against the loopback fakes, with their first-run screens
 answered beforehand in their own settings as a person's earlier runs would
 have left them.
@@ -122,6 +122,28 @@ class CodexTUI(_TUI):
                     os.kill(int(proc.name), 9)
             except OSError:
                 pass
+
+
+class GeminiTUI(_TUI):
+    """Gemini CLI's TUI in ``project``, with its own HOME (``home``, its settings.json there), asking ``server``
+    (a GeminiFake) with an API key; the folder trusted, as a person's first run would have left it."""
+
+    ready = r"Type your message"
+
+    def __init__(self, tmux: Tmux, binary: Path, project: Path, home: Path, server, env: dict):
+        super().__init__(tmux, "gemini", [str(binary)], {
+            **env, "HOME": str(home), "GOOGLE_GEMINI_BASE_URL": server.url, "GEMINI_API_KEY": "fake-key",
+            "GEMINI_CLI_TRUST_WORKSPACE": "true"}, project)
+
+    def quit(self) -> None:
+        """Ctrl-C twice, as it asks (its /quit waits on a summary screen in a pane this small)."""
+        for _ in range(2):
+            self.pane.key("C-c")
+            time.sleep(0.5)
+        deadline = time.monotonic() + 30
+        while self.alive():
+            assert time.monotonic() < deadline, f"{self.pane.name} did not end after Ctrl-C twice"
+            time.sleep(0.1)
 
 
 def tui_env() -> dict:

@@ -1,14 +1,14 @@
 """A past conversation mentioned by name, as a person types it: ``@conv:``
 then the conversation's resource (conv mcp's, which ``conv connect``
-registers), in Claude Code's TUI (its @ menu lists them) and in Gemini CLI
-(whose -p reads a mention too); its words reach the model request the
-loopback fake logs, masked as conv share masks a page."""
+registers), in Claude Code's and Gemini CLI's TUIs (their @ menus list them)
+and in Gemini CLI's -p; its words reach the model request the loopback fake
+logs, masked as conv share masks a page."""
 
 import json
 import os
 import re
 
-from agent_tuis import ClaudeTUI, tui_env
+from agent_tuis import ClaudeTUI, GeminiTUI, tui_env
 from anthropic_fake import AnthropicFake
 from conftest import git, ok
 from gemini_fake import GeminiFake
@@ -59,4 +59,32 @@ def test_gemini_cli_attaches_a_conversation_mentioned_with_at(gemini, fake, tmp_
         agent = Gemini(gemini, project, home, server)
         assert "Three retries" in agent("-p", f"what did we decide in @conv:conv://{conv_id} ?")  # headless: -p
         sent = json.dumps([r["body"].get("contents") for r in server.requests])
+    assert DECIDED in sent.replace("\\\\", "\\") and "contoso" not in sent
+
+
+def test_gemini_clis_tui_attaches_a_conversation_mentioned_with_at(gemini, fake, tmp_path, store_path):
+    project, home = tmp_path / "proj", tmp_path / "user"
+    project.mkdir()
+    (home / ".gemini").mkdir(parents=True)
+    (home / ".gemini" / "settings.json").write_text(THEIRS)
+    fake.reply = DECIDED + " Ask bob.smith@contoso.com."
+    ok("ask", "what retry policy did we settle on for the uploader?")
+    conv_id = json.loads(ok("list", "--json").stdout)[0]["id"]
+    ok("connect", "gemini", env={"HOME": str(home)})
+    with GeminiFake(reply="Three retries, then.") as server, Tmux(tmp_path) as tmux:
+        tui = GeminiTUI(tmux, gemini, project, home, server, tui_env())
+        tui.pane.type("what did we decide in @conv:")  # its @ menu lists conv mcp's resources once connected
+        for _ in range(12):
+            try:
+                tui.pane.wait_text(re.escape(f"conv:conv://{conv_id}"), timeout=10)
+                break
+            except Timeout:
+                tui.pane.key("BSpace")
+                tui.pane.type(":")
+        else:
+            raise AssertionError(f"no conv resource in the @ menu:\n{tui.pane.screen()}")
+        tui.pane.type(f"conv://{conv_id}")
+        tui.ask(" ?", "Three retries, then.")
+        sent = json.dumps([r["body"].get("contents") for r in server.requests])
+        tui.quit()
     assert DECIDED in sent.replace("\\\\", "\\") and "contoso" not in sent
