@@ -75,7 +75,7 @@ class _TUI:
 class ClaudeTUI(_TUI):
     """Claude Code's TUI in ``project``, with its own HOME (``home``), asking ``server`` (an AnthropicFake)."""
 
-    ready = r"(?m)^❯"
+    ready = r"(?m)^[│ ]*[❯>]\s"  # 2.x's prompt; 1.0's (a no-break space after it)
 
     def __init__(self, tmux: Tmux, binary: Path, project: Path, home: Path, server, env: dict):
         home.mkdir(parents=True, exist_ok=True)

@@ -201,19 +201,20 @@ def pip_tools(*names: str) -> dict[str, Path]:
     return _fetched(real_tools.pip_tools, *names)
 
 
-def _agent(name: str, command: str):
-    """A session fixture ``name``: the real tool ``command`` (a key of real_tools.AGENTS), installed once."""
+def _agent(name: str, command: str, old: bool = False):
+    """A session fixture ``name``: the real tool ``command`` (a key of real_tools.AGENTS, or with ``old`` of
+    OLD_AGENTS), installed once."""
     @pytest.fixture(scope="session", name=name)
     def installed() -> Path:
-        return _fetched(real_tools.agent, command)
+        return _fetched(real_tools.agent, command, old)
     return installed
 
 
-claude_code, codex, qwen_code, gemini, copilot, opencode, pi, cline, mcp_inspector = (
-    _agent(name, command) for name, command in (
+claude_code, codex, qwen_code, gemini, copilot, opencode, pi, cline, mcp_inspector, claude_code_old = (
+    _agent(name, command, name.endswith("_old")) for name, command in (
         ("claude_code", "claude"), ("codex", "codex"), ("qwen_code", "qwen"), ("gemini", "gemini"),
         ("copilot", "copilot"), ("opencode", "opencode"), ("pi", "pi"), ("cline", "cline"),
-        ("mcp_inspector", "mcp-inspector")))
+        ("mcp_inspector", "mcp-inspector"), ("claude_code_old", "claude")))
 
 
 @pytest.fixture

@@ -48,6 +48,10 @@ AGENTS = {"claude": "@anthropic-ai/claude-code@2.1.328", "codex": "@openai/codex
           "ccusage": "ccusage@20.0.24",  # the usage counter people use (20.0.26's linux-x64 package is unpublished)
           "mcp-inspector": "@modelcontextprotocol/inspector@2.12.0"}  # its --cli mode: a client of conv mcp
 
+# Versions users still run, beside the newest: their own npm prefix (one bin name per prefix)
+OLD_AGENTS_HOME = HERE / ".agents-old"
+OLD_AGENTS = {"claude": "@anthropic-ai/claude-code@1.0.128"}  # August 2025: MCP resources mentioned, no @ menu of them
+
 MODELS_HOME = HERE / ".models-home"
 
 
@@ -106,19 +110,20 @@ def pip_tools(*names: str) -> dict[str, Path]:
     return commands
 
 
-def agent(command: str) -> Path:
-    """A coding agent (a key of AGENTS), installed with npm as its users
-    install it; when one is missing, all of them, in one npm install."""
-    binary = AGENTS_HOME / "node_modules" / ".bin" / command
-    AGENTS_HOME.mkdir(exist_ok=True)
-    with open(AGENTS_HOME / "install.lock", "w") as lock:
+def agent(command: str, old: bool = False) -> Path:
+    """A coding agent (a key of AGENTS, or with ``old`` of OLD_AGENTS), installed
+    with npm as its users install it; when one is missing, all of them, in one npm install."""
+    home, versions = (OLD_AGENTS_HOME, OLD_AGENTS) if old else (AGENTS_HOME, AGENTS)
+    binary = home / "node_modules" / ".bin" / command
+    home.mkdir(exist_ok=True)
+    with open(home / "install.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not binary.exists():
-            done = subprocess.run(["npm", "install", "--prefix", str(AGENTS_HOME), "--no-audit", "--no-fund",
-                                   "--silent", *AGENTS.values()], stdin=subprocess.DEVNULL, capture_output=True,
+            done = subprocess.run(["npm", "install", "--prefix", str(home), "--no-audit", "--no-fund",
+                                   "--silent", *versions.values()], stdin=subprocess.DEVNULL, capture_output=True,
                                   text=True, timeout=600)
             if done.returncode:
-                raise FetchFailed(f"npm install {' '.join(AGENTS.values())} failed:\n{done.stderr[-3000:]}")
+                raise FetchFailed(f"npm install {' '.join(versions.values())} failed:\n{done.stderr[-3000:]}")
     return binary
 
 

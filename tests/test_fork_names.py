@@ -23,6 +23,6 @@ def test_sync_and_a_project_ref_name_the_fork_of_one_line_alike():
 
     _, synced = merged(CONV, base, mine, theirs, lambda name: True, lambda sha: META, None)
     ref = {CONV: theirs}
-    assert _meet(CONV, mine, ref, lambda sha: META) == 1
+    assert _meet(CONV, mine, ref, lambda sha: META, {}) == 1
     (published,) = set(ref) - {CONV}
     assert synced.conv_id == published

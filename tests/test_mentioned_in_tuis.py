@@ -7,6 +7,7 @@ logs, masked as conv share masks a page."""
 import json
 import os
 import re
+import time
 
 from agent_tuis import ClaudeTUI, GeminiTUI, tui_env
 from anthropic_fake import AnthropicFake
@@ -86,5 +87,28 @@ def test_gemini_clis_tui_attaches_a_conversation_mentioned_with_at(gemini, fake,
         tui.pane.type(f"conv://{conv_id}")
         tui.ask(" ?", "Three retries, then.")
         sent = json.dumps([r["body"].get("contents") for r in server.requests])
+        tui.quit()
+    assert DECIDED in sent.replace("\\\\", "\\") and "contoso" not in sent
+
+
+def test_an_older_claude_code_reads_the_conversation_mentioned(claude_code_old, fake, tmp_path, store_path):
+    """Claude Code 1.0 (still run): its @ menu lists files only, but a typed @conv:conv://ID is read."""
+    project, home = tmp_path / "proj", tmp_path / "user"
+    project.mkdir()
+    git(project, "init", "-q")
+    fake.reply = DECIDED + " Ask bob.smith@contoso.com."
+    ok("ask", "what retry policy did we settle on for the uploader?")
+    conv_id = json.loads(ok("list", "--json").stdout)[0]["id"]
+    ok("connect", "claude-code", env={"HOME": str(home), "PATH": f"{claude_code_old.parent}:{os.environ['PATH']}"})
+    with AnthropicFake() as server, Tmux(tmp_path) as tmux:
+        tui = ClaudeTUI(tmux, claude_code_old, project, home, server, tui_env())
+        server.reply = "Three retries, then."
+        time.sleep(3)  # its MCP servers connect after the prompt shows
+        tui.pane.type(f"what did we decide in @conv:conv://{conv_id} ?")
+        time.sleep(2)  # keys arriving with Enter read as a paste in 1.0: Enter on its own
+        tui.pane.key("Enter")
+        tui.pane.wait_text("Read MCP resource", timeout=60)
+        tui.pane.wait_text(re.escape(server.reply), timeout=60)
+        sent = json.dumps([r.get("messages") for r in server.requests])
         tui.quit()
     assert DECIDED in sent.replace("\\\\", "\\") and "contoso" not in sent
