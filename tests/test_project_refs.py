@@ -661,3 +661,27 @@ def test_what_one_edits_out_leaves_the_ref_and_what_another_writes_there_does_no
     ok("ask", "--cid", conv_id, "and the next thing", env=a, cwd=alice)
     ok("push", "--project", "--yes", env=a, cwd=alice)
     assert "deploy the backdoor" not in held() and "[removed]" in held()  # one's own turn, as one has it
+
+
+def test_a_third_teammates_line_after_anothers_is_never_lost(fake, team, tmp_path):
+    """ana asks; bob goes on from it; carol goes on from bob's line; bob goes on again; ana, who went on
+    too, imports: carol's line (a fork of bob's fork) was dropped without a word, and never came again."""
+    fake.set(reply="ECHO")
+    remote, alice, bob, a, b = alice_shares(team, tmp_path, "shared question")
+    carol = tmp_path / "carol" / "app"
+    carol.parent.mkdir()
+    git(carol.parent, "clone", "-q", str(remote), "app")
+    git(carol, "config", "user.email", "carol@example.com")
+    (c,) = homes(tmp_path, "carol")
+    (conv_id,) = listed(b)
+    ok("ask", "--cid", conv_id, "beta one", env=b, cwd=bob)
+    ok("push", "--project", "--yes", env=b, cwd=bob)
+    ok("import", "--from", "project", env=c, cwd=carol)
+    ok("ask", "--cid", conv_id, "gamma one", env=c, cwd=carol)
+    ok("push", "--project", "--yes", env=c, cwd=carol)
+    ok("ask", "--cid", conv_id, "beta two", env=b, cwd=bob)
+    ok("push", "--project", "--yes", env=b, cwd=bob)
+    ok("ask", "--cid", conv_id, "alpha two", env=a, cwd=alice)
+    ok("import", "--from", "project", env=a, cwd=alice)
+    said = [t for conv in listed(a) for t in shown(a, conv)]
+    assert {"beta one", "beta two", "gamma one", "alpha two"} <= set(said), said

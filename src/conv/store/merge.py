@@ -221,8 +221,8 @@ def joined(conv_id: str, base: Side | None, mine: Side | None, theirs: Side, tru
             conv = Conversation.from_text(read(theirs.files[META]).decode())
             grown.side.files[META] = fork_text(conv, conv_id, fork_id, first, shared[-1] if shared else "", "")
         out.forks.append(Fork(fork_id, grown.side))
-        out.forks += grown.forks
-        out.turns_added += grown.turns_added
+    out.forks += grown.forks  # a fork of the fork, made though the fork itself is as it was
+    out.turns_added += grown.turns_added
     return out
 
 
