@@ -685,3 +685,27 @@ def test_a_third_teammates_line_after_anothers_is_never_lost(fake, team, tmp_pat
     ok("import", "--from", "project", env=a, cwd=alice)
     said = [t for conv in listed(a) for t in shown(a, conv)]
     assert {"beta one", "beta two", "gamma one", "alpha two"} <= set(said), said
+
+
+def test_a_teammates_conversation_synced_to_another_machine_is_not_pushed_as_ones_own(fake, team, tmp_path):
+    """A second machine that got a teammate's conversation by conv sync (it never imported from the project)
+    pushed it under one's own name."""
+    remote, alice, bob = team
+    laptop, desk, b = homes(tmp_path, "laptop", "desk", "bob")
+    store = tmp_path / "store.git"
+    git(tmp_path, "init", "-q", "--bare", str(store))
+    for home in (laptop, desk):
+        ok("remote", "add", "origin", str(store), env=home)
+    fake.set(reply="ECHO")
+    ok("ask", "a thought from the other clone", env=b, cwd=bob)
+    ok("push", "--project", "--yes", env=b, cwd=bob)
+    ok("ask", "a question of my own", env=laptop, cwd=alice)
+    ok("import", "--from", "project", env=laptop, cwd=alice)
+    ok("sync", env=laptop)
+    ok("sync", env=desk)
+    ok("push", "--project", "--yes", env=desk, cwd=alice)  # the desk: never imported from the project
+    ref = "refs/conv/alice@example.com"
+    files = git(remote, "ls-tree", "-r", "--name-only", ref).split()
+    held = "".join(git(remote, "show", f"{ref}:{f}") for f in files)
+    assert "a question of my own" in held and "a thought from the other clone" not in held, held
+    assert sum(f.endswith("conversation.md") for f in files) == 1

@@ -75,6 +75,7 @@ class ProjectRefs:
         a key too."""
         name, remote = side_refs.side_name(project), side_refs.remote_of(project, remote)
         ref = f"{side_refs.SIDE}{name}"
+        teammates = _teammates_turns(project, remote, ref)
         for _ in range(ATTEMPTS):
             problem, said = side_refs.mirror(project, remote, name)
             if problem:
@@ -87,7 +88,7 @@ class ProjectRefs:
                                if after else ({}, []))
             out = Pushed(ref, remote, said=said + checked)
             placed, own = composed(self.git, conv_ids, theirs, name, out, masked, force,
-                                   self.git.storage.ref(_published(project, name, OWN)))
+                                   self.git.storage.ref(_published(project, name, OWN)), teammates)
             if not placed and after is None:  # every one held back: no empty ref goes out
                 out.moved = False
                 return out
@@ -141,6 +142,23 @@ class ProjectRefs:
         for name, folders in images.items():  # the base of the next import: only once the branch has it all
             self.git.side_commit(f"{FETCHED}{name}", image(folders, snap), f"conv: what was brought in of {name}")
         return out
+
+
+def _teammates_turns(project: str, remote: str | None, mine: str) -> set[str]:
+    """The turn files (blob ids) on everyone else's side refs of ``project``, fetched now: what of a
+    conversation is a teammate's, however it came into this store (an import here, or another machine's
+    import and a ``conv sync``), and so never pushed under this person's name."""
+    side_refs.mirror(project, remote)  # (unreachable: the copies the project holds; the push says so next)
+    return {entry.sha for ref, commit in side_refs.listed(project).items() if ref != mine
+            for entry in _entries(project, commit) if entry.path.endswith(".md")
+            and not entry.path.endswith("/" + META_FILE)}
+
+
+def _entries(project: str, commit: str) -> list:
+    try:
+        return side_refs.tree(project, commit)
+    except SyncError:  # a ref to a blob: nobody's conversations
+        return []
 
 
 def _published(project: str, name: str, kind: str = PUBLISHED) -> str:

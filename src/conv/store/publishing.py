@@ -30,7 +30,7 @@ Masked = Callable[[str, dict[str, bytes]], dict[str, bytes]]  # a conversation's
 
 def composed(git: GitStore, conv_ids: list[str], theirs: dict[str, dict[str, bytes]], name: str,
              out, masked: Masked | None = None, force: bool = False,
-             published: str | None = None) -> tuple[dict, dict]:
+             published: str | None = None, teammates: frozenset | set = frozenset()) -> tuple[dict, dict]:
     """The side ref's tree (path -> an object of the store's, or new bytes),
     and this machine's own part of it (the same, of its own conversations'
     files); what it kept, made and held back noted on ``out``
@@ -38,8 +38,9 @@ def composed(git: GitStore, conv_ids: list[str], theirs: dict[str, dict[str, byt
     ref's as well as this machine's (the ref is this person's: what an
     earlier push masked less meets this one as the same line), met against
     the files this machine ``published`` as its own last time (a commit of
-    the store's); one holding a key is held back unless ``force`` (then it
-    goes masked)."""
+    the store's), a conversation of ``teammates``' turns alone (their blob
+    ids) left to them; one holding a key is held back unless ``force``
+    (then it goes masked)."""
     snap = git.snapshot()
     last = git.snapshot(published) if published else None
     own: dict[str, Side] = {}
@@ -49,7 +50,7 @@ def composed(git: GitStore, conv_ids: list[str], theirs: dict[str, dict[str, byt
     contents = {object_id(b"blob", data): data for files in theirs.values() for data in files.values()}
     ref = {cid: Side(ROOT, {n: object_id(b"blob", d) for n, d in files.items()})
            for cid, files in theirs.items() if cid not in gone}
-    brought = _brought(git, name)
+    brought = _brought(git, name) | set(teammates)  # teammates' turns: what their refs hold, or brought here
 
     def read(sha: str) -> bytes:
         return contents[sha] if sha in contents else snap.blob(sha)
