@@ -210,11 +210,11 @@ def _agent(name: str, command: str, old: bool = False):
     return installed
 
 
-claude_code, codex, qwen_code, gemini, copilot, opencode, pi, cline, mcp_inspector, claude_code_old = (
+claude_code, codex, qwen_code, gemini, copilot, opencode, pi, cline, mcp_inspector, claude_code_old, qwen_code_old = (
     _agent(name, command, name.endswith("_old")) for name, command in (
         ("claude_code", "claude"), ("codex", "codex"), ("qwen_code", "qwen"), ("gemini", "gemini"),
         ("copilot", "copilot"), ("opencode", "opencode"), ("pi", "pi"), ("cline", "cline"),
-        ("mcp_inspector", "mcp-inspector"), ("claude_code_old", "claude")))
+        ("mcp_inspector", "mcp-inspector"), ("claude_code_old", "claude"), ("qwen_code_old", "qwen")))
 
 
 @pytest.fixture

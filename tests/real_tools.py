@@ -50,7 +50,8 @@ AGENTS = {"claude": "@anthropic-ai/claude-code@2.1.328", "codex": "@openai/codex
 
 # Versions users still run, beside the newest: their own npm prefix (one bin name per prefix)
 OLD_AGENTS_HOME = HERE / ".agents-old"
-OLD_AGENTS = {"claude": "@anthropic-ai/claude-code@1.0.128"}  # August 2025: MCP resources mentioned, no @ menu of them
+OLD_AGENTS = {"claude": "@anthropic-ai/claude-code@1.0.128",  # August 2025: MCP resources mentioned, no @ menu of them
+              "qwen": "@qwen-code/qwen-code@0.15.10"}  # its hooks' timeouts in milliseconds (0.2x: seconds)
 
 MODELS_HOME = HERE / ".models-home"
 

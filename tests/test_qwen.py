@@ -8,8 +8,9 @@ never a question."""
 
 import json
 import shutil
+import time
 
-from conftest import FakeServer, conv_env, git, ok
+from conftest import FakeServer, conv_env, fails, git, ok
 from real_tools import Headless
 from test_capture_agents import stored
 
@@ -204,3 +205,28 @@ def test_the_real_qwen_codes_at_file_question_is_stored_as_typed(qwen_code, tmp_
     assert question["content"] == "what does @notes.txt say?" and listed["title"] == "what does @notes.txt say?"
     assert [n["kind"] for n in question["injected"]] == ["referenced files"]
     assert "the build fails on arm64" in question["injected"][0]["text"]
+
+
+def test_an_older_qwen_code_runs_convs_hook_to_the_end(qwen_code_old, tmp_path, store_path):
+    """Qwen Code 0.15 reads a hook's timeout as milliseconds: the 10 conv once wrote killed the hook at once,
+    and every exchange was lost unseen. conv writes 10000 (10 s in every version), and --check says so."""
+    project, home = tmp_path / "proj", tmp_path / "user"
+    project.mkdir()
+    settings = home / ".qwen" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(THEIRS)
+    ok("connect", "qwen", env={"HOME": str(home)})
+    written = settings.read_text()
+    settings.write_text(written.replace('"timeout": 10000', '"timeout": 10'))  # as an older conv wrote it
+    assert "killed after 10 ms" in fails("connect", "qwen", "--check", env={"HOME": str(home)}, code=1)
+    with FakeServer(reply="It is three.") as server:
+        assert "three" in Qwen(qwen_code_old, project, home, server)("-p", "what is 1+2?")
+    time.sleep(3)
+    assert json.loads(ok("list", "--json").stdout) == []  # the real 0.15 killed the hook: nothing captured
+    ok("connect", "qwen", env={"HOME": str(home)})  # written again as every version reads it
+    assert settings.read_text() == written
+    assert "ok: conv took it in" in ok("connect", "qwen", "--check", env={"HOME": str(home)}).stdout.decode()
+    with FakeServer(reply="It is four.") as server:
+        assert "four" in Qwen(qwen_code_old, project, home, server)("-p", "what is 2+2?")
+    question, answer = stored(2)["turns"]  # this session alone: the killed one's hook never handed it over
+    assert (question["content"], answer["content"]) == ("what is 2+2?", "It is four.")
