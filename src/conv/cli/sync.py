@@ -66,8 +66,9 @@ def sync(remote: Remote = None, json_out: Json = False) -> None:
 def push(remote: Remote = None, json_out: Json = False,
          project: Annotated[bool, typer.Option("--project", help="Instead: the conversations of the git work tree you "
                                                "are in (conv list --here), onto refs/conv/YOU (your git e-mail) in its "
-                                               "repository, after what REMOTE of the project (default: its origin) "
-                                               "holds there, pushed forward, never forced. "
+                                               "repository, met with what REMOTE of the project (default: its "
+                                               "origin) holds there (nothing of it lost), as one commit pushed over "
+                                               "just that. "
                                                "Teammates: conv import --from project. What would give you "
                                                "away is masked as conv share masks it; the first push shows "
                                                "it and waits for --yes.")] = False,
