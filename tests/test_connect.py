@@ -347,3 +347,77 @@ def test_check_runs_each_hook_as_its_tool_would_and_says_what_would_be_lost(clau
     gone = json.loads(run_conv("connect", "claude-code", "--check", "--json").stdout)["checked"]
     assert not any(c["ok"] for c in gone) and any("gone/conv is not there" in c["said"] for c in gone), gone
     assert "nothing to check" in ok("connect", "codex", "--check").stderr.decode()
+
+
+def test_claude_codes_settings_with_comments_are_said_to_be_what_claude_code_does_not_load(claude):
+    """Claude Code loads no settings file with a comment (its hooks and all): such a file was read as connected
+    once conv's entry was merged in by hand."""
+    text = '{\n  // mine\n  "model": "opus"\n}\n'
+    claude.write_text(text)
+    said = fails("connect", "claude-code", code=1)
+    assert "Claude Code reads no comments there" in said and "Merge in by hand" not in said, said
+    merged = text.replace('"model"', json.dumps({"hooks": hooks_of_a_fresh_connect(claude)})[1:-1] + ',\n  "model"')
+    claude.write_text(merged)
+    state = json.loads(ok("connect", "--json").stdout)["tools"][0]
+    assert state["connected"] == [] and any("conv cannot read it" in p for p in state["problems"]), state
+    assert claude.read_text() == merged
+
+
+def hooks_of_a_fresh_connect(claude) -> dict:
+    """conv's hooks as conv connect writes them into an empty settings file (put back as it was after)."""
+    kept = claude.read_text()
+    claude.unlink()
+    ok("connect", "claude-code")
+    hooks = hooks_of(claude)
+    ok("connect", "claude-code", "--remove")
+    claude.write_text(kept)
+    return hooks
+
+
+def test_check_reads_a_hook_as_the_tools_shell_would_and_never_breaks(claude, tmp_path, monkeypatch, conv_home):
+    """From a user's pass over conv connect --check: it said ok where the capture would drop everything (conv's
+    record of the connection gone), gave a traceback for a program that is no program, read ~ as a folder
+    named ~, and waited on a child the hook left holding its output."""
+    import shutil
+
+    ok("connect", "claude-code")
+    doc = json.loads(claude.read_text())
+    line = doc["hooks"]["Stop"][-1]["hooks"][0]["command"]
+    conv = line.split()[2]
+
+    def check_with(program: str) -> dict:
+        for groups in doc["hooks"].values():
+            groups[-1]["hooks"][0]["command"] = line.replace(conv, program)
+        claude.write_text(json.dumps(doc))
+        (checked,) = [c for c in json.loads(run_conv("connect", "claude-code", "--check", "--json").stdout)["checked"]
+                      if "conv's entries" not in c["said"]]
+        return checked
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "bin").mkdir()
+    shutil.copy(conv, tmp_path / "bin" / "conv")
+    assert check_with("~/bin/conv")["ok"]  # as the tool's shell reads it
+    (tmp_path / "waits").mkdir()
+    wrapper = tmp_path / "waits" / "conv"  # a wrapper of the user's, by conv's name
+    wrapper.write_text(f"#!/bin/sh\nsleep 15 &\nexec {conv} \"$@\"\n")
+    wrapper.chmod(0o755)
+    left = check_with(str(wrapper))
+    assert left["ok"] and left["took_ms"] < 10_000, left  # the child holding stdout is not waited for
+    (tmp_path / "garbage").mkdir()
+    garbage = tmp_path / "garbage" / "conv"
+    garbage.write_bytes(b"\x7fELF\x00\x00garbage")
+    garbage.chmod(0o755)
+    said = check_with(str(garbage))
+    assert not said["ok"] and "Traceback" not in said["said"], said
+    check_with(conv)
+    (conv_home / "state" / "connected.json").unlink()  # conv's own record of the connection lost
+    said = json.loads(run_conv("connect", "claude-code", "--check", "--json").stdout)["checked"]
+    assert not any(c["ok"] for c in said) and any("conv did not take it" in c["said"] for c in said), said
+
+
+def test_clines_hook_file_is_made_executable(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLINE_DIR", str(tmp_path / "cline"))
+    (tmp_path / "cline").mkdir()
+    ok("connect", "cline")
+    (hook,) = (tmp_path / "cline").rglob("TaskComplete.sh")
+    assert hook.stat().st_mode & 0o777 == 0o700

@@ -36,6 +36,10 @@ class Unparsable(Exception):
     """A settings file conv cannot read: left as it is; the text says why."""
 
 
+class Commented(Unparsable):
+    """JSON settings with // or /* */ comments: conv would lose them writing the file back."""
+
+
 @dataclass
 class Change:
     """What ``connect`` did to one tool's settings (``done``: added, updated, put back, already, removed,
@@ -94,7 +98,7 @@ def connect(source, project: Path | None = None, only_present: bool = False) -> 
         if done != "already":
             _write(file, after, records, name, mine, 0o700 if module.executable else 0o600)
     except (Unparsable, UnicodeDecodeError) as exc:
-        if "comments" in reason(exc) and not module.allows_comments:
+        if isinstance(exc, Commented) and not module.allows_comments:
             return Change(name, str(file), "refused", reason(exc), f"{source.title} reads no comments there: the "
                           "file does not load, hooks and all. Take them out, then connect again")
         return Change(name, str(file), "refused", reason(exc), _by_hand(module, name))

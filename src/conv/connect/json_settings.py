@@ -9,7 +9,7 @@ import json
 import re
 import shlex
 
-from . import Unparsable
+from . import Commented, Unparsable
 from .commands import capture_parts
 from .mcp_entry import SERVER, is_conv
 
@@ -23,7 +23,7 @@ def parsed(text: str | None) -> dict:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         if uncommented(text) != text:
-            raise Unparsable("it has // or /* */ comments, which conv would lose writing it back") from None
+            raise Commented("it has // or /* */ comments, which conv would lose writing it back") from None
         raise Unparsable(f"it is not JSON ({exc.msg.lower()}, line {exc.lineno})") from None
     except RecursionError:
         raise Unparsable("it is JSON nested too deeply") from None
