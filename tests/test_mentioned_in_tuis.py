@@ -19,6 +19,22 @@ from test_gemini import THEIRS, Gemini
 DECIDED = "We settled on three retries with exponential backoff, capped at 30 seconds."
 
 
+def mention_from_the_menu(tui, conv_id: str) -> None:
+    """``@conv:`` typed, the conversation's resource waited for in the TUI's @ menu (a busy machine connects
+    the MCP server late: the menu is asked again, as a person would), then its URI typed after it."""
+    tui.pane.type("what did we decide in @conv:")
+    for _ in range(12):
+        try:
+            tui.pane.wait_text(re.escape(f"conv:conv://{conv_id}"), timeout=10)
+            break
+        except Timeout:
+            tui.pane.key("BSpace")
+            tui.pane.type(":")
+    else:
+        raise AssertionError(f"no conv resource in the @ menu:\n{tui.pane.screen()}")
+    tui.pane.type(f"conv://{conv_id}")
+
+
 def test_claude_code_attaches_a_conversation_mentioned_with_at(claude_code, fake, tmp_path, store_path):
     project, home = tmp_path / "proj", tmp_path / "user"
     project.mkdir()
@@ -30,17 +46,7 @@ def test_claude_code_attaches_a_conversation_mentioned_with_at(claude_code, fake
     with AnthropicFake() as server, Tmux(tmp_path) as tmux:
         tui = ClaudeTUI(tmux, claude_code, project, home, server, tui_env())
         server.reply = "Three retries, then."
-        tui.pane.type("what did we decide in @conv:")  # its @ menu lists conv mcp's resources once connected
-        for _ in range(12):  # a busy machine connects the server late: the menu is asked again, as a person would
-            try:
-                tui.pane.wait_text(re.escape(f"conv:conv://{conv_id}"), timeout=10)
-                break
-            except Timeout:
-                tui.pane.key("BSpace")
-                tui.pane.type(":")
-        else:
-            raise AssertionError(f"no conv resource in the @ menu:\n{tui.pane.screen()}")
-        tui.pane.type(f"conv://{conv_id}")
+        mention_from_the_menu(tui, conv_id)
         tui.ask(" ", server.reply)
         sent = json.dumps([r.get("messages") for r in server.requests])
         tui.quit()
@@ -74,17 +80,7 @@ def test_gemini_clis_tui_attaches_a_conversation_mentioned_with_at(gemini, fake,
     ok("connect", "gemini", env={"HOME": str(home)})
     with GeminiFake(reply="Three retries, then.") as server, Tmux(tmp_path) as tmux:
         tui = GeminiTUI(tmux, gemini, project, home, server, tui_env())
-        tui.pane.type("what did we decide in @conv:")  # its @ menu lists conv mcp's resources once connected
-        for _ in range(12):
-            try:
-                tui.pane.wait_text(re.escape(f"conv:conv://{conv_id}"), timeout=10)
-                break
-            except Timeout:
-                tui.pane.key("BSpace")
-                tui.pane.type(":")
-        else:
-            raise AssertionError(f"no conv resource in the @ menu:\n{tui.pane.screen()}")
-        tui.pane.type(f"conv://{conv_id}")
+        mention_from_the_menu(tui, conv_id)
         tui.ask(" ?", "Three retries, then.")
         sent = json.dumps([r["body"].get("contents") for r in server.requests])
         tui.quit()

@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -50,13 +51,17 @@ def landed(log: Path, session: Path, count_before: int, within: float = 30) -> N
         time.sleep(0.002)
 
 
+def handed(session: Path) -> bytes:
+    """What Claude Code's Stop hook hands conv for ``session``."""
+    return json.dumps({"session_id": session.stem, "transcript_path": str(session), "cwd": "/home/dev",
+                       "hook_event_name": "Stop", "stop_hook_active": False}).encode()
+
+
 def capture_once(hook: list[str], env: dict, session: Path, log: Path) -> tuple[float, float]:
     """(the hook's return time, the time until the exchange is in the store), in seconds."""
     before = log.read_text().count(f"{session}: ") if log.exists() else 0
-    handed = json.dumps({"session_id": session.stem, "transcript_path": str(session), "cwd": "/home/dev",
-                         "hook_event_name": "Stop", "stop_hook_active": False}).encode()
     start = time.perf_counter()
-    done = subprocess.run(hook, input=handed, env=env, capture_output=True)
+    done = subprocess.run(hook, input=handed(session), env=env, capture_output=True)
     returned = time.perf_counter() - start
     if done.returncode or done.stdout or done.stderr:
         sys.exit(f"bench_capture: the hook said something or failed: {done}")
@@ -79,21 +84,29 @@ def grow(session: Path, by: int) -> None:
     session.write_text("\n".join(lines) + "\n")
 
 
-def at(size: int, runs: int) -> list[dict]:
+@contextmanager
+def connected(size: int, name: str, count: int, messages: int):
+    """Claude Code connected to the store of ``size`` conversations, ``count`` sessions of ``messages`` written:
+    (its environment, the hook's command line as its settings hold it, the capture's log, the sessions)."""
     home = common.store_home(size)
-    claude = home.parent / f"capture-claude-{size}"
+    claude = home.parent / f"capture-{name}-{size}"
     shutil.rmtree(claude, ignore_errors=True)
-    sessions(claude / "projects", runs, 50)
+    sessions(claude / "projects", count, messages)
     env = {**common.child_env(home), "CLAUDE_CONFIG_DIR": str(claude)}
     subprocess.run(common.conv("connect", "claude-code"), env=env, check=True, capture_output=True)
     hook = shlex.split(json.loads((claude / "settings.json").read_text())["hooks"]["Stop"][-1]["hooks"][0]["command"])
-    log = home / "state" / "capture" / "log"
-    files = sorted((claude / "projects").glob("*/*.jsonl"))
-    new = [capture_once(hook, env, f, log) for f in files]
-    for f in files:
-        grow(f, 4)
-    grown = [capture_once(hook, env, f, log) for f in files]
-    subprocess.run(common.conv("connect", "claude-code", "--remove"), env=env, check=True, capture_output=True)
+    try:
+        yield env, hook, home / "state" / "capture" / "log", sorted((claude / "projects").glob("*/*.jsonl"))
+    finally:
+        subprocess.run(common.conv("connect", "claude-code", "--remove"), env=env, check=True, capture_output=True)
+
+
+def at(size: int, runs: int) -> list[dict]:
+    with connected(size, "claude", runs, 50) as (env, hook, log, files):
+        new = [capture_once(hook, env, f, log) for f in files]
+        for f in files:
+            grow(f, 4)
+        grown = [capture_once(hook, env, f, log) for f in files]
     return [
         common.row(f"hook returns (a new session) @{size}", common.stats([r for r, _ in new]), HOOK_BUDGET),
         common.row(f"hook returns (a session grown by 4) @{size}", common.stats([r for r, _ in grown]), HOOK_BUDGET),
@@ -108,38 +121,28 @@ AT_ONCE = 30
 
 def at_once(size: int) -> list[dict]:
     """Thirty hooks started together, each handed its own new session; and thirty bare starts, for comparison."""
-    home = common.store_home(size)
-    claude = home.parent / f"capture-once-{size}"
-    shutil.rmtree(claude, ignore_errors=True)
-    sessions(claude / "projects", AT_ONCE, 20)
-    env = {**common.child_env(home), "CLAUDE_CONFIG_DIR": str(claude)}
-    subprocess.run(common.conv("connect", "claude-code"), env=env, check=True, capture_output=True)
-    hook = shlex.split(json.loads((claude / "settings.json").read_text())["hooks"]["Stop"][-1]["hooks"][0]["command"])
-    log = home / "state" / "capture" / "log"
-    files = sorted((claude / "projects").glob("*/*.jsonl"))
-    before = {f: (log.read_text().count(f"{f}: ") if log.exists() else 0) for f in files}
+    with connected(size, "once", AT_ONCE, 20) as (env, hook, log, files):
+        before = {f: (log.read_text().count(f"{f}: ") if log.exists() else 0) for f in files}
 
-    def together(commands: list[tuple[list[str], bytes]]) -> list[float]:
+        def together(commands: list[tuple[list[str], bytes]]) -> list[float]:
+            start = time.perf_counter()
+            running = [subprocess.Popen(c, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env)
+                       for c, _ in commands]
+            for proc, (_, given) in zip(running, commands):
+                proc.stdin.write(given)
+                proc.stdin.close()
+            took = []
+            for proc in running:
+                proc.wait()
+                took.append(time.perf_counter() - start)
+            return took
+
+        bare = together([(common.conv("--version"), b"")] * AT_ONCE)
         start = time.perf_counter()
-        running = [subprocess.Popen(c, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env) for c, _ in commands]
-        for proc, (_, handed) in zip(running, commands):
-            proc.stdin.write(handed)
-            proc.stdin.close()
-        took = []
-        for proc in running:
-            proc.wait()
-            took.append(time.perf_counter() - start)
-        return took
-
-    bare = together([(common.conv("--version"), b"")] * AT_ONCE)
-    handed = [json.dumps({"session_id": f.stem, "transcript_path": str(f), "cwd": "/home/dev",
-                          "hook_event_name": "Stop", "stop_hook_active": False}).encode() for f in files]
-    start = time.perf_counter()
-    hooks = together([(hook, h) for h in handed])
-    for f in files:
-        landed(log, f, before[f], within=120)
-    stored = time.perf_counter() - start
-    subprocess.run(common.conv("connect", "claude-code", "--remove"), env=env, check=True, capture_output=True)
+        hooks = together([(hook, handed(f)) for f in files])
+        for f in files:
+            landed(log, f, before[f], within=120)
+        stored = time.perf_counter() - start
     slowest_bare = max(bare)
     return [
         common.row(f"{AT_ONCE} conv --version at once: the slowest @{size}", common.stats([slowest_bare])),
@@ -149,27 +152,23 @@ def at_once(size: int) -> list[dict]:
     ]
 
 
-def under_load(size: int, runs: int) -> list[dict]:
-    """A new session's way into the store while two busy processes a core keep every core at work."""
+@contextmanager
+def every_core_busy():
+    """Two busy processes a core, as a build or a test run keeps them, while the block runs."""
     burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * (os.cpu_count() or 1))]
     try:
-        home = common.store_home(size)
-        claude = home.parent / f"capture-load-{size}"
-        shutil.rmtree(claude, ignore_errors=True)
-        sessions(claude / "projects", runs, 50)
-        env = {**common.child_env(home), "CLAUDE_CONFIG_DIR": str(claude)}
-        subprocess.run(common.conv("connect", "claude-code"), env=env, check=True, capture_output=True)
-        hook = shlex.split(json.loads((claude / "settings.json").read_text())["hooks"]["Stop"][-1]["hooks"][0]
-                           ["command"])
-        log = home / "state" / "capture" / "log"
-        done = [capture_once(hook, env, f, log) for f in sorted((claude / "projects").glob("*/*.jsonl"))]
-        subprocess.run(common.conv("connect", "claude-code", "--remove"), env=env, check=True, capture_output=True)
+        yield
     finally:
         for burner in burners:
             burner.kill()
             burner.wait()
-    load = os.getloadavg()[0]
-    return [common.row(f"hook returns, every core busy (load {load:.1f}) @{size}",
+
+
+def under_load(size: int, runs: int) -> list[dict]:
+    """A new session's way into the store while every core is at work."""
+    with every_core_busy(), connected(size, "load", runs, 50) as (env, hook, log, files):
+        done = [capture_once(hook, env, f, log) for f in files]
+    return [common.row(f"hook returns, every core busy (2 spinning a core) @{size}",
                        common.stats([r for r, _ in done]), HOOK_BUDGET),
             common.row(f"  in the store, every core busy @{size}", common.stats([s for _, s in done]),
                        LANDED_BUDGET)]
