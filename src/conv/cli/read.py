@@ -78,8 +78,9 @@ def search(
     model: Model = None,
     json_out: Json = False,
 ) -> None:
-    """Search every turn of every conversation: conversations holding every word first, then those holding the
-    most of the rarest ones; each hit names its tool, project, model and turn (conv show ID --turn N)."""
+    """Search every turn and title of every conversation: conversations holding every word first, then those
+    holding the most of the rarest ones; each hit names its tool, project, model and turn (conv show ID --turn
+    N)."""
     from .run.search import run
 
     run({"text": text, "limit": limit, "agent": agent, "tag": tag, "since": since, "status": status, "here": here,

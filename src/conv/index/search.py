@@ -4,13 +4,14 @@ they mean it, and the conversations that hold it, best first.
 A query is phrases ("retry policy"), words and prefixes (``retr*``); word
 endings are folded by the full-text index's Porter stemmer ("retries" finds
 "retry"), a word's family where Porter leaves it apart by kin.py ("decide"
-finds "decision"), and the common words of English are not required (unless the query
-is nothing else). Ranking is by conversation, in two tiers: first those with
-a turn that holds every term, then those that hold some; within a tier, the
-BM25 scores of its best three matching turns (each half the one before: a
-conversation where several turns match ranks above one stray turn) and how
-much of the query it covers, each term weighted by how rare it is. Measured
-on LoCoMo's questions (docs/benchmarks.md).
+finds "decision"), and the common words of English are not required (unless
+the query is nothing else). Ranking is by conversation, in two tiers: first
+those with a turn that holds every term, then those that hold some; within a
+tier, the BM25 scores of its best three matching turns (each half the one
+before: a conversation where several turns match ranks above one stray turn)
+and how much of the query it covers, each term weighted by how rare it is;
+after them, those whose title alone holds every term. Measured on LoCoMo's
+questions (docs/benchmarks.md).
 
 Terms held by a great many turns ("like" in a large store) would have every
 one of those turns scored: they are counted (cheap) and left out of the

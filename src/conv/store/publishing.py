@@ -85,12 +85,12 @@ def composed(git: GitStore, conv_ids: list[str], theirs: dict[str, dict[str, byt
 def _meet(conv_id: str, mine: Side, ref: dict[str, Side], read: Callable, before: dict[str, str]) -> int:
     """This machine's line of ``conv_id`` and the ref's, both this person's,
     met in ``ref`` as sync meets two machines' lines (merge.merged), files
-    known by their names: the longer when one holds the other; when they
-    went apart, the one whose
+    known by their names and by what this machine pushed ``before``: the
+    longer when one holds the other; when they went apart, the one whose
     first turn of its own is older keeps the conversation and the other goes
     to its fork, named by that turn's first file as sync names it (so whoever
-    pushes, and whether the machines met by sync or here, the fork is the same).
-    How many forks that made or grew."""
+    pushes, and whether the machines met by sync or here, the fork is the
+    same). How many forks that made or grew."""
     # A file is known by its name (a turn's is its time and a random part), met against what this machine
     # published of it (``before``): one this machine published is as this machine has it now (edited, taken
     # out, or written over on the remote: its own again); one only another machine of this person's
