@@ -163,11 +163,10 @@ def _searched(ws: Workspace, printable: Callable[[str], str], query: str, limit:
         hits = ws.index.queries.search(query, limit, pool=pool, every=every)
     except ConvError:
         return []
-    out = []
+    out, line = [], lambda some: " ".join(printable(some).split())  # noqa: E731 - as candidates() makes a line
     for hit in hits:
         text, marks = _marked(printable(hit.snippet), HIT_START, HIT_END)
         row = hit.row
-        line = lambda some: " ".join(printable(some).split())  # noqa: E731
         out.append(Ranked(Candidate(
             row.id, ws.index.queries.short_id(row.id), row.updated, row.id == now, line(outward(row.title)), text,
             "", line(outward(row.summary or "")), row.status or "active", f"turn {hit.number} ({hit.role}): {text}",

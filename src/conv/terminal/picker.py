@@ -7,8 +7,8 @@ cancel, Ctrl-C to interrupt. Each row says the tool and the project.
 It reads and draws on /dev/tty, so stdout stays clean (``conv resume | cat``
 picks as well), draws again when the terminal is resized, and puts the
 terminal back as it found it however it ends (a choice, a cancel, Ctrl-C,
-SIGTERM, SIGHUP, an exception). Every piece of conversation text it draws goes through
-``sanitize.clean``: a title cannot drive the terminal.
+SIGTERM, SIGHUP, an exception). Every piece of conversation text it draws
+goes through ``sanitize.clean``: a title cannot drive the terminal.
 """
 
 from __future__ import annotations
@@ -56,9 +56,9 @@ KEYS = {
 STYLES = {"id": ("\x1b[36m", "\x1b[39m"), "match": ("\x1b[32m", "\x1b[39m"),
           "dim": ("\x1b[2m", "\x1b[22m"), "bold": ("\x1b[1m", "\x1b[0m")}
 NO_COLOR_STYLES = {"id": ("", ""), "match": ("\x1b[4m", "\x1b[24m")}  # matches underlined instead
-_TOKEN = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1bO.|\x1b.|.", re.S)
+_TOKEN = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1bO.|\x1b.|.", re.S)  # a key: a sequence, Alt+key, or a character
 MOVES = ("up", "down", "page up", "page down", "home", "end")
-WHERE_WIDTH = 24  # columns at most for the tool and project of a row  # a key: a sequence, Alt+key, or a character
+WHERE_WIDTH = 24  # columns at most for the tool and project of a row
 _UNFINISHED = re.compile(rb"\x1b(\[[0-?]*[ -/]*|O)?$")  # bytes that may be the start of a longer key
 
 
