@@ -207,19 +207,24 @@ def test_without_a_terminal_ambiguous_text_names_the_candidates(fake):
     assert followed_up_after_resume(fake) == "rebase notes one"
 
 
-def test_text_is_looked_for_in_every_turn_of_every_conversation_and_counted_by_what_holds_it(fake, tmp_path):
-    """Off a terminal TEXT was matched against the newest 300 conversations' first and last turns only, and
-    fuzzily: "'rebase' matches 23 conversations" where two hold the word."""
+def imported(tmp_path, count: int, said: dict[int, str] | None = None) -> None:
+    """``count`` conversations "chat 0" … imported from a ChatGPT export, oldest first, each of two exchanges;
+    ``said``: what the first answer of some of them says (by number)."""
     from test_importers import node
 
     chats = [{"conversation_id": f"c{n}", "title": f"chat {n}", "create_time": 1000.0 + n, "current_node": "d",
               "mapping": {"r": node("r", None, ["a"]), "a": node("a", "r", ["b"], "user", "hello", 1000.0 + n),
-                          "b": node("b", "a", ["c"], "assistant",
-                                    "the zanzibar cluster" if n == 0 else "nothing", 1000.5 + n),
+                          "b": node("b", "a", ["c"], "assistant", (said or {}).get(n, "nothing"), 1000.5 + n),
                           "c": node("c", "b", ["d"], "user", "and then?", 1000.6 + n),
-                          "d": node("d", "c", [], "assistant", "fine", 1000.7 + n)}} for n in range(320)]
+                          "d": node("d", "c", [], "assistant", "fine", 1000.7 + n)}} for n in range(count)]
     (tmp_path / "conversations.json").write_text(json.dumps(chats))
     ok("import", "--from", "chatgpt", str(tmp_path / "conversations.json"))
+
+
+def test_text_is_looked_for_in_every_turn_of_every_conversation_and_counted_by_what_holds_it(fake, tmp_path):
+    """Off a terminal TEXT was matched against the newest 300 conversations' first and last turns only, and
+    fuzzily: "'rebase' matches 23 conversations" where two hold the word."""
+    imported(tmp_path, 320, {0: "the zanzibar cluster"})
     done = ok("resume", "zanzibar", env=SESSION)  # the oldest, its middle turn
     assert '"chat 0"' in done.stderr.decode()
     for title in ("rebase notes", "the rebase plan", "rubber base", "reborn baseline", "re: base"):
@@ -345,13 +350,7 @@ def test_the_picker_runs_with_stdout_a_pipe_and_draws_again_when_resized(three, 
 
 
 def test_the_count_says_how_many_conversations_there_are_not_how_many_are_offered(fake, tmp_path):
-    from test_importers import node
-
-    chats = [{"conversation_id": f"c{n}", "title": f"chat {n}", "create_time": 1000.0 + n, "current_node": "b",
-              "mapping": {"r": node("r", None, ["a"]), "a": node("a", "r", ["b"], "user", "hello", 1000.0 + n),
-                          "b": node("b", "a", [], "assistant", "fine", 1000.5 + n)}} for n in range(305)]
-    (tmp_path / "conversations.json").write_text(json.dumps(chats))
-    ok("import", "--from", "chatgpt", str(tmp_path / "conversations.json"))
+    imported(tmp_path, 305)
     child = spawn()
     child.expect("300/305")  # the newest 300 offered; typing searches all 305
     child.send("\x1b")
