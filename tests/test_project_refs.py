@@ -117,6 +117,11 @@ def test_what_a_teammate_deleted_does_not_come_back(fake, team, tmp_path):
 # -- issue 34: one merge, pushes that go forward, a teammate's ref as untrusted input ------------------------
 
 
+def held_on(remote, ref: str) -> str:
+    """Every file the remote's ``ref`` holds, as one text: what anyone who can read the repository reads."""
+    return "".join(git(remote, "show", f"{ref}:{f}") for f in git(remote, "ls-tree", "-r", "--name-only", ref).split())
+
+
 def homes(tmp_path, *names):
     return [{"CONV_HOME": str(tmp_path / f"{name}-conv")} for name in names]
 
@@ -598,8 +603,7 @@ def test_a_teammates_placeholders_are_never_given_to_another_value(fake, team, t
     ok("ask", "-c", "and the cache at 10.8.8.8", env={**b, "CONV_SESSION": "t"}, cwd=bob)
     ok("push", "--project", "--yes", env=b, cwd=bob)
     theirs = "refs/conv/bob@example.com"
-    text = "".join(git(remote, "show", f"{theirs}:{f}") for f in git(remote, "ls-tree", "-r", "--name-only",
-                                                                     theirs).split())
+    text = held_on(remote, theirs)
     assert "10.6.6.6" not in text and "10.8.8.8" not in text
     assert "at <ip-1>" in text and "cache at <ip-2>" in text  # one number, one address
 
@@ -642,8 +646,7 @@ def test_what_one_edits_out_leaves_the_ref_and_what_another_writes_there_does_no
     ok("push", "--project", "--yes", env=a, cwd=alice)
 
     def held() -> str:
-        return "".join(git(remote, "show", f"{ref}:{f}") for f in git(remote, "ls-tree", "-r", "--name-only",
-                                                                      ref).split())
+        return held_on(remote, ref)
     assert "CorrectHorseBattery9" not in held() and "[removed]" in held()
     tip = git(remote, "rev-parse", ref).strip()
     question = next(f for f in git(remote, "ls-tree", "-r", "--name-only", tip).split() if f.endswith("-user.md"))
@@ -706,6 +709,6 @@ def test_a_teammates_conversation_synced_to_another_machine_is_not_pushed_as_one
     ok("push", "--project", "--yes", env=desk, cwd=alice)  # the desk: never imported from the project
     ref = "refs/conv/alice@example.com"
     files = git(remote, "ls-tree", "-r", "--name-only", ref).split()
-    held = "".join(git(remote, "show", f"{ref}:{f}") for f in files)
+    held = held_on(remote, ref)
     assert "a question of my own" in held and "a thought from the other clone" not in held, held
     assert sum(f.endswith("conversation.md") for f in files) == 1

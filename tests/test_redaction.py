@@ -40,8 +40,8 @@ def test_a_login_that_is_a_word_of_code_is_not_masked_in_code():
 
 
 def test_a_pattern_that_could_take_forever_is_refused_as_it_is_set():
-    for pattern in ("(a+)+", "(a|aa)+$", "(?:a|a)+y", "((a+))+$", r"(\w+\s?)+$", "(a+b?)+$"):  # a near miss of each
-        # took minutes of every push
+    # a near miss of each took minutes of every push
+    for pattern in ("(a+)+", "(a|aa)+$", "(?:a|a)+y", "((a+))+$", r"(\w+\s?)+$", "(a+b?)+$"):
         assert "repeats a repetition or alternatives" in fails("config", "set", "redact.patterns", pattern, code=2)
     ok("config", "set", "redact.patterns", "acme-(prod|dev)")
 
