@@ -712,3 +712,48 @@ def test_a_teammates_conversation_synced_to_another_machine_is_not_pushed_as_one
     held = held_on(remote, ref)
     assert "a question of my own" in held and "a thought from the other clone" not in held, held
     assert sum(f.endswith("conversation.md") for f in files) == 1
+
+
+def test_an_edit_on_ones_other_machine_reaches_the_remote_from_there(fake, team, tmp_path):
+    """The second machine had never pushed the turn itself, so its edit (a password taken out) kept the first
+    machine's bytes on the remote: 'already on origin'."""
+    import shlex
+    import sys
+
+    remote, alice, _ = team
+    desk, lap = homes(tmp_path, "desk", "laptop")
+    store = tmp_path / "store.git"
+    git(tmp_path, "init", "-q", "--bare", str(store))
+    for home in (desk, lap):
+        ok("remote", "add", "origin", str(store), env=home)
+    fake.set(reply="noted")
+    conv_id = json.loads(ok("ask", "--json", "the staging login is ana / CorrectHorseBattery9",
+                            env=desk, cwd=alice).stdout)["conversation"]
+    ok("push", "--project", "--yes", env=desk, cwd=alice)
+    ok("sync", env=desk)
+    ok("sync", env=lap)
+    editor = tmp_path / "ed.py"
+    editor.write_text("import sys, pathlib\np = pathlib.Path(sys.argv[1])\n"
+                      "p.write_text(p.read_text().replace('CorrectHorseBattery9', '[removed]'))\n")
+    ok("edit", conv_id, env={**lap, "EDITOR": f"{shlex.quote(sys.executable)} {shlex.quote(str(editor))}"})
+    ok("push", "--project", "--yes", env=lap, cwd=alice)
+    ref = "refs/conv/alice@example.com"
+    (question,) = [f for f in git(remote, "ls-tree", "-r", "--name-only", ref).split() if f.endswith("-user.md")]
+    asked = git(remote, "show", f"{ref}:{question}")  # (the title, made of it, is the user's to change: conv title)
+    assert "CorrectHorseBattery9" not in asked and "[removed]" in asked
+
+
+def test_ones_conversation_a_teammate_went_on_with_is_still_ones_own_to_push(fake, team, tmp_path):
+    """A teammate's ref carries the turns of one's own conversation they went on from: those turns were taken
+    for theirs, and one's next push left the conversation out without a word."""
+    fake.set(reply="ECHO")
+    remote, alice, bob, a, b = alice_shares(team, tmp_path, "shared question")
+    (conv_id,) = listed(b)
+    ok("ask", "--cid", conv_id, "the other clone goes on", env=b, cwd=bob)
+    ok("push", "--project", "--yes", env=b, cwd=bob)
+    ok("import", "--from", "project", env=a, cwd=alice)  # their turns join one's line
+    pushed = json.loads(ok("push", "--project", "--yes", "--json", env=a, cwd=alice).stdout)
+    assert pushed["conversations"] == 1, pushed  # still one's own: its turns are on one's own ref
+    ok("ask", "--cid", conv_id, "and mine goes on after it", env=a, cwd=alice)
+    ok("push", "--project", "--yes", env=a, cwd=alice)
+    assert "and mine goes on after it" in held_on(remote, "refs/conv/alice@example.com")

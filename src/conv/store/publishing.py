@@ -57,20 +57,24 @@ def composed(git: GitStore, conv_ids: list[str], theirs: dict[str, dict[str, byt
 
     for conv_id in conv_ids:
         mine = side(snap, conv_id)
-        if mine is None or mine.root != ROOT or (mine.turns and set(mine.turns.values()) <= brought):
-            continue  # nothing of this machine's in it: a teammate's, theirs to push
+        if mine is None or mine.root != ROOT or (mine.turns and set(mine.turns.values()) <= brought
+                                                  and conv_id not in ref):
+            continue  # nothing of this machine's in it: a teammate's, theirs to push (one's own ref has it: one's)
         leak = None if force else _leak(mine, read)
         if leak:
             out.held_back.append(f"{conv_id} holds {leak}: not pushed (conv push --project --force pushes it "
                                  "masked)")
             continue
+        edited = {n for n, sha in mine.files.items() if n.endswith(".md") and b"\nedited: " in read(sha)[:4096]}
         if masked is not None:
             files = masked(conv_id, {n: read(sha) for n, sha in mine.files.items()})
             contents.update((object_id(b"blob", data), data) for data in files.values())
             mine = Side(ROOT, {n: object_id(b"blob", data) for n, data in files.items()})
         if conv_id in ref:
             before = side(last, conv_id) if last is not None else None
-            out.forks += _meet(conv_id, mine, ref, read, before.files if before else {})
+            # a turn a person edited (conv edit, on any of their machines) goes as this machine has it too
+            out.forks += _meet(conv_id, mine, ref, read, {**(before.files if before else {}),
+                                                          **{n: "" for n in edited}})
         else:
             ref[conv_id] = mine
         # this machine's own: the files that went out as it has them (not those another machine of this

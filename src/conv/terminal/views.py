@@ -191,7 +191,8 @@ def published(done) -> None:
     for line in done.skipped:
         notice(line)
     if not done.conversations and not done.moved and not done.theirs:
-        return notice(f"nothing of {done.project} pushed: every conversation of it was held back (above)")
+        return notice(f"nothing of {done.project} pushed: each conversation of it was held back (above) or is a "
+                      "teammate's")
     where = (("pushed to " if done.moved else "already on ") + done.remote if done.remote
              else "kept in the project's repository (it has no remote to push to)")
     kept = f"; the ref keeps {plural(done.theirs, 'conversation')} pushed from elsewhere" if done.theirs else ""
