@@ -222,6 +222,23 @@ def test_a_resource_gives_nothing_of_the_user_away(fake, tmp_path, monkeypatch):
     server.close()
 
 
+def test_the_tools_give_nothing_of_the_user_away(fake, tmp_path, monkeypatch):
+    home = tmp_path / "home" / "analima"
+    home.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    fake.reply = f"Your notes are in {home}/notes.md; ask bob.smith@contoso.com or 10.20.30.40."
+    ok("ask", "where did I put them?")
+    server = Server()
+    (hit,), _ = called(server, 1, "search", query="notes")
+    (listed,), _ = called(server, 2, "list")
+    shown, _ = called(server, 3, "show", id=listed["id"])
+    for said in (hit, listed, shown):
+        text = json.dumps(said)
+        assert str(home) not in text and "analima" not in text and "contoso" not in text and "10.20" not in text
+    assert "~/notes.md" in hit["snippet"] and "<email-1>" in shown["turns"][-1]["content"]
+    server.close()
+
+
 def test_the_mcp_inspector_lists_and_calls_each_tool(mcp_inspector, store, conv_home):
     def inspect(*args: str) -> dict:
         done = subprocess.run([str(mcp_inspector), "--cli", "-e", f"CONV_HOME={conv_home}", sys.executable, "-m",

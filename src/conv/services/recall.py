@@ -1,12 +1,12 @@
 """The store read for an agent (``conv mcp``'s tools): search, one
 conversation, the recent ones, where code came from (origins.py). Each answer is plain data, capped so that it
 never floods the agent's context (what is left out is said, with how to get
-it), and masked as everything conv hands outside the store (home/secrets.outward,
-conv share's rule): a secret conv knows of, or what only looks like one, is
-never handed to a model."""
+it), and masked as conv share masks a page (home/redaction.py, by way of
+redacting.py): a secret conv knows of, or what only looks like one, is never
+handed to a model, nor the user's home, login, host, e-mail or addresses."""
 
 from ..errors import RefError, UsageError
-from ..home.secrets import outward, redacted
+from ..home.secrets import redacted
 from ..index import Filters
 from ..inert import strip
 from . import browse
@@ -44,8 +44,9 @@ def filters(here: str | None = None, source: str | None = None, since: str | Non
 
 def search(ws: Workspace, text: str, limit: int, chosen: Filters) -> list[dict]:
     hits = browse.search(ws, text.replace("*", " "), min(limit, SEARCH_MOST), chosen).hits
-    return [_masked({**_summary(hit.row, short), "turn": hit.turn, "turn_number": hit.number, "role": hit.role,
-                     "snippet": _cut(_masked("".join(piece for piece, _ in hit.spans())), SNIPPET_MOST)})
+    masked = _masking(ws)
+    return [{**masked({**_summary(hit.row, short), "turn": hit.turn, "turn_number": hit.number, "role": hit.role}),
+             "snippet": _cut(masked("".join(piece for piece, _ in hit.spans())), SNIPPET_MOST)}
             for hit, short in hits if _seen(hit)]
 
 
@@ -66,7 +67,8 @@ def _seen(hit) -> bool:
 
 
 def recent(ws: Workspace, limit: int, chosen: Filters) -> list[dict]:
-    return [_masked({**_summary(item.row, item.short), "turns": item.row.turns})
+    masked = _masking(ws)
+    return [masked({**_summary(item.row, item.short), "turns": item.row.turns})
             for item in browse.listing(ws, min(limit, LIST_MOST), chosen)]
 
 
@@ -83,16 +85,16 @@ def conversation(ws: Workspace, ref: str, last: int | None = None, before: int =
         raise UsageError(f"it has {len(conv.turns)} turns: before must be fewer than that")
     end = len(conv.turns) - before
     turns = conv.turns[max(end - last, 0):end] if last else conv.turns[:end]
-    shown, size = [], 0
+    shown, size, masked = [], 0, _masking(ws, conv)
     for turn in reversed(turns):
-        entry = _masked({"turn": turn.name, "role": turn.role, "model": turn.model,
-                         "content": _cut(_masked(turn.content), TURN_MOST)})  # masked whole, then cut
+        entry = {**masked({"turn": turn.name, "role": turn.role, "model": turn.model}),
+                 "content": _cut(masked(turn.content), TURN_MOST)}  # masked whole, then cut
         size += len(json.dumps(entry))  # as the agent gets it: escapes count
         if shown and size > SHOW_MOST:
             break
         shown.insert(0, entry)
     earlier = end - len(shown)
-    out = _masked({"id": conv.id, "title": conv.title, "created": conv.created, "source": _source(conv),
+    out = masked({"id": conv.id, "title": conv.title, "created": conv.created, "source": _source(conv),
                    "project": (conv.imported_from or {}).get("cwd") or (conv.project or {}).get("root")})
     out["turns"] = shown
     if earlier or before:
@@ -127,16 +129,18 @@ def origin(ws: Workspace, file: str | None = None, lines: str | None = None, com
             else:
                 runs.append({"from": line.number, "to": line.number, "commit": line.commit, "conversation": who,
                              "how": line.how})
-        return _masked({"file": found.file, "root": found.root, "runs": runs[:ORIGIN_MOST],
-                        **({"left_out": f"{len(runs) - ORIGIN_MOST} more runs: ask for fewer lines"}
-                           if len(runs) > ORIGIN_MOST else {})})
+        masked = _masking(ws, keep=(found.root,))  # the agent's own project, as it named it
+        return masked({"file": found.file, "root": found.root, "runs": runs[:ORIGIN_MOST],
+                       **({"left_out": f"{len(runs) - ORIGIN_MOST} more runs: ask for fewer lines"}
+                          if len(runs) > ORIGIN_MOST else {})})
     if folder is not None and not os.path.isdir(folder):
         raise UsageError(f"folder: {folder!r} is no folder", "give the project's folder as an absolute path")
     found = origins.origin(ws, commit, folder)
     data = found.to_dict()
-    return _masked({**data, "commits": data["commits"][-ORIGIN_MOST:],
-                    **({"left_out": f"the first {len(data['commits']) - ORIGIN_MOST} commits: ask a shorter range"}
-                       if len(data["commits"]) > ORIGIN_MOST else {})})
+    masked = _masking(ws, keep=(data.get("root") or "",))
+    return masked({**data, "commits": data["commits"][-ORIGIN_MOST:],
+                   **({"left_out": f"the first {len(data['commits']) - ORIGIN_MOST} commits: ask a shorter range"}
+                      if len(data["commits"]) > ORIGIN_MOST else {})})
 
 
 def _summary(row, short: str) -> dict:
@@ -152,7 +156,11 @@ def _cut(text: str, most: int) -> str:
     return text if len(text) <= most else text[:most] + f"… [{len(text) - most:,} more characters]"
 
 
-def _masked(data):
-    """What would act on a terminal taken out (an agent may print it), then
-    secrets masked as conv masks all it hands outside the store (``outward``)."""
-    return redacted(data, strip, outward)
+def _masking(ws: Workspace, conv=None, keep: tuple[str, ...] = ()):
+    """A masker of data (texts, lists, mappings): what would act on a terminal taken out (an agent may print
+    it), then what gives the user away masked as conv share masks it, ``conv``'s project root too, its
+    placeholders numbered through one answer; ``keep`` (the folder the agent asked about) left whole."""
+    from .redacting import Redacting
+
+    redactor = Redacting(ws).of(conv, keep)
+    return lambda data: redacted(data, strip, redactor)

@@ -3,10 +3,9 @@
 and ``conv://current``, the conversation of the terminal the agent was
 started in: what Alt-F follows up there) and what reading one gives: the
 conversation as Markdown, its newest turns as show's tool gives them (capped,
-the cut said), masked as conv share masks a page (home/redaction.py)."""
+the cut said), masked as conv share masks a page (recall.py, home/redaction.py)."""
 
 from ..errors import RefError
-from ..home.secrets import outward
 from ..index import Filters
 from ..inert import strip
 from . import recall
@@ -52,9 +51,8 @@ def read(ws: Workspace, uri: str) -> dict:
         ref = current(ws).conv_id or ""
         if not ref:
             raise RefError("this terminal has no current conversation", "list the resources for the others")
-    shown = recall.conversation(ws, ref)
+    shown = recall.conversation(ws, ref)  # masked
     conv = ws.conversation(shown["id"])
-    redactor = Redacting(ws).of(conv)
     head = [f"# {shown['title'] or shown['id']}", "",
             " · ".join(str(v) for v in (shown["source"], shown["project"], shown["created"], f"id {shown['id']}")
                        if v)]
@@ -63,12 +61,11 @@ def read(ws: Workspace, uri: str) -> dict:
     number = {turn.name: n for n, turn in enumerate(conv.turns, 1)}  # as conv show numbers them
     turns = [f"## {number[t['turn']]}. {t['role']}" + (f" · {t['model']}" if t["model"] else "")
              + f"\n\n{t['content']}" for t in shown["turns"]]
-    return {"uri": uri, "mimeType": MIME, "text": redactor("\n".join(head) + "\n\n" + "\n\n".join(turns) + "\n",
-                                                             "the conversation")}
+    return {"uri": uri, "mimeType": MIME, "text": "\n".join(head) + "\n\n" + "\n\n".join(turns) + "\n"}
 
 
 def _entry(uri: str, row, redactor, said: str = "") -> dict:
     described = " · ".join(v for v in (row.source or "conv", row.project, (row.updated or "")[:10],
                                        f"{row.turns} turns") if v)
-    return {"uri": uri, "name": row.id, "title": redactor(outward(strip(row.title or row.id))),
-            "description": redactor(outward(strip(said + described))), "mimeType": MIME}
+    return {"uri": uri, "name": row.id, "title": redactor(strip(row.title or row.id)),
+            "description": redactor(strip(said + described)), "mimeType": MIME}
