@@ -1,5 +1,5 @@
 """The coding agents' own interactive TUIs, driven as a person uses them:
-the real Claude Code, Codex and Gemini CLI (from npm, tests/real_tools.py) in a tmux
+the real Claude Code, Codex, Gemini CLI and Copilot CLI (from npm, tests/real_tools.py) in a tmux
 pane (shells.Tmux), against the loopback fakes, with their first-run screens
 answered beforehand in their own settings as a person's earlier runs would
 have left them.
@@ -22,6 +22,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from real_tools import AGENTS_HOME
 from shells import Tmux
 
 KEY = "sk-ant-test-0123456789abcdefghij"  # Claude Code asks once whether to use a key: approved in .claude.json
@@ -144,6 +145,37 @@ class GeminiTUI(_TUI):
         while self.alive():
             assert time.monotonic() < deadline, f"{self.pane.name} did not end after Ctrl-C twice"
             time.sleep(0.1)
+
+
+def copilot_env(home: Path, server) -> dict:
+    """Copilot CLI with its own HOME and no account, in its offline mode asking ``server`` (a FakeServer)."""
+    return {"HOME": str(home), "COPILOT_OFFLINE": "true", "COPILOT_PROVIDER_BASE_URL": server.url,
+            "COPILOT_PROVIDER_TYPE": "openai", "COPILOT_MODEL": "fake-model", "COPILOT_PROVIDER_API_KEY": "sk-fake",
+            "COPILOT_AUTO_UPDATE": "false", "XDG_CACHE_HOME": str(AGENTS_HOME / "cache")}  # unpacks itself, once
+
+
+class CopilotTUI(_TUI):
+    """Copilot CLI's TUI in ``project`` (copilot_env), the folder trusted in its config.json as a person's
+    first run ("remember this folder") would have left it."""
+
+    ready = r"(?m)^❯"
+
+    def __init__(self, tmux: Tmux, binary: Path, project: Path, home: Path, server, env: dict):
+        config = home / ".copilot" / "config.json"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        seeded = json.loads(config.read_text()) if config.exists() else {}
+        seeded["trusted_folders"] = [*seeded.get("trusted_folders", []), str(project)]
+        config.write_text(json.dumps(seeded))
+        super().__init__(tmux, "copilot", [str(binary)], {**env, **copilot_env(home, server)}, project)
+
+    def shell(self, command: str, shows: str) -> None:
+        """``!`` (the input box turns to its shell mode), then ``command``; back when ``shows`` is on the screen."""
+        self.pane.type("!")
+        self.pane.wait_text("Shell ·", timeout=20)
+        self.command(command, shows)
+
+    def quit(self) -> None:
+        self.leave("/exit")
 
 
 def tui_env() -> dict:

@@ -9,8 +9,10 @@ kept. A conversation handed off is resumed by it."""
 import json
 import shutil
 
+from agent_tuis import CopilotTUI, copilot_env, tui_env
 from conftest import FakeServer, conv_env, git, ok
-from real_tools import AGENTS_HOME, Headless
+from real_tools import Headless
+from shells import Tmux
 from test_capture_agents import stored
 
 from conv import importers, sources
@@ -25,10 +27,7 @@ class Copilot(Headless):
 
     def __init__(self, binary, project, home, server):
         self.binary, self.project = binary, project
-        self.env = conv_env({"HOME": str(home), "COPILOT_OFFLINE": "true", "COPILOT_PROVIDER_BASE_URL": server.url,
-                             "COPILOT_PROVIDER_TYPE": "openai", "COPILOT_MODEL": "fake-model",
-                             "COPILOT_PROVIDER_API_KEY": "sk-fake", "COPILOT_AUTO_UPDATE": "false",
-                             "XDG_CACHE_HOME": str(AGENTS_HOME / "cache")})  # where it unpacks itself, once
+        self.env = conv_env(copilot_env(home, server))
 
 
 def test_copilot_runs_a_resume_and_a_tool_call_are_captured_once_and_conv_mcp_answers_it(copilot, tmp_path,
@@ -106,6 +105,55 @@ def test_what_copilot_wrote_itself_is_kept_with_its_turn_and_never_a_question(tm
                                    "completion_tokens": 2, "reasoning_tokens": 0}
     assert [n["kind"] for n in conv.turns[1].injected] == ["skill-pdf", "compaction summary"]
     assert conv.origin == {"cwd": "/w", "git_branch": "main"} and read.said == []
+
+
+def test_a_session_opening_with_a_bang_command_opens_with_the_question(tmp_path):
+    """As Copilot 1.0.102 writes a ``!`` command: its local_shell call, then its result marked user-requested (an
+    older one, unmarked, is known by its call's id)."""
+    session = tmp_path / "s1" / "events.jsonl"
+    session.parent.mkdir()
+    session.write_text("".join(json.dumps(e) + "\n" for e in [
+        event("session.start", 0, sessionId="s1", context={"cwd": "/w"}),
+        event("tool.user_requested", 1, toolCallId="c1", toolName="local_shell",
+              arguments={"command": "make test", "description": "Execute shell command: make test"}),
+        event("tool.execution_complete", 2, toolCallId="c1", isUserRequested=True, success=False,
+              shellExecution={"exitCode": 2}, result={"content": "1 failed"}),
+        event("user.message", 3, content="why did it fail?"),
+        event("assistant.message", 4, content="A typo.", model="gpt-x"),
+        event("tool.user_requested", 5, toolCallId="c2", toolName="local_shell", arguments={"command": "ls"}),
+        event("tool.execution_complete", 6, toolCallId="c2", success=True, result={"content": "a.py"})]))
+    (conv,) = importers.read(sources.source("copilot").reader(), session).conversations
+    assert [(t.role, t.content) for t in conv.turns] == [("user", "why did it fail?"), ("assistant", "A typo.")]
+    assert conv.turns[0].injected == [{"kind": "shell command", "text": "!make test"},
+                                      {"kind": "shell output", "text": "1 failed"}]
+    assert conv.turns[1].injected == [{"kind": "shell command", "text": "!ls"}, {"kind": "shell output", "text": "a.py"}]
+    assert conv.turns[1].commands == []  # the person's, not the answer's
+
+
+def test_a_bang_command_in_its_tui_is_kept_with_the_question_after_it_never_as_an_answer(copilot, tmp_path,
+                                                                                        store_path):
+    """Found tried in the TUI: a ``!`` command's output opened the conversation as an answer (its
+    tool.execution_complete), and the command itself (tool.user_requested) was not kept at all."""
+    project, home = tmp_path / "proj", tmp_path / "user"
+    project.mkdir()
+    git(project, "init", "-q")
+    ok("connect", "copilot", env={"HOME": str(home)})
+    with FakeServer(reply="It printed marker-one.") as server, Tmux(tmp_path) as tmux:
+        tui = CopilotTUI(tmux, copilot, project, home, server, tui_env())
+        tui.shell("echo marker-one", r"│ marker-one")
+        tui.ask("what did that print?", "It printed marker-one.")
+        assert "marker-one" in json.dumps(server.requests[-1]["messages"])  # Copilot gave the model the output
+        tui.shell("printf 'two\\nlines'", r"│ lines")
+        tui.ask("and now?", "It printed marker-one.")
+        conv = stored(4)
+        tui.quit()
+    first, answer, second, _ = conv["turns"]
+    assert (first["role"], first["content"], second["content"]) == ("user", "what did that print?", "and now?")
+    assert [(n["kind"], n["text"]) for n in first["injected"]] == [("shell command", "!echo marker-one"),
+                                                                  ("shell output", "marker-one")]
+    assert [(n["kind"], n["text"]) for n in answer["injected"]] == [("shell command", "!printf 'two\\nlines'"),
+                                                                   ("shell output", "two\nlines")]
+    assert answer["content"] == "It printed marker-one."  # no tool result of it
 
 
 def test_a_conversation_handed_to_copilot_is_resumed_by_it_and_comes_back_once(copilot, fake, tmp_path, monkeypatch):

@@ -12,7 +12,11 @@ schema names 197 kinds of event; these are the conversation:
 - ``assistant.message``: the model's text, its model and its tool requests;
   ``tool.execution_complete`` a tool's result; ``session.usage_record`` the
   tokens of one model call; ``session.compaction_complete`` the summary a
-  compaction leaves (injected).
+  compaction leaves (injected);
+- ``tool.user_requested``: a ``!`` shell command the person ran (its
+  ``local_shell`` call), and its ``isUserRequested`` result: injected, never a
+  question or an answer (Copilot hands them to the model with the next
+  question, which it answers; nothing answers the command itself).
 
 Events of a sub-agent (``agentId``) are its own: what it found comes back
 as a tool result. Everything else (hooks, turns starting and ending, the
@@ -37,7 +41,8 @@ _KINDS = {
     "assistant.message": Record({"content": Text, "model": Text, "messageId": Text,
                                  "toolRequests": ListOf(Record({"toolCallId": Text, "name": Text,
                                                                 "arguments": Anything}), drop=True)}),
-    "tool.execution_complete": Record({"toolCallId": Text, "success": Flag,
+    "tool.user_requested": Record({"toolCallId": Text, "arguments": Record({"command": Text})}),
+    "tool.execution_complete": Record({"toolCallId": Text, "success": Flag, "isUserRequested": Flag,
                                        "result": Record({"content": Anything}),
                                        "error": Record({"message": Text})}),
     "session.usage_record": Record({"usage": Record({
@@ -91,9 +96,15 @@ class Copilot(Reader):
     def conversations(self, loaded: Loaded, file: Path) -> list[ImportedConversation]:
         records = loaded.records
         start = next((r["data"] for r in records if r["type"] == "session.start"), None) or {}
-        turns = AgentTurns(TOOLS)
+        turns, ran = AgentTurns(TOOLS), set()  # the calls of the person's own ! commands
         for n, r in enumerate(records):
-            _event(turns, r["type"], r["data"], r["timestamp"], r["id"] or f"{n}")
+            kind, data = r["type"], r["data"]
+            if kind == "tool.user_requested" or kind == "tool.execution_complete" and (
+                    data["isUserRequested"] or data["toolCallId"] in ran):
+                ran.add(data["toolCallId"])
+                _shell(turns, kind, data)
+            else:
+                _event(turns, kind, data, r["timestamp"], r["id"] or f"{n}")
         found = turns.done()
         if not any(t.role == "user" for t in found):
             return []  # nobody typed anything
@@ -121,17 +132,29 @@ def _event(turns: AgentTurns, kind: str, data: dict, time, source_id: str) -> No
         for call in data["toolRequests"] or ():
             turns.called(call["toolCallId"] or "", call["name"] or "tool", call["arguments"], time, source_id)
     elif kind == "tool.execution_complete":
-        content = (data["result"] or {}).get("content")
-        if content is None and data["error"]:
-            content = data["error"]["message"]
-        text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-        turns.result(data["toolCallId"] or "", text or "", data["success"] is False, time, source_id)
+        turns.result(data["toolCallId"] or "", _said(data), data["success"] is False, time, source_id)
     elif kind == "session.usage_record":
         used = data["usage"] or {}
         if turns.turns:
             turns.used(_usage(used), used.get("apiCallId") or source_id, time, source_id)
     elif kind == "session.compaction_complete" and data["summaryContent"]:
         turns.injected("compaction summary", data["summaryContent"])
+
+
+def _shell(turns: AgentTurns, kind: str, data: dict) -> None:
+    """A ``!`` command the person ran, or what it printed: kept with the turn before it (before any, the first)."""
+    if kind == "tool.user_requested":
+        turns.injected("shell command", "!" + ((data["arguments"] or {}).get("command") or ""))
+    else:
+        turns.injected("shell output", _said(data))
+
+
+def _said(data: dict) -> str:
+    """A tool's result as text (its error's message when it has none)."""
+    content = (data["result"] or {}).get("content")
+    if content is None and data["error"]:
+        content = data["error"]["message"]
+    return (content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)) if content else ""
 
 
 def _usage(used: dict) -> dict:
