@@ -138,6 +138,56 @@ def test_a_hook_starts_no_worker_while_one_works_and_its_job_is_taken_all_the_sa
     until(lambda: queue_empty() and len(listed()) == 2)
 
 
+def test_hooks_at_once_leave_their_jobs_to_the_worker_one_of_them_started(claude):
+    """Thirty hooks at once, before the first worker held the lock, started a worker each (the slowest hook took
+    2.6 times a bare start). One that starts a worker marks it; the others leave their jobs to it; a mark whose
+    worker never reached the lock is old after 10 s, and the next hook starts one."""
+    folder = Path(os.environ["CONV_HOME"]) / "state" / "capture"
+    folder.mkdir(parents=True, exist_ok=True)
+    mark = folder / "starting"
+    mark.touch()  # as a hook that has just started a worker leaves it
+    assert hook("claude-code", stdin=handed(claude[0])).returncode == 0
+    deadline = time.monotonic() + 1.5
+    while time.monotonic() < deadline:
+        assert not _workers(), "a second worker was started"
+        time.sleep(0.02)
+    assert not queue_empty()
+    os.utime(mark, (time.time() - 20,) * 2)  # its worker never came
+    assert hook("claude-code", stdin=handed(claude[1])).returncode == 0
+    until(lambda: queue_empty() and len(listed()) == 2)
+    assert not mark.exists()  # taken away by the worker once it held the lock
+
+
+def test_a_hook_imports_one_source_and_starts_its_worker_holding_none_of_the_agents_pipes(claude):
+    """A hook's start named one tool and imported all eighteen, and subprocess to start the worker: a third
+    of its CPU. The worker is started by posix_spawn, in a session of its own, with none of the hook's files:
+    the agent waits on its hook's pipes until every holder of them is gone."""
+    code = ("import sys, atexit\n"
+            "atexit.register(lambda: print(sorted(m for m in sys.modules if m.startswith(('conv.sources.', "
+            "'subprocess'))), file=sys.stderr))\n"
+            "sys.argv = ['conv', 'capture', 'claude-code']\n"
+            "from conv.__main__ import main\n"
+            "main()\n")
+    read, write = os.pipe()
+    run = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=conv_env(), pass_fds=(write,))
+    os.close(write)
+    out, err = run.communicate(handed(claude[0]), timeout=30)
+    assert run.returncode == 0 and out == b""
+    workers = until(_workers)  # waiting a second for the session file to stay as it is
+    for pid in workers:
+        try:
+            held = {os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+            assert f"pipe:[{os.fstat(read).st_ino}]" not in held and os.getsid(int(pid)) == int(pid)
+        except (FileNotFoundError, ProcessLookupError):  # done meanwhile
+            pass
+    os.close(read)
+    loaded = set(eval(err.decode().strip().splitlines()[-1]))
+    assert loaded == {"conv.sources.claude_code", "conv.sources.claude_code.hook", "conv.sources.contract",
+                      "conv.sources.hooks"}, loaded
+    until(lambda: queue_empty() and len(listed()) == 1)
+
+
 def test_nothing_is_captured_for_an_agent_not_connected(claude):
     ok("connect", "claude-code", "--remove")
     assert hook("claude-code", stdin=handed(claude[0])).returncode == 0

@@ -19,7 +19,7 @@ from .. import sources
 from ..errors import ConvError
 from ..home.to_say import aside, keep_to_say, log, withdraw
 from ..home.to_say import folder as _dir
-from .capture import again, queued, tries
+from .capture import STARTING, again, queued, tries
 
 TRIES = 5  # a session that failed is tried again by the next workers, this many times in all
 SETTLE_MOST = 30.0  # seconds a job waits for its session file to hold what the hook said
@@ -42,6 +42,7 @@ def work(ws, catch_up: bool = False) -> None:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 return
+            (folder / STARTING).unlink(missing_ok=True)  # here: the hooks may start another when it is gone
             _retry_failed()
             _drain(ws)
             if catch_up:

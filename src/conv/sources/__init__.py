@@ -65,10 +65,11 @@ _CALLED = {"shell-gpt": ("sgpt",), "claude-code": ("claude",), "gemini": ("gemin
 def named(name: str, part: str, refusal: str, more: tuple = ()) -> Source:
     """The source ``name`` when it offers ``part``; else a usage error,
     ``refusal`` (say "… called {name!r}") with the nearest name that does and
-    the list (``more``: other words the command takes besides)."""
+    the list (``more``: other words the command takes besides). Only a name
+    refused reads every source (a hook's start names one: it imports one)."""
+    if name in NAMES and (found := source(name)).offers(part):
+        return found
     able = [found.name for found in every(part)]
-    if name in able:
-        return source(name)
     if name in NAMES:  # a tool conv knows that has no such part: said as the tool's, not as a typo
         raise UsageError(f"{source(name).title} {LACKING[part]}", f"conv does that with: {', '.join(able)}")
     from difflib import get_close_matches
