@@ -245,6 +245,35 @@ def test_import_auto_catches_up_on_what_no_hook_reached(claude, tmp_path, monkey
     assert json.loads(ok("list", "--source", "claude-code", "--json").stdout)[0]["source"] == "claude-code"
 
 
+def test_a_tool_connected_with_import_auto_on_has_what_it_wrote_before_caught_up_at_once(claude):
+    """Found measuring the catch-up: with import.auto on, a tool connected after a command had run found its
+    earlier sessions in the store only a minute later (that command's catch-up passed it over, not connected)."""
+    ok("connect", "claude-code", "--remove")
+    ok("config", "set", "import.auto", "on")
+    assert listed() == []  # a command: its catch-up finds claude-code not connected
+    caught_up = Path(os.environ["CONV_HOME"]) / "state" / "capture" / "catch-up.json"
+    until(lambda: caught_up.exists() and not _workers())
+    ok("connect", "claude-code")
+    until(lambda: len(listed()) == 3, within=30)
+
+
+def test_a_catch_up_asked_of_a_worker_that_found_the_lock_held_is_done_by_the_holder(claude):
+    """A catch-up's worker that found a hook's worker at work left, and its catch-up with it, for a minute."""
+    import fcntl
+
+    ok("config", "set", "import.auto", "on")
+    until(lambda: len(listed()) == 3)
+    until(lambda: not _workers())
+    more = claude[0].parent / "99999999-0000-4000-8000-000000000000.jsonl"
+    more.write_text(claude[2].read_text().replace(claude[2].stem, more.stem))
+    folder = Path(os.environ["CONV_HOME"]) / "state" / "capture"
+    with open(folder / "lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # as a hook's worker holds it
+        assert hook("--work", "--catch-up").returncode == 0  # finds it held: leaves
+    assert hook("--work").returncode == 0  # the next worker, a hook's: it does the catch-up asked for
+    assert len(listed()) == 4
+
+
 def test_a_capture_that_failed_is_said_with_the_import_to_run_and_tried_again(claude, store_path):
     store_path.parent.mkdir(parents=True, exist_ok=True)
     store_path.write_text("not a store")  # the store cannot be opened: every write fails

@@ -152,21 +152,9 @@ def at_once(size: int) -> list[dict]:
     ]
 
 
-@contextmanager
-def every_core_busy():
-    """Two busy processes a core, as a build or a test run keeps them, while the block runs."""
-    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * (os.cpu_count() or 1))]
-    try:
-        yield
-    finally:
-        for burner in burners:
-            burner.kill()
-            burner.wait()
-
-
 def under_load(size: int, runs: int) -> list[dict]:
     """A new session's way into the store while every core is at work."""
-    with every_core_busy(), connected(size, "load", runs, 50) as (env, hook, log, files):
+    with common.every_core_busy(), connected(size, "load", runs, 50) as (env, hook, log, files):
         done = [capture_once(hook, env, f, log) for f in files]
     return [common.row(f"hook returns, every core busy (2 spinning a core) @{size}",
                        common.stats([r for r, _ in done]), HOOK_BUDGET),

@@ -26,16 +26,21 @@ SETTLE_MOST = 30.0  # seconds a job waits for its session file to hold what the 
 NO_FILE_MOST = 5.0  # seconds it waits for a session file that is not there at all
 QUIET = 1.0  # seconds a session file must stay as it is when the hook named no answer to wait for
 POLL = 0.2  # seconds between looks at files still being written
+WANTED = "catch-up.wanted"  # a catch-up asked for, done by whichever worker holds the lock
 
 
 def work(ws, catch_up: bool = False) -> None:
     """Import every queued session (and, with ``catch_up``, every tool's
     changed sessions) while holding the workers' lock; a worker that finds it
-    held leaves: the holder looks at the queue again after letting it go."""
+    held leaves: the holder looks at the queue again after letting it go, and
+    at the catch-up asked for meanwhile (its mark, WANTED: a catch-up asked of
+    a worker that found the lock held was lost for a minute)."""
     import fcntl
 
     folder = _dir()
     folder.mkdir(parents=True, exist_ok=True)
+    if catch_up:
+        (folder / WANTED).touch()
     while True:
         with open(folder / "lock", "a") as lock:
             try:
@@ -45,13 +50,20 @@ def work(ws, catch_up: bool = False) -> None:
             (folder / STARTING).unlink(missing_ok=True)  # here: the hooks may start another when it is gone
             _retry_failed()
             _drain(ws)
-            if catch_up:
+            if _taken(folder / WANTED):
                 from .catch_up import catch_up as catching_up
 
                 catching_up(lambda source: _import(ws, source, None, _keep(source)))
-                catch_up = False
-        if not queued():
+        if not queued() and not (folder / WANTED).exists():
             return
+
+
+def _taken(mark) -> bool:
+    try:
+        mark.unlink()
+        return True
+    except FileNotFoundError:
+        return False
 
 
 def _drain(ws) -> None:

@@ -22,13 +22,15 @@ def on_command(ws) -> None:
     from ..home.to_say import tell
 
     tell(ws.notice)
+    due(ws, now)
 
-    def start() -> None:
-        from .capture import start_worker
 
-        start_worker(["--catch-up"])
+def now() -> None:
+    """The catch-up started at once, by whichever worker holds the lock (a tool just connected: what it wrote
+    before was passed over by the catch-ups that ran while it was not, and the next is a minute away)."""
+    from .capture import start_worker
 
-    due(ws, start)
+    start_worker(["--catch-up"])
 
 
 def due(ws, start) -> None:

@@ -11,6 +11,7 @@ from ..errors import ConvError, UsageError
 from ..home import project
 from ..home.to_say import last_logged
 from ..records import dataclass
+from . import catch_up
 from .capture import backlog
 from .catch_up import unhooked
 from .workspace import Workspace
@@ -79,6 +80,8 @@ def change(ws: Workspace, tool: str, remove: bool, here: bool) -> Changed:
         done = [connecting.connect(source, where, only_present=tool == ALL) for source in _chosen(tool)]
     auto = bool(_setting(ws, "import.auto"))
     worked = any(c.done not in ("refused", "skipped") for c in done)
+    if worked and auto and not remove:
+        catch_up.now()  # its sessions from before, now rather than in a minute
     return Changed(done, remove, auto, unhooked() if worked and not remove and not auto and _first_hint() else [])
 
 
