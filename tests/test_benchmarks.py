@@ -19,6 +19,7 @@ SMOKE = {  # script -> its smallest run
     "bench_blame": ["--runs", "1", "--sizes", "20", "--lines", "40", "--sessions", "4"],
     "bench_capture": ["--runs", "1", "--sizes", "10"],
     "bench_capture_agents": ["--runs", "1", "--agents", "qwen"],  # the real agent, from the suite
+    "bench_catch_up": ["--runs", "1", "--agents", "pi"],
     "bench_commit": ["--exchanges", "2", "--conversations", "20"],
     "bench_complete": ["--runs", "1", "--conversations", "20"],
     "bench_import": ["--conversations", "20", "--runs", "1"],

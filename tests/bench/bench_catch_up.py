@@ -1,13 +1,13 @@
 """``import.auto``'s catch-up, for sessions no hook reached: the real opencode
 and pi (the suite's, tests/real_tools.py) write a new session each against
 the loopback fake before ``conv connect``, then in a fresh store with
-``import.auto`` on (set by a command, whose catch-up ran with nothing
-connected) both are connected: timed from the first ``conv connect`` until
+``import.auto`` on both are connected (the first connect's own start
+runs a catch-up while neither is connected yet): timed from the first ``conv connect`` until
 both sessions are in the store (the background catch-up's commits; budget
 5 s; before, the next catch-up was a minute away), on a quiet machine and with
 every core busy (two spinning processes a core).
 
-    python tests/bench/bench_catch_up.py [--runs 5]
+    python tests/bench/bench_catch_up.py [--runs 5] [--agents opencode,pi]
 """
 
 import argparse
@@ -59,9 +59,11 @@ def conversations(env: dict) -> int:
 def main(argv=None) -> list[dict]:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=5, help="rounds, quiet and busy each")
+    p.add_argument("--agents", default=",".join(AGENTS))
     a = p.parse_args(argv)
+    agents = [name for name in AGENTS if name in a.agents.split(",")]
     print(f"bench_catch_up: load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
-    binaries = {name: real_tools.agent(name) for name in AGENTS}
+    binaries = {name: real_tools.agent(name) for name in agents}
     work = common.OUT / "catch-up"
     shutil.rmtree(work, ignore_errors=True)
     project = work / "proj"
@@ -70,26 +72,27 @@ def main(argv=None) -> list[dict]:
     with FakeServer(reply="It is 4.") as server:
         agents_env = {**os.environ, "PWD": str(project), **point(work / "user", server.url)}
         for n in range(2 * a.runs):
-            for name, argv in (("opencode", ["run", "what", "is", "2+2?"]), ("pi", ["-p", "what is 2+2?"])):
+            for name in agents:
+                argv = {"opencode": ["run", "what", "is", "2+2?"], "pi": ["-p", "what is 2+2?"]}[name]
                 done = subprocess.run([str(binaries[name]), *argv], cwd=project, env=agents_env,
                                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
                 if done.returncode:
                     sys.exit(f"{name} failed: {done.stderr[-2000:]}")
             env = {**common.child_env(work / f"conv-{n}"), "HOME": agents_env["HOME"]}  # a fresh store each round
             subprocess.run(common.conv("config", "set", "import.auto", "true"), env=env, check=True,
-                           capture_output=True)  # a command: the catch-up it starts finds nothing connected
-            sessions = 2 * (n + 1)  # every round's, all from before this store's connect
+                           capture_output=True)
+            sessions = len(agents) * (n + 1)  # every round's, all from before this store's connect
             load = common.every_core_busy() if n >= a.runs else nullcontext()
             with load:
                 start = time.perf_counter()
-                for name in AGENTS:
+                for name in agents:
                     subprocess.run(common.conv("connect", name), env=env, check=True, capture_output=True)
                 while conversations(env) < sessions:
                     if time.perf_counter() - start > 120:
                         sys.exit(f"bench_catch_up: {sessions} sessions not in the store within 120 s")
                     time.sleep(0.05)
                 (busy if n >= a.runs else quiet).append(time.perf_counter() - start)
-            for name in AGENTS:  # the next round's sessions are again from before conv connect
+            for name in agents:  # the next round's sessions are again from before conv connect
                 subprocess.run(common.conv("connect", name, "--remove"), env=env, check=True, capture_output=True)
     return [common.row("conv connect to opencode's, pi's earlier sessions in", common.stats(quiet), LANDED_BUDGET),
             common.row("  the same, every core busy", common.stats(busy), LANDED_BUDGET)]
