@@ -171,6 +171,20 @@ def test_the_machines_own_host_name_is_masked(user):
     assert out.returncode == 0 and host not in out.stdout and "<host> is my laptop" in out.stdout, out.stderr
 
 
+def test_the_machines_of_ones_ssh_config_are_masked_however_short(user):
+    """Found by a hostile pass: ``Host db01`` (no domain to be found by) went out as it was."""
+    home, project, _ = user
+    (home / ".ssh" / "conf.d").mkdir(parents=True)
+    (home / ".ssh" / "config").write_text("Host db01 prod bastion-eu *.acme\n  HostName db01.dc3.acme.net\n"
+                                          "Host github.com\n  HostName github.com\nInclude conf.d/*\n")
+    (home / ".ssh" / "conf.d" / "work").write_text("Host build7\n    HostName 10.1.2.3\n")
+    hosted = another(user, 5, [{"file": "ops.md", "content": "ssh db01, then db01.dc3.acme.net and build7; "
+                                                            "prod is fine, db012 and github.com are no one's\n"}])
+    out = ok("export", hosted).stdout.decode()
+    assert not [name for name in ("db01,", "db01.dc3", "build7", "10.1.2.3") if name in out], out
+    assert "ssh <host-1>, then <host-2> and <host-3>; prod is fine, db012 and github.com" in out
+
+
 def _remote_objects(remote) -> str:
     """Every object the remote holds, as text: what a teammate (or anyone with read access) can read."""
     listed = git(remote, "rev-list", "--objects", "--all").split("\n")

@@ -3,7 +3,9 @@ e-mail addresses, IPv4 and IPv6 addresses, host names under an internal
 domain. Each found by its one character (``@``, a dot, ``::``), read back
 from there a character at a time, and held to what it must be (ipaddress
 checks the numbers): a version number, a slice, a module path, an image's
-``@2x`` or an example's address are none."""
+``@2x`` or an example's address are none. And the hosts the user's own
+``~/.ssh/config`` names (``ssh_hosts``): a short name such as ``db01``
+has no domain to be found by."""
 
 import ipaddress
 import re
@@ -125,3 +127,51 @@ def internal_hosts(pattern: re.Pattern, text: str) -> Iterable[tuple[int, int]]:
             continue
         if text[start:m.start()].split(".", 1)[0].lower() not in _CODE_OWNERS and text[m.end():m.end() + 1] != "(":
             yield start, m.end()
+
+
+PUBLIC_HOSTS = frozenset({"github.com", "gitlab.com", "bitbucket.org", "codeberg.org", "ssh.dev.azure.com",
+                          "vs-ssh.visualstudio.com", "git.sr.ht", "heroku.com", "localhost", "github", "gitlab",
+                          "bitbucket", "codeberg"})  # everyone's: a word of prose, no one's machine
+_SSH_LINE = re.compile(r"^\s*(Host|HostName|Include)\s*=?\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+
+
+def ssh_hosts(home: str, most: int = 200) -> tuple[str, ...]:
+    """The machines ``home``'s ``.ssh/config`` (and what it includes) names: each HostName, and each Host
+    alias that reads as a machine's name (a digit, a dot or a hyphen in it: ``db01``, ``build-box``; ``prod``
+    or ``bastion`` are words of prose too); no pattern, address or public code host."""
+    import glob
+    import os
+
+    ssh, found, files, read = os.path.join(home, ".ssh"), [], [os.path.join(home, ".ssh", "config")], set()
+    while files and len(read) < 50:  # a file that includes itself is read once
+        path = os.path.realpath(files.pop(0))
+        if path in read:
+            continue
+        read.add(path)
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                text = f.read(1 << 20)
+        except OSError:
+            continue
+        for key, value in _SSH_LINE.findall(text):
+            if key.lower() == "include":  # relative to ~/.ssh, as ssh reads it
+                for pattern in value.split():
+                    pattern = home + pattern[1:] if pattern.startswith("~/") else pattern
+                    files += sorted(glob.glob(os.path.join(ssh, pattern)))[:20]
+                continue
+            for name in value.strip('"').split():
+                named = name.lower()
+                wordlike = key.lower() == "host" and not any(c in named for c in "0123456789.-")
+                if len(named) < 3 or any(c in named for c in "*?!%") or named in PUBLIC_HOSTS or wordlike \
+                        or _is_address(named):
+                    continue
+                found.append(named)
+    return tuple(dict.fromkeys(found))[:most]
+
+
+def _is_address(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        return False

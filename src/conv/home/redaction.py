@@ -51,6 +51,7 @@ class Mine:
     git_name: str = ""
     git_email: str = ""
     roots: tuple[str, ...] = ()  # the projects' absolute roots: shown as <project>
+    machines: tuple[str, ...] = ()  # the hosts ~/.ssh/config names (addresses.ssh_hosts): numbered as <host-N>
 
 
 @dataclass
@@ -94,6 +95,9 @@ class Redactor:
         self._exact = _exact_rules(mine, rules)
         self._login = _login(mine).lower()  # /home/LOGIN and C:\\Users\\LOGIN however they are spelled
         self._internal = addresses.internal(rules.hosts)
+        self._machines = re.compile(r"(?<![\w.-])(?:%s)(?![\w-]|\.\w)" % "|".join(
+            map(re.escape, sorted(mine.machines, key=len, reverse=True))), re.IGNORECASE) if mine.machines else None
+        self._machine_needles = tuple(m.split(".")[0] for m in mine.machines)
         self._off = set(rules.off)
         self._patterns = [re.compile(p) for p in rules.patterns] if "words" not in self._off else []
 
@@ -119,6 +123,8 @@ class Redactor:
                           if kind in ("home", "project") or _alone(text, m.start(), m.end(), kind)]
         if self._login and "home" not in self._off and self._login in lower:
             found += [(s, e, "home", "~") for s, e in _homes_of(self._login, text, lower)]
+        if self._machines and "internal-host" not in self._off and any(n in lower for n in self._machine_needles):
+            found += [(m.start(), m.end(), "internal-host", None) for m in self._machines.finditer(text)]
         for kind, pattern in self._patterns_of(text):
             found += [(s, e, kind, None) for s, e in pattern(text)]  # numbered once kept
         found.sort(key=lambda span: (span[0], -span[1]))

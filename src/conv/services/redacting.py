@@ -1,7 +1,7 @@
 """Who the user is, gathered once for a command that sends conversations out
-(login, host, home, git name and e-mail, the config's ``redact.*``), and a
-redactor for each conversation, which knows its project's root as well
-(home/redaction.py masks them)."""
+(login, host, home, git name and e-mail, the machines of ~/.ssh/config, the
+config's ``redact.*``), and a redactor for each conversation, which knows its
+project's root as well (home/redaction.py masks them)."""
 
 import getpass
 import os
@@ -9,6 +9,7 @@ import socket
 
 from ..errors import StoreError
 from ..format.model import META_FILE, Conversation
+from ..home import addresses
 from ..home.redaction import Mine, Redactor, Report, Rules
 from ..records import replace
 from .workspace import Workspace
@@ -20,8 +21,10 @@ class Redacting:
     def __init__(self, ws: Workspace, report: Report | None = None):
         self.report = report if report is not None else Report()
         name, email = ws.store.work_tree.identity()
-        self.mine = Mine(homes=tuple({os.path.expanduser("~"), os.environ.get("HOME", "")} - {""}),
-                         login=_login(), host=socket.gethostname(), git_name=name, git_email=email)
+        home = os.path.expanduser("~")
+        self.mine = Mine(homes=tuple({home, os.environ.get("HOME", "")} - {""}), login=_login(),
+                         host=socket.gethostname(), git_name=name, git_email=email,
+                         machines=addresses.ssh_hosts(home))
         get = ws.config.get
         self.rules = Rules(words=get("redact.words") or (), patterns=get("redact.patterns") or (),
                            hosts=get("redact.hosts") or (), off=get("redact.off") or ())
