@@ -184,38 +184,11 @@ def folders(value: Any) -> tuple[str, ...]:
     return found
 
 
-def _nested(pattern: str) -> bool:
-    """Whether ``pattern`` repeats what itself repeats or chooses ((a+)+, ((a+))+, (\\w+\\s?)+, (a|aa)+): on a near
-    miss such an expression takes exponential time, and every push or export would hang on one line. Read
-    from the pattern as the re module parses it, not from its spelling."""
-    from re import _constants as c
-    from re import _parser
-
-    repeats, choices = (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT), (c.BRANCH,)
-
-    def varies(items) -> bool:  # holds a repetition of more than one, or a choice
-        for op, av in items:
-            if op in repeats and (av[1] != av[0] or varies(av[2])) or op in choices:
-                return True
-            if op == c.SUBPATTERN and varies(av[3]) or op in repeats and varies(av[2]):
-                return True
-        return False
-
-    def walk(items) -> bool:
-        for op, av in items:
-            if op in repeats and av[1] > 1 and op != c.POSSESSIVE_REPEAT and varies(av[2]):
-                return True
-            inner = av[3] if op == c.SUBPATTERN else av[2] if op in repeats else \
-                [x for branch in av[1] for x in branch] if op == c.BRANCH else ()
-            if walk(inner):
-                return True
-        return False
-
-    return walk(_parser.parse(pattern))
-
-
 def expressions(value: Any) -> tuple[str, ...]:
-    """Regular expressions (Python's), each checked to compile (in YAML a list: a comma may be in one)."""
+    """Regular expressions (Python's), each checked to compile and not to take forever (in YAML a list: a
+    comma may be in one)."""
+    from . import slow_patterns
+
     found = tuple(str(one_line(v)) for v in value) if isinstance(value, list) else (one_line(value),)
     for pattern in found:
         try:
@@ -224,9 +197,9 @@ def expressions(value: Any) -> tuple[str, ...]:
             raise ValueError(f"{pattern!r} is no regular expression ({exc})") from None
         if re.compile(pattern).fullmatch(""):
             raise ValueError(f"{pattern!r} matches nothing as well: give one that needs a character")
-        if _nested(pattern):
-            raise ValueError(f"{pattern!r} repeats a repetition or alternatives: write it without, e.g. (a+)+ as "
-                             "a+, (a|aa)+ as a+")
+        said = slow_patterns.why_slow(pattern)
+        if said:
+            raise ValueError(f"{pattern!r} {said}")
     return found
 
 
