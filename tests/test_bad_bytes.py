@@ -133,3 +133,16 @@ def test_a_chat_line_that_is_not_utf8_is_refused_and_the_chat_goes_on(fake, stor
     assert [r["messages"][-1]["content"] for r in fake.requests] == ["second"]
     assert done.stdout.decode().strip() == "second"
     assert "first" not in git(store_path, "log", "-p", "main")
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_half_a_character_from_the_server_is_stored_as_a_replacement_never_a_traceback(fake, store_path, stream):
+    """Found by a hostile pass: an answer whose JSON spelled a lone surrogate ("\\ud83d") ended conv ask in a
+    UnicodeEncodeError, the question stored alone."""
+    fake.set(reply="half an emoji \ud83d here")
+    said = ok("ask", *([] if stream else ["--no-stream"]), "say something odd")
+    assert "half an emoji \N{REPLACEMENT CHARACTER} here" in said.stdout.decode()
+    (conv,) = json.loads(ok("list", "--json").stdout)
+    turns = json.loads(ok("show", conv["id"], "--json").stdout)["turns"]
+    assert turns[1]["content"] == "half an emoji \N{REPLACEMENT CHARACTER} here"
+    git(store_path, "fsck", "--strict")
