@@ -236,6 +236,8 @@ def test_the_tools_give_nothing_of_the_user_away(fake, tmp_path, monkeypatch):
         text = json.dumps(said)
         assert str(home) not in text and "analima" not in text and "contoso" not in text and "10.20" not in text
     assert "~/notes.md" in hit["snippet"] and "<email-1>" in shown["turns"][-1]["content"]
+    for guess in ("contoso", "10.20.30", "analima"):  # found, it would say what the masked value holds
+        assert called(server, 4, "search", query=guess) == ([], False), guess
     server.close()
 
 

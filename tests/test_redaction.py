@@ -55,6 +55,29 @@ def test_a_pattern_that_takes_cubic_time_is_refused_and_one_that_need_not_is_tak
         ok("config", "set", "redact.patterns", pattern)
 
 
+def test_what_a_cut_left_of_a_value_is_masked_as_the_value():
+    """Found by a hostile pass: a title stored cut (``ardenwood-7f…``) or a snippet cut inside a name
+    (``…Quintanilla-Ybarra``) no longer held the whole value, and went out as it was."""
+    redactor = Redactor(MINE, Rules(words=("Project Nimbus",)))
+    login, host, email = USER["login"], USER["host"], USER["email"]
+    first, last = USER["name"].split(" ", 1)
+    assert redactor(f"deploy to {host[:-3]}…") == "deploy to <host>…"
+    assert redactor(f"as {login[:-1]}…") == "as <user>…"
+    assert redactor(f"…{last} said") == "…<name> said"
+    assert redactor(f"mail {email[:-6]}…") == "mail <email>…"
+    assert redactor("the Project Nim…") == "the <redacted>…"
+    assert redactor("write to bob@conto…") == "write to <email-1>…"
+    for clean in ("Rebuild the…", "and so… on", "it said… nothing", "mail me@…"):
+        assert redactor(clean) == clean
+
+
+def test_an_internal_host_after_a_password_is_masked_too():
+    """Found by a hostile pass: the host after a password ending in ``!``, or after one masked already, was kept."""
+    redactor = Redactor(MINE)
+    for url in ("postgres://admin:S3cr3t!@db.prod.internal:5432/app", "redis://***@cache.lan/0"):
+        assert ".internal" not in redactor(url) and ".lan" not in redactor(url) and "<host-" in redactor(url), url
+
+
 def test_a_folder_kept_whole_keeps_what_is_inside_it_whole_too():
     redactor = Redactor(Mine(homes=("/tmp/h/analima",), login="analima"), keep=("/tmp/h",))  # handoff's folder
     assert redactor("cd /tmp/h/analima/work/app, then ~") == "cd /tmp/h/analima/work/app, then ~"

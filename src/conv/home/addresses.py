@@ -121,7 +121,8 @@ def internal_hosts(pattern: re.Pattern, text: str) -> Iterable[tuple[int, int]]:
     @pytest.mark.local); after a user's ``@`` too (git@gitlab.acme.internal, which no e-mail takes)."""
     for m in pattern.finditer(text):
         start = _before(text, m.start() + 1, ".-", 253)
-        after_at = start is not None and start > 1 and text[start - 1] == "@" and text[start - 2].isalnum()
+        after_at = start is not None and start > 1 and text[start - 1] == "@" and not text[start - 2].isspace()
+        # (a user's, or a password's end before it: ://admin:S3cr3t!@db.internal, ://***@db.internal)
         if start is None or start and text[start - 1] in "_@" and not after_at or text[start] in ".-" \
                 or not _HOST_BACK.fullmatch(text, start, m.start() + 1):
             continue

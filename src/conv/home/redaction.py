@@ -26,10 +26,16 @@ KINDS = REDACTED  # in the order a preview shows them; redact.off names them
 GENERIC_USERS = frozenset({"root", "admin", "user", "ubuntu", "debian", "runner", "vscode", "node", "codespace",
                            "dev", "guest", "test"})  # a login everyone has: a word of prose, not a person
 SAMPLES, CONTEXT = 3, 24  # per kind; characters of context each side
+CUT_LEAST = 4  # characters of a value of the user's a cut must have left for them to be masked as the value
 GENERIC_HOSTS = frozenset({"localhost", "ubuntu", "debian", "raspberrypi", "devbox", "runner"})
 _PLACEHOLDER = re.compile(r"<(?:email|ip|host)-\d+>")
 _CODE_AFTER = re.compile(r"(?:\.[A-Za-z_]\w*)+[(\[]|\(")  # what follows a name in code (app.route(, app():
 # no login there; ana.log or ana.silva is the login, as a file or a name)
+
+
+def _word_before(text: str, at: int) -> bool:
+    """Whether the character before ``at`` goes on a word (a letter, a digit, _)."""
+    return 0 < at <= len(text) and (text[at - 1].isalnum() or text[at - 1] == "_")
 
 
 def _alone(text: str, start: int, end: int, kind: str) -> bool:
@@ -100,6 +106,12 @@ class Redactor:
         self._machine_needles = tuple(m.split(".")[0] for m in mine.machines)
         self._off = set(rules.off)
         self._patterns = [re.compile(p) for p in rules.patterns] if "words" not in self._off else []
+        self._cut_values = [(kind, value.lower(), shown) for kind, values, shown in (
+            ("home", [h for h in mine.homes if _worth(h, ())], "~"), ("user", [_login(mine)], "<user>"),
+            ("git", [mine.git_name], "<name>"), ("git", [mine.git_email], "<email>"),
+            ("host", [mine.host if mine.host.lower() not in GENERIC_HOSTS else ""], "<host>"),
+            ("internal-host", mine.machines, None), ("words", rules.words, "<redacted>"))
+            if kind not in self._off for value in values if len(value) > CUT_LEAST]
 
     def __call__(self, text: str, where: str = "") -> str:
         """``text`` with all it holds of the user replaced."""
@@ -125,6 +137,8 @@ class Redactor:
             found += [(s, e, "home", "~") for s, e in _homes_of(self._login, text, lower)]
         if self._machines and "internal-host" not in self._off and any(n in lower for n in self._machine_needles):
             found += [(m.start(), m.end(), "internal-host", None) for m in self._machines.finditer(text)]
+        if "…" in text:
+            found += self._cut(text, lower)
         for kind, pattern in self._patterns_of(text):
             found += [(s, e, kind, None) for s, e in pattern(text)]  # numbered once kept
         found.sort(key=lambda span: (span[0], -span[1]))
@@ -141,6 +155,32 @@ class Redactor:
                 was = text[span[0]:span[1]] if span[2] != "key" else text[span[0]:span[0] + 6] + "…"
                 self.report.add(span[2], was, _around(text, *span[:2], was), _around(text, *span[:2], span[3]))
         return kept
+
+    def _cut(self, text: str, lower: str) -> list[tuple[int, int, str, str | None]]:
+        """What a cut (…: a title, a search's snippet) left of a value of the user's, masked as the value is: its
+        start before the mark (``Marisol…``, ``ardenwood-7f…``), its end after one (``…Quintanilla-Ybarra``),
+        and an e-mail address cut after its @."""
+        found = []
+        for mark in re.finditer("…", text):
+            at, before, after = mark.start(), [], []
+            for kind, value, shown in self._cut_values:
+                for n in range(min(len(value) - 1, at), CUT_LEAST - 1, -1):
+                    if lower.startswith(value[:n], at - n) and not _word_before(text, at - n):
+                        before.append((not value[n].isalnum(), n, (at - n, at, kind, shown)))  # cut at its word's end
+                        break
+                for n in range(min(len(value) - 1, len(text) - at - 1), CUT_LEAST - 1, -1):
+                    if kind != "home" and lower.startswith(value[-n:], at + 1) \
+                            and not _word_before(text, at + 1 + n + 1):
+                        after.append((not value[-n - 1].isalnum(), n, (at + 1, at + 1 + n, kind, shown)))
+                        break
+            found += [max(side)[2] for side in (before, after) if side]  # a word of the value whole, the longest
+            if "email" not in self._off:
+                start = at
+                while start and not text[start - 1].isspace() and text[start - 1] not in "<>\"'(),;:[]{}":
+                    start -= 1
+                if "@" in text[start:at].lstrip("@") and text[at - 1] != "@":
+                    found.append((start, at, "email", None))
+        return found
 
     def _patterns_of(self, text: str):  # each only where its one character is
         if "email" not in self._off and ("@" in text or "&#" in text or "%40" in text or "&commat;" in text):

@@ -44,30 +44,30 @@ def filters(here: str | None = None, source: str | None = None, since: str | Non
 
 def search(ws: Workspace, text: str, limit: int, chosen: Filters) -> list[dict]:
     hits = browse.search(ws, text.replace("*", " "), min(limit, SEARCH_MOST), chosen).hits
-    masked = _masking(ws)
+    redactor = _redactor(ws)
+    masked = _masking(redactor)
     return [{**masked({**_summary(hit.row, short), "turn": hit.turn, "turn_number": hit.number, "role": hit.role}),
              "snippet": _cut(masked("".join(piece for piece, _ in hit.spans())), SNIPPET_MOST)}
-            for hit, short in hits if _seen(hit)]
+            for hit, short in hits if _seen(hit, redactor)]
 
 
-def _seen(hit) -> bool:
+def _seen(hit, redactor) -> bool:
     """Whether what the hit matched shows once masked: a search must not tell an
-    agent what a masked secret holds, by finding it (prefixes are words here,
-    for the same reason: no secret is spelled out a letter at a time)."""
-    from ..home.secrets import spans
-
+    agent what a masked value holds by finding it (a secret, the user's host, an
+    address an octet at a time; prefixes are words here, for the same reason:
+    nothing is spelled out a letter at a time)."""
     text, matched, at = "", [], 0
     for piece, hit_here in hit.spans():
         if hit_here:
             matched.append((at, at + len(piece)))
         text += piece
         at += len(piece)
-    hidden = spans(text, looking_alike=True)
-    return any(not any(s <= start and end <= e for s, e, _ in hidden) for start, end in matched)
+    hidden = redactor.spans(text)
+    return any(not any(s <= start and end <= e for s, e, *_ in hidden) for start, end in matched)
 
 
 def recent(ws: Workspace, limit: int, chosen: Filters) -> list[dict]:
-    masked = _masking(ws)
+    masked = _masking(_redactor(ws))
     return [masked({**_summary(item.row, item.short), "turns": item.row.turns})
             for item in browse.listing(ws, min(limit, LIST_MOST), chosen)]
 
@@ -85,7 +85,7 @@ def conversation(ws: Workspace, ref: str, last: int | None = None, before: int =
         raise UsageError(f"it has {len(conv.turns)} turns: before must be fewer than that")
     end = len(conv.turns) - before
     turns = conv.turns[max(end - last, 0):end] if last else conv.turns[:end]
-    shown, size, masked = [], 0, _masking(ws, conv)
+    shown, size, masked = [], 0, _masking(_redactor(ws, conv))
     for turn in reversed(turns):
         entry = {**masked({"turn": turn.name, "role": turn.role, "model": turn.model}),
                  "content": _cut(masked(turn.content), TURN_MOST)}  # masked whole, then cut
@@ -129,7 +129,7 @@ def origin(ws: Workspace, file: str | None = None, lines: str | None = None, com
             else:
                 runs.append({"from": line.number, "to": line.number, "commit": line.commit, "conversation": who,
                              "how": line.how})
-        masked = _masking(ws, keep=(found.root,))  # the agent's own project, as it named it
+        masked = _masking(_redactor(ws, keep=(found.root,)))  # the agent's own project, as it named it
         return masked({"file": found.file, "root": found.root, "runs": runs[:ORIGIN_MOST],
                        **({"left_out": f"{len(runs) - ORIGIN_MOST} more runs: ask for fewer lines"}
                           if len(runs) > ORIGIN_MOST else {})})
@@ -137,7 +137,7 @@ def origin(ws: Workspace, file: str | None = None, lines: str | None = None, com
         raise UsageError(f"folder: {folder!r} is no folder", "give the project's folder as an absolute path")
     found = origins.origin(ws, commit, folder)
     data = found.to_dict()
-    masked = _masking(ws, keep=(data.get("root") or "",))
+    masked = _masking(_redactor(ws, keep=(data.get("root") or "",)))
     return masked({**data, "commits": data["commits"][-ORIGIN_MOST:],
                    **({"left_out": f"the first {len(data['commits']) - ORIGIN_MOST} commits: ask a shorter range"}
                       if len(data["commits"]) > ORIGIN_MOST else {})})
@@ -156,11 +156,15 @@ def _cut(text: str, most: int) -> str:
     return text if len(text) <= most else text[:most] + f"… [{len(text) - most:,} more characters]"
 
 
-def _masking(ws: Workspace, conv=None, keep: tuple[str, ...] = ()):
-    """A masker of data (texts, lists, mappings): what would act on a terminal taken out (an agent may print
-    it), then what gives the user away masked as conv share masks it, ``conv``'s project root too, its
-    placeholders numbered through one answer; ``keep`` (the folder the agent asked about) left whole."""
+def _redactor(ws: Workspace, conv=None, keep: tuple[str, ...] = ()):
+    """What gives the user away, masked as conv share masks it, ``conv``'s project root too, its placeholders
+    numbered through one answer; ``keep`` (the folder the agent asked about) left whole."""
     from .redacting import Redacting
 
-    redactor = Redacting(ws).of(conv, keep)
+    return Redacting(ws).of(conv, keep)
+
+
+def _masking(redactor):
+    """A masker of data (texts, lists, mappings): what would act on a terminal taken out (an agent may print
+    it), then ``redactor``'s masking."""
     return lambda data: redacted(data, strip, redactor)
