@@ -78,6 +78,15 @@ def test_an_internal_host_after_a_password_is_masked_too():
         assert ".internal" not in redactor(url) and ".lan" not in redactor(url) and "<host-" in redactor(url), url
 
 
+def test_a_json_web_token_is_masked_as_a_key():
+    """Found by a hostile pass: a JWT (whose payload names who it is for) went out whole."""
+    token = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbmFsaW1hIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+    redactor = Redactor(MINE)
+    assert redactor(f"curl -H 'Authorization: Bearer {token}'") .count("***") == 1 and token not in redactor(token)
+    assert "a JSON web token" in redactor.report.keys[-1]
+    assert redactor("eyJust a word. eyJ.eyJ no") == "eyJust a word. eyJ.eyJ no"
+
+
 def test_a_folder_kept_whole_keeps_what_is_inside_it_whole_too():
     redactor = Redactor(Mine(homes=("/tmp/h/analima",), login="analima"), keep=("/tmp/h",))  # handoff's folder
     assert redactor("cd /tmp/h/analima/work/app, then ~") == "cd /tmp/h/analima/work/app, then ~"

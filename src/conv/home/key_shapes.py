@@ -80,11 +80,12 @@ _PEM = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----.*?(?
 def _shapes() -> list:
     """The hook's patterns, a private key taken whole (BEGIN to END, or to the end of the text), and what
     leaves the machine must not carry though the hook lets it into the store (a password set in a command
-    or a URL's query, a key's start where a title was cut), each as a function giving (start, end) of what
-    it finds."""
+    or a URL's query, a key's start where a title was cut, a JSON web token), each as a function giving
+    (start, end) of what it finds."""
     return [("a private key", _finder(_PEM)), *((what, _finder(p)) for what, p in _hook().PATTERNS
                                                  if what != "a private key"),
-            ("a password or token set", _assigned), ("a key cut short", _finder(_CUT_KEY))]
+            ("a password or token set", _assigned), ("a key cut short", _finder(_CUT_KEY)),
+            ("a JSON web token", _finder(_JWT))]
 
 
 # A value given to a name that says it is a secret (PGPASSWORD=…, db_password: "…", ?token=…): six characters
@@ -93,6 +94,8 @@ _ASSIGNED = (re.compile(r"(?:pass(?:word|wd|phrase)|secret|token|(?:api|secret|p
                         r"[:=][ \t]*[\"']?(?![$<{*%])([^\s\"',;()\[\]]{6,})"),
              re.compile(r"[?&](?:access_token|token|api_?key|key|secret|password|sig|signature)=([^\s\"'&#]{6,})"))
 # (matched in the text lowered: a case-blind expression is ten times slower to scan)
+_JWT = re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")  # a signed session: its payload
+# names who it is for
 _CUT_KEY = re.compile(r"(?:sk-|gh[pousr]_|github_pat_|xox[abposr]-|glpat-|AKIA|ASIA|AIza|hf_|npm_)[A-Za-z0-9_-]{6,}"
                       r"(?=…)")  # a title or a snippet cut inside a key: too short for its shape
 
