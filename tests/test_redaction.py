@@ -47,8 +47,8 @@ def test_a_pattern_that_could_take_forever_is_refused_as_it_is_set():
 
 
 def test_a_pattern_that_takes_cubic_time_is_refused_and_one_that_need_not_is_taken():
-    """Found by a hostile pass: \\w+\\s*\\w+\\s*=\\s*\\S+ passed the check and took 0.84 s on 800 letters (a 10,000-letter
-    line: half an hour, at every export)."""
+    """Found by a hostile pass: \\w+\\s*\\w+\\s*=\\s*\\S+ passed the check and took 0.84 s on 800 letters (a
+    10,000-letter line: half an hour, at every export)."""
     for pattern in (r"\w+\s*\w+\s*=\s*\S+", r".*.*=", r"[a-z]+\d*[a-z0-9]+x"):
         assert "two unbounded repetitions" in fails("config", "set", "redact.patterns", pattern, code=2), pattern
     for pattern in (r"\w+\s*=\s*\S+", r"[A-Z]{2,}-\d+", r"token=[A-Za-z0-9]{20,}", r"\S+@\S+", r"[a-z]+[0-9]+"):
