@@ -158,6 +158,46 @@ def test_hooks_at_once_leave_their_jobs_to_the_worker_one_of_them_started(claude
     assert not mark.exists()  # taken away by the worker once it held the lock
 
 
+@pytest.mark.parametrize("made", ["a folder", "a dangling link"])
+def test_a_mark_that_is_no_file_of_convs_stops_no_capture(claude, made):
+    """Found by a hostile pass: a folder where the mark goes crashed every worker as it took the lock, and a
+    dangling link was read as a worker on its way: nothing was captured again, and nothing said why."""
+    mark = Path(os.environ["CONV_HOME"]) / "state" / "capture" / "starting"
+    mark.parent.mkdir(parents=True, exist_ok=True)
+    if made == "a folder":
+        mark.mkdir()
+        os.utime(mark, (time.time() - 60,) * 2)
+    else:
+        mark.symlink_to(mark.parent / "nowhere")
+    assert hook("claude-code", stdin=handed(claude[0])).returncode == 0
+    until(lambda: queue_empty() and len(listed()) == 1)
+    assert not os.path.lexists(mark)
+
+
+def test_jobs_a_killed_worker_left_are_taken_up_by_the_next_command(claude):
+    """Found by a hostile pass: a worker killed while it waited left its job queued until some later hook."""
+    folder = Path(os.environ["CONV_HOME"]) / "state" / "capture"
+    (folder / "queue").mkdir(parents=True, exist_ok=True)
+    job = {"source": "claude-code", "file": str(claude[0]), "cwd": "/", "answer": None, "at": time.time()}
+    (folder / "queue" / "1-1.json").write_text(json.dumps(job))  # as a hook queued it, its worker gone since
+    ok("list")
+    until(lambda: queue_empty() and len(listed()) == 1)
+
+
+def test_a_catch_up_asked_while_a_worker_waits_on_a_session_file_goes_first(claude):
+    """Found by a hostile pass: conv connect's catch-up waited for a hook's job to settle, up to 30 s."""
+    ok("config", "set", "import.auto", "on")
+    until(lambda: len(listed()) == 3)
+    until(lambda: not _workers())
+    waiting = json.dumps({"session_id": "s", "transcript_path": str(claude[1]), "cwd": "/",
+                          "hook_event_name": "Stop", "last_assistant_message": "words this session never holds"})
+    assert hook("claude-code", stdin=waiting.encode()).returncode == 0  # its worker waits up to 30 s for them
+    more = claude[0].parent / "99999999-0000-4000-8000-000000000000.jsonl"
+    more.write_text(claude[2].read_text().replace(claude[2].stem, more.stem))
+    assert hook("--work", "--catch-up").returncode == 0  # the lock held: asked of the one waiting
+    until(lambda: len(listed()) == 4, within=25)  # not after the 30 s that job may wait
+
+
 def test_a_hook_imports_one_source_and_starts_its_worker_holding_none_of_the_agents_pipes(claude):
     """A hook's start named one tool and imported all eighteen, and subprocess to start the worker: a third
     of its CPU. The worker is started by posix_spawn, in a session of its own, with none of the hook's files:

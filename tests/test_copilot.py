@@ -125,7 +125,7 @@ def test_a_session_opening_with_a_bang_command_opens_with_the_question(tmp_path)
     (conv,) = importers.read(sources.source("copilot").reader(), session).conversations
     assert [(t.role, t.content) for t in conv.turns] == [("user", "why did it fail?"), ("assistant", "A typo.")]
     assert conv.turns[0].injected == [{"kind": "shell command", "text": "!make test"},
-                                      {"kind": "shell output", "text": "1 failed"}]
+                                      {"kind": "shell output", "text": "1 failed\n[exit 2]"}]
     assert conv.turns[1].injected == [{"kind": "shell command", "text": "!ls"},
                                       {"kind": "shell output", "text": "a.py"}]
     assert conv.turns[1].commands == []  # the person's, not the answer's

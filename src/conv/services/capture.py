@@ -109,19 +109,35 @@ STARTING_FRESH = 10.0  # seconds a worker so started is taken to be on its way t
 def _first_to_start() -> bool:
     """Whether no other hook started a worker a moment ago (thirty hooks at once, before the first worker holds
     the lock, started a worker each: thirty Python starts fighting the hooks for the cores). A mark older than
-    STARTING_FRESH is of a worker that never got there: started again."""
+    STARTING_FRESH is of a worker that never got there, and one that is no file of conv's (a folder, a dangling
+    link) is none: a worker is started all the same."""
     mark = _dir() / STARTING
     try:
-        os.close(os.open(mark, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        os.close(os.open(mark, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600))
         return True
     except FileExistsError:
+        pass
+    try:
+        found = os.lstat(mark)
+    except FileNotFoundError:  # taken away meanwhile: a worker holds the lock, and will look at the queue
+        return False
+    if found.st_mode & 0o170000 == 0o100000 and time.time() - found.st_mtime < STARTING_FRESH:
+        return False
+    remove_mark(mark)
+    return True
+
+
+def remove_mark(mark) -> None:
+    """``mark`` gone, whatever it is; one conv cannot take away is left (the hooks see its age)."""
+    try:
+        os.unlink(mark)
+    except IsADirectoryError:
         try:
-            if time.time() - mark.stat().st_mtime < STARTING_FRESH:
-                return False
-            os.utime(mark)
-            return True
-        except FileNotFoundError:  # taken away meanwhile: a worker holds the lock, and will look at the queue
-            return False
+            os.rmdir(mark)
+        except OSError:
+            pass
+    except OSError:
+        pass
 
 
 def start_worker(args: list[str]) -> None:

@@ -19,7 +19,7 @@ from .. import sources
 from ..errors import ConvError
 from ..home.to_say import aside, keep_to_say, log, withdraw
 from ..home.to_say import folder as _dir
-from .capture import STARTING, again, queued, tries
+from .capture import STARTING, again, queued, remove_mark, tries
 
 TRIES = 5  # a session that failed is tried again by the next workers, this many times in all
 SETTLE_MOST = 30.0  # seconds a job waits for its session file to hold what the hook said
@@ -39,35 +39,35 @@ def work(ws, catch_up: bool = False) -> None:
 
     folder = _dir()
     folder.mkdir(parents=True, exist_ok=True)
+    wanted = folder / WANTED
     if catch_up:
-        (folder / WANTED).touch()
+        try:
+            wanted.touch()
+        except OSError:  # (a folder there, one that cannot be written: this worker's own catch-up all the same)
+            pass
+    caught_up = 0  # a mark that cannot be taken away is done once, never over and over
     while True:
         with open(folder / "lock", "a") as lock:
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 return
-            (folder / STARTING).unlink(missing_ok=True)  # here: the hooks may start another when it is gone
+            remove_mark(folder / STARTING)  # here: the hooks may start another when it is gone
             _retry_failed()
-            _drain(ws)
-            if _taken(folder / WANTED):
+            _drain(ws, wanted if caught_up < 2 else None)
+            if (catch_up or os.path.lexists(wanted)) and caught_up < 2:
                 from .catch_up import catch_up as catching_up
 
+                catch_up, caught_up = False, caught_up + 1
+                remove_mark(wanted)
                 catching_up(lambda source: _import(ws, source, None, _keep(source)))
-        if not queued() and not (folder / WANTED).exists():
+        if not queued() and not (os.path.lexists(wanted) and caught_up < 2):
             return
 
 
-def _taken(mark) -> bool:
-    try:
-        mark.unlink()
-        return True
-    except FileNotFoundError:
-        return False
-
-
-def _drain(ws) -> None:
-    """Each session queued, imported once however many hooks queued it, when its file has settled."""
+def _drain(ws, wanted) -> None:
+    """Each session queued, imported once however many hooks queued it, when its file has settled; a catch-up
+    asked for (``wanted``; None: no more) while one waits for its file goes first (it waited up to 30 s)."""
     seen: dict = {}  # session -> (its file's size and time, since when), for files that must stay as they are
     while jobs := queued():
         waiting = False
@@ -83,6 +83,8 @@ def _drain(ws) -> None:
             for job_file in files:
                 job_file.unlink(missing_ok=True)
         if waiting:
+            if wanted is not None and os.path.lexists(wanted):
+                return
             time.sleep(POLL)
 
 

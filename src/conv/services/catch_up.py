@@ -22,7 +22,23 @@ def on_command(ws) -> None:
     from ..home.to_say import tell
 
     tell(ws.notice)
+    _stranded()
     due(ws, now)
+
+
+def _stranded() -> None:
+    """Jobs a worker left behind (killed while it waited) taken up by a person's next command: no hook may
+    come for them. A scan of the queue's folder; the capture's module only when it holds one."""
+    try:
+        with os.scandir(folder() / "queue") as entries:
+            if not any(e.name.endswith(".json") and not e.name.startswith(".") for e in entries):
+                return
+    except OSError:
+        return
+    from .capture import start_worker, worker_running
+
+    if not worker_running():
+        start_worker([])
 
 
 def now() -> None:

@@ -20,7 +20,7 @@ class Unusable(Exception):
         self.message, self.hint = message, hint
 
 
-STDIN_MOST = 1_000_000  # bytes of a hook's JSON read
+STDIN_MOST = 32 << 20  # bytes of a hook's JSON read (Claude Code hands the last answer whole: 1 MB cut one)
 
 
 def stdin_json(args: list[str], stdin) -> dict | None:

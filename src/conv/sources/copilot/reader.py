@@ -43,6 +43,7 @@ _KINDS = {
                                                                 "arguments": Anything}), drop=True)}),
     "tool.user_requested": Record({"toolCallId": Text, "arguments": Record({"command": Text})}),
     "tool.execution_complete": Record({"toolCallId": Text, "success": Flag, "isUserRequested": Flag,
+                                       "shellExecution": Record({"exitCode": Anything}),
                                        "result": Record({"content": Anything}),
                                        "error": Record({"message": Text})}),
     "session.usage_record": Record({"usage": Record({
@@ -146,7 +147,9 @@ def _shell(turns: AgentTurns, kind: str, data: dict) -> None:
     if kind == "tool.user_requested":
         turns.injected("shell command", "!" + ((data["arguments"] or {}).get("command") or ""))
     else:
-        turns.injected("shell output", _said(data))
+        code = (data["shellExecution"] or {}).get("exitCode")
+        failed = f"[exit {code}]" if isinstance(code, int) and code else "[failed]" if data["success"] is False else ""
+        turns.injected("shell output", "\n".join(t for t in (_said(data), failed) if t))
 
 
 def _said(data: dict) -> str:
