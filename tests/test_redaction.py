@@ -67,7 +67,8 @@ def test_what_a_cut_left_of_a_value_is_masked_as_the_value():
     assert redactor(f"mail {email[:-6]}…") == "mail <email>…"
     assert redactor("the Project Nim…") == "the <redacted>…"
     assert redactor("write to bob@conto…") == "write to <email-1>…"
-    for clean in ("Rebuild the…", "and so… on", "it said… nothing", "mail me@…"):
+    assert redactor(f"cd {HOME[:-2]}…") == "cd ~…"
+    for clean in ("Rebuild the…", "and so… on", "it said… nothing", "mail me@…", "cd /home/…", "…billing is down"):
         assert redactor(clean) == clean
 
 

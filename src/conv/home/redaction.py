@@ -101,18 +101,12 @@ class Redactor:
         self._exact = _exact_rules(mine, rules)
         self._login = _login(mine).lower()  # /home/LOGIN and C:\\Users\\LOGIN however they are spelled
         self._internal = addresses.internal(rules.hosts)
-        self._machines = re.compile(r"(?<![\w.-])(?:%s)(?![\w-]|\.\w)" % "|".join(
-            map(re.escape, sorted(mine.machines, key=len, reverse=True))), re.IGNORECASE) if mine.machines else None
-        self._machine_needles = tuple(m.split(".")[0] for m in mine.machines)
         self._off = set(rules.off)
         self._patterns = [re.compile(p) for p in rules.patterns] if "words" not in self._off else []
-        # values first: a tuple opening with "git" reads as a git command line to tests/test_architecture.py
-        self._cut_values = [(kind, value.lower(), shown) for values, kind, shown in (
-            ([h for h in mine.homes if _worth(h, ())], "home", "~"), ([_login(mine)], "user", "<user>"),
-            ([mine.git_name], "git", "<name>"), ([mine.git_email], "git", "<email>"),
-            ([mine.host if mine.host.lower() not in GENERIC_HOSTS else ""], "host", "<host>"),
-            (mine.machines, "internal-host", None), (rules.words, "words", "<redacted>"))
-            if kind not in self._off for value in values if len(value) > CUT_LEAST]
+        self._cut_values = [(kind, value.lower(), shown, CUT_LEAST + len(value) - len(_last_part(value)))
+                            for kind, _, shown, _, values in self._exact if kind != "project" for value in values
+                            if len(value) > CUT_LEAST]  # (a project's last folder is a word of prose: "…billing
+        # is down"; of a home, what a cut leaves must reach into its last folder: "/home/…" is everyone's)
 
     def __call__(self, text: str, where: str = "") -> str:
         """``text`` with all it holds of the user replaced."""
@@ -130,14 +124,12 @@ class Redactor:
                 self.report.keys.append(f"{where or 'a text'} held {said}")
         lower = text.lower()
         lower = lower if len(lower) == len(text) else text  # (a letter lowered to two: offsets as written)
-        for kind, pattern, shown, needles in self._exact:
+        for kind, pattern, shown, needles, _ in self._exact:
             if any(needle in lower for needle in needles):
                 found += [(m.start(), m.end(), kind, shown) for m in pattern.finditer(text)
                           if kind in ("home", "project") or _alone(text, m.start(), m.end(), kind)]
         if self._login and "home" not in self._off and self._login in lower:
             found += [(s, e, "home", "~") for s, e in _homes_of(self._login, text, lower)]
-        if self._machines and "internal-host" not in self._off and any(n in lower for n in self._machine_needles):
-            found += [(m.start(), m.end(), "internal-host", None) for m in self._machines.finditer(text)]
         if "…" in text:
             found += self._cut(text, lower)
         for kind, pattern in self._patterns_of(text):
@@ -164,8 +156,8 @@ class Redactor:
         found = []
         for mark in re.finditer("…", text):
             at, before, after = mark.start(), [], []
-            for kind, value, shown in self._cut_values:
-                for n in range(min(len(value) - 1, at), CUT_LEAST - 1, -1):
+            for kind, value, shown, least in self._cut_values:
+                for n in range(min(len(value) - 1, at), least - 1, -1):
                     if lower.startswith(value[:n], at - n) and not _word_before(text, at - n):
                         before.append((not value[n].isalnum(), n, (at - n, at, kind, shown)))  # cut at its word's end
                         break
@@ -217,19 +209,20 @@ class Redactor:
 
 
 
-def _exact_rules(mine: Mine, rules: Rules) -> list[tuple[str, re.Pattern, str, tuple[str, ...]]]:
-    """The user's own values and ``redact.words``: (kind, expression, shown instead, what the text must hold,
-    lowercased, for the expression to be tried: the last part of each value), longest values first. A word
-    must stand alone (not ``ana`` in ``banana``); a folder is one wherever it begins (``\\n/home/ana`` in JSON)."""
+def _exact_rules(mine: Mine, rules: Rules) -> list[tuple[str, re.Pattern, str | None, tuple[str, ...], list[str]]]:
+    """The user's own values and ``redact.words``: (kind, expression, shown instead (None: numbered), what the
+    text must hold, lowercased, for the expression to be tried: the last part of each value, the values), longest
+    values first. A word must stand alone (not ``ana`` in ``banana``); a folder is one wherever it begins
+    (``\\n/home/ana`` in JSON)."""
     off, out = set(rules.off), []
 
-    def add(kind: str, values: Iterable[str], shown: str, flags=0) -> None:
+    def add(kind: str, values: Iterable[str], shown: str | None, flags=0) -> None:
         values = sorted({v for v in values if v}, key=len, reverse=True)
         if values and kind not in off:
             body = "|".join(map(re.escape, values))
-            needles = tuple({re.split(r"[/\\]|%2[fF]", v)[-1].lower() or v.lower() for v in values})
-            end = r"(?![\w-])" if kind in ("home", "project") else r"(?!\w)"  # /home/ana-old is another folder
-            out.append((kind, re.compile(f"(?:{body}){end}", flags), shown, needles))
+            needles = tuple({_last_part(v).lower() or v.lower() for v in values})
+            end = r"(?![\w-])" if kind in ("home", "project", "internal-host") else r"(?!\w)"  # /home/ana-old,
+            out.append((kind, re.compile(f"(?:{body}){end}", flags), shown, needles, values))  # db01-old: others
 
     add("project", [s for r in mine.roots if _worth(r, mine.homes) for s in _spellings(r)], "<project>")
     login = _login(mine)
@@ -239,8 +232,14 @@ def _exact_rules(mine: Mine, rules: Rules) -> list[tuple[str, re.Pattern, str, t
     host = mine.host if mine.host.lower() not in GENERIC_HOSTS else ""
     add("host", [host, host.split(".")[0]] if len(host) >= 3 else [], "<host>", re.IGNORECASE)
     add("user", [login], "<user>")
+    add("internal-host", mine.machines, None, re.IGNORECASE)  # numbered, as the hosts of internal domains
     add("words", rules.words, "<redacted>", re.IGNORECASE)
     return out
+
+
+def _last_part(value: str) -> str:
+    """A folder's last part, however it is spelled (/, \\, %2F); a value that is no folder whole."""
+    return re.split(r"[/\\]|%2[fF]", value)[-1]
 
 
 def _login(mine: Mine) -> str:
