@@ -14,7 +14,6 @@ Nothing a file holds ends the import: a file that cannot be read is one line
 FILE left out: …"), and the other files go on.
 """
 
-import re
 from collections import Counter
 from collections.abc import Iterable
 from datetime import datetime, timedelta, timezone
@@ -23,6 +22,7 @@ from pathlib import Path
 from ..format.edits import commands_of, edits_of
 from ..format.model import ROLES, iso
 from ..format.naming import title_from
+from ..format.sound import sound
 from ..format.usage import usage_of
 from ..format.words import plural
 from ..records import dataclass, field
@@ -32,7 +32,6 @@ from .shape import Anything, Misfit, Shape, moment
 
 MOST_LINE = 200  # characters kept of a model's name or a title
 TURN_MOST = 1 << 20  # characters of an imported turn's text kept in the turn; the whole is kept beside it
-_SURROGATE = re.compile("[\ud800-\udfff]")
 # What a reader's own code may still raise on input its shapes let through: the
 # file is then named as not read, never a traceback (the hostile-file tests hold
 # the readers to never needing it).
@@ -225,17 +224,6 @@ def one_line(text) -> str:
     if not isinstance(text, str):
         return ""
     return " ".join(sound(text).split())[:MOST_LINE]
-
-
-def sound(text: str) -> str:
-    """Text that can be written as UTF-8: no NUL, a lone surrogate (JSON's ``"\\ud800"``) as U+FFFD (looked
-    for only when the text will not encode: a 30 MB message costs an encode, not a search)."""
-    text = text.replace("\x00", "") if "\x00" in text else text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", text)
-    return text
 
 
 def dated_from(conversation: ImportedConversation, created: str) -> None:

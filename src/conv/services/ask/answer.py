@@ -8,6 +8,7 @@ import signal
 from ...errors import Interrupted, ProviderError, RefError
 from ...format import ids
 from ...format.model import Conversation, Turn, now_iso
+from ...format.sound import sound
 from ...home.secrets import redact
 from ...providers import Message, Provider
 from ...records import dataclass, field, replace
@@ -60,7 +61,7 @@ def _stream(ws: Workspace, conv: Conversation, question: Turn, messages: list[Me
     pieces: list[str] = []
 
     def receive(text: str) -> None:
-        text = _whole_characters(text)
+        text = sound(text)  # half a character a server's JSON spelled ("\ud83d") ended the ask
         pieces.append(text)
         out.on_text(text)
 
@@ -85,14 +86,6 @@ def _stream(ws: Workspace, conv: Conversation, question: Turn, messages: list[Me
         result.usage["cost"] = spent
     _store(ws, conv, question, result, pieces, reply.finish, job, out)
     return result
-
-
-def _whole_characters(text: str) -> str:
-    """``text`` with each half of a character (a lone surrogate a server's JSON spelled, ``"\\ud83d"``) as U+FFFD:
-    no text can be written, shown or stored with one (conv ask died at it, the question left alone)."""
-    if not any("\ud800" <= ch <= "\udfff" for ch in text):
-        return text
-    return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
 
 
 def _store(ws: Workspace, conv: Conversation, question: Turn, result: AskResult, pieces: list[str], finish: str,
