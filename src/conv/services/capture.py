@@ -48,8 +48,7 @@ def hand_over(name: str, handed: dict) -> None:
         stem = f"{time.time_ns()}-{os.getpid()}"
         (queue / f".{stem}").write_text(json.dumps(job))
         os.replace(queue / f".{stem}", queue / f"{stem}.json")  # whole or not there
-        if not worker_running() and _first_to_start():  # one running looks at the queue again before it
-            start_worker([])  # ends: it takes this job
+        wake_worker()
     except Unusable as exc:
         keep_to_say(exc.message, exc.hint or f"conv import --from {name} takes in its sessions")
     except Exception as exc:  # noqa: BLE001 - the tool must never see conv fail
@@ -100,6 +99,13 @@ def worker_running() -> bool:
     except OSError:
         return False
     return False
+
+
+def wake_worker() -> None:
+    """A worker started for what is queued, unless one holds the lock (it looks at the queue again before it
+    ends) or a hook has just started one."""
+    if not worker_running() and _first_to_start():
+        start_worker([])
 
 
 STARTING = "starting"  # a hook's mark that it has started a worker, taken away by the worker once it holds the lock

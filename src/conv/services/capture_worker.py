@@ -27,6 +27,7 @@ NO_FILE_MOST = 5.0  # seconds it waits for a session file that is not there at a
 QUIET = 1.0  # seconds a session file must stay as it is when the hook named no answer to wait for
 POLL = 0.2  # seconds between looks at files still being written
 WANTED = "catch-up.wanted"  # a catch-up asked for, done by whichever worker holds the lock
+CATCH_UPS_MOST = 2  # by one worker: a mark that cannot be taken away is not done over and over
 
 
 def work(ws, catch_up: bool = False) -> None:
@@ -45,7 +46,7 @@ def work(ws, catch_up: bool = False) -> None:
             wanted.touch()
         except OSError:  # (a folder there, one that cannot be written: this worker's own catch-up all the same)
             pass
-    caught_up = 0  # a mark that cannot be taken away is done once, never over and over
+    caught_up = 0
     while True:
         with open(folder / "lock", "a") as lock:
             try:
@@ -54,14 +55,15 @@ def work(ws, catch_up: bool = False) -> None:
                 return
             remove_mark(folder / STARTING)  # here: the hooks may start another when it is gone
             _retry_failed()
-            _drain(ws, wanted if caught_up < 2 else None)
-            if (catch_up or os.path.lexists(wanted)) and caught_up < 2:
+            more = caught_up < CATCH_UPS_MOST
+            _drain(ws, wanted if more else None)
+            if more and (catch_up or os.path.lexists(wanted)):
                 from .catch_up import catch_up as catching_up
 
                 catch_up, caught_up = False, caught_up + 1
                 remove_mark(wanted)
                 catching_up(lambda source: _import(ws, source, None, _keep(source)))
-        if not queued() and not (os.path.lexists(wanted) and caught_up < 2):
+        if not queued() and not (caught_up < CATCH_UPS_MOST and os.path.lexists(wanted)):
             return
 
 

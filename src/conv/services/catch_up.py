@@ -35,10 +35,9 @@ def _stranded() -> None:
                 return
     except OSError:
         return
-    from .capture import start_worker, worker_running
+    from .capture import wake_worker
 
-    if not worker_running():
-        start_worker([])
+    wake_worker()
 
 
 def now() -> None:
