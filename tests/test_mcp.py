@@ -206,12 +206,19 @@ def test_conversations_are_resources_listed_read_and_said_to_change(store, fake,
     assert server.close()[0] == 0
 
 
-def test_a_resource_gives_nothing_of_the_user_away(fake, tmp_path, monkeypatch):
+@pytest.fixture
+def personal(fake, tmp_path, monkeypatch):
+    """A conversation whose answer names the user's home, another's e-mail and an address; the home."""
     home = tmp_path / "home" / "analima"
     home.mkdir(parents=True)
     monkeypatch.setenv("HOME", str(home))
     fake.reply = f"Your notes are in {home}/notes.md; ask bob.smith@contoso.com or 10.20.30.40."
-    ok("ask", "where are my notes?")
+    ok("ask", "where did I put them?")
+    return home
+
+
+def test_a_resource_gives_nothing_of_the_user_away(personal):
+    home = personal
     server = Server(ready=False)
     server.ask(request(1, "initialize", protocolVersion="2025-11-25", capabilities={}, clientInfo={}))
     current, listed = server.ask(request(2, "resources/list"))["result"]["resources"]  # this terminal's: the last
@@ -222,12 +229,8 @@ def test_a_resource_gives_nothing_of_the_user_away(fake, tmp_path, monkeypatch):
     server.close()
 
 
-def test_the_tools_give_nothing_of_the_user_away(fake, tmp_path, monkeypatch):
-    home = tmp_path / "home" / "analima"
-    home.mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(home))
-    fake.reply = f"Your notes are in {home}/notes.md; ask bob.smith@contoso.com or 10.20.30.40."
-    ok("ask", "where did I put them?")
+def test_the_tools_give_nothing_of_the_user_away(personal):
+    home = personal
     server = Server()
     (hit,), _ = called(server, 1, "search", query="notes")
     (listed,), _ = called(server, 2, "list")

@@ -95,7 +95,7 @@ def conversation(ws: Workspace, ref: str, last: int | None = None, before: int =
         shown.insert(0, entry)
     earlier = end - len(shown)
     out = masked({"id": conv.id, "title": conv.title, "created": conv.created, "source": _source(conv),
-                   "project": (conv.imported_from or {}).get("cwd") or (conv.project or {}).get("root")})
+                  "project": (conv.imported_from or {}).get("cwd") or (conv.project or {}).get("root")})
     out["turns"] = shown
     if earlier or before:
         out["left_out"] = (f"turns {end - len(shown) + 1} to {end} of {len(conv.turns)} are shown"
