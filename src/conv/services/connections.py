@@ -13,7 +13,6 @@ from ..home.to_say import last_logged
 from ..records import dataclass
 from . import catch_up
 from .capture import backlog
-from .catch_up import unhooked
 from .workspace import Workspace
 
 ALL = "all"
@@ -82,7 +81,8 @@ def change(ws: Workspace, tool: str, remove: bool, here: bool) -> Changed:
     worked = any(c.done not in ("refused", "skipped") for c in done)
     if worked and auto and not remove:
         catch_up.now()  # its sessions from before, now rather than in a minute
-    return Changed(done, remove, auto, unhooked() if worked and not remove and not auto and _first_hint() else [])
+    hint = worked and not remove and not auto and _first_hint()
+    return Changed(done, remove, auto, catch_up.unhooked() if hint else [])
 
 
 def _first_hint() -> bool:
